@@ -1,0 +1,73 @@
+# orbench: `make bench` runs the default campaign end to end; `make test` runs every test.
+# Both install what is missing first (Debian packages, the Python venv, Maven artifacts), idempotently.
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+VENV := $(ROOT)/.venv
+PY := $(VENV)/bin/python
+ORBENCH := $(VENV)/bin/orbench
+CAMPAIGN ?= quick
+# Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
+# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning).
+DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux
+MVN := mvn -q -B -f java/pom.xml
+
+.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean
+
+help:
+	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
+	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
+	@echo "make deps       install Debian packages and the Python venv (.venv)"
+	@echo "make build      build the C++ (cpp/build) and Java (java/target) workers"
+	@echo "make check      run every available target through the worker contract"
+	@echo "make targets    list targets and whether each is available"
+	@echo "variables: CAMPAIGN=name-or-file (default quick)"
+
+deps: deps-system deps-python
+
+deps-system:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
+	  else echo "error: need root (or sudo) to install:$$missing" >&2; exit 1; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# The stamp holds the hash of the Python package definitions, so pip runs again only when they change.
+PY_STAMP := $(VENV)/.orbench-$(shell cat harness/pyproject.toml plots/pyproject.toml | sha1sum | cut -c1-12)
+deps-python: $(PY_STAMP)
+$(PY_STAMP):
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e 'harness[test]' -e plots ruff
+	@rm -f $(VENV)/.orbench-*; touch $@
+
+build: cpp java
+
+cpp: deps-system
+	cmake -S cpp -B cpp/build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build cpp/build -j2
+
+java:
+	$(MVN) -DskipTests package
+
+bench: deps build
+	$(ORBENCH) run $(CAMPAIGN)
+
+test: deps build
+	cd cpp/build && ctest --output-on-failure
+	$(MVN) test
+	cd harness && $(PY) -m pytest -q
+
+check: deps build
+	$(ORBENCH) check-target $$($(ORBENCH) targets | awk '$$NF == "available" {print $$1}')
+
+targets: deps-python
+	$(ORBENCH) targets -v
+
+lint: deps-python
+	$(VENV)/bin/ruff check harness plots
+
+clean:
+	rm -rf cpp/build java/target

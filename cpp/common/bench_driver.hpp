@@ -1,0 +1,77 @@
+// What a client worker's transport (an ORB stub, a socket) must offer to run the `run` sequence of PROTOCOL.md.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "clock.hpp"
+#include "run_spec.hpp"
+
+namespace orbench {
+
+struct Counts {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+};
+
+struct SyncOutcome {
+  bool complete = false;
+  Counts received;
+};
+
+// First clock read of the first timed call and last clock read of the last one.
+struct TimedSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// One implementation per transport. Every method throws WorkerError on failure; none of them is virtual
+// inside the timed loop: `timed_calls` runs the whole loop (see timed_loop below).
+class BenchDriver {
+ public:
+  virtual ~BenchDriver() = default;
+  // Builds the payload for `spec` (bytes i & 0xff), untimed. Called once per run, before anything is sent.
+  virtual void prepare(const RunSpec& spec) = 0;
+  virtual void reset_counters() = 0;
+  virtual Counts counters() = 0;
+  virtual SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) = 0;
+  virtual void untimed_calls(uint64_t calls) = 0;
+  // One sample per call into samples_ns[0..calls).
+  virtual TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) = 0;
+};
+
+// Runs the PROTOCOL.md `run` sequence (reset, warm-up, [sync], reset, timed calls, [sync], counters), writes
+// the samples file and returns the answer's fields (without "ok" and "id").
+nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec);
+
+// The timed loop shared by every driver, a template so that the call is inlined between the two clock
+// reads. `call(i)` makes call i; `check(i, result)` (or `check(i)` when the call returns nothing) runs
+// after the second clock read, so that verifying an echo reply is not part of the sample.
+template <typename Call, typename Check>
+TimedSpan timed_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
+  TimedSpan span;
+  for (uint64_t i = 0; i < calls; ++i) {
+    if constexpr (std::is_void_v<decltype(call(i))>) {
+      const int64_t before = monotonic_ns();
+      call(i);
+      const int64_t after = monotonic_ns();
+      samples_ns[i] = after - before;
+      if (i == 0) span.start_ns = before;
+      span.end_ns = after;
+      check(i);
+    } else {
+      const int64_t before = monotonic_ns();
+      auto result = call(i);
+      const int64_t after = monotonic_ns();
+      samples_ns[i] = after - before;
+      if (i == 0) span.start_ns = before;
+      span.end_ns = after;
+      check(i, result);
+    }
+  }
+  return span;
+}
+
+}  // namespace orbench

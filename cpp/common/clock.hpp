@@ -1,0 +1,21 @@
+// The one clock of the C and C++ workers (PROTOCOL.md: clock_gettime(CLOCK_MONOTONIC)), and its own cost.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+
+namespace orbench {
+
+// Inline: this sits right around the timed call, so it must not add a call through the PLT.
+inline int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline constexpr const char* kClockName = "clock_gettime(CLOCK_MONOTONIC)";
+
+// Mean cost of one clock read, from `reads` back-to-back reads; reported by `hello` as timer.cost_ns.
+double timer_cost_ns(int reads = 1'000'000);
+
+}  // namespace orbench

@@ -1,0 +1,41 @@
+// The `run` command of the client contract, parsed and validated before anything is sent.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace orbench {
+
+enum class Mode { twoway, oneway, echo };
+enum class PayloadType { octets, records };
+
+// One Record of orbench.idl counts as 16 payload bytes (the sum of its fields). A run of payload_bytes N
+// sends N / 16 records, rounded down (as the harness's conformance check counts them), so 1 B is an empty
+// sequence: still one message, with zero payload bytes.
+inline constexpr uint64_t kRecordBytes = 16;
+
+struct RunSpec {
+  Mode mode = Mode::twoway;
+  PayloadType payload_type = PayloadType::octets;
+  uint64_t payload_bytes = 0;
+  uint64_t calls = 0;
+  uint64_t warmup = 0;
+  std::string samples_file;
+  uint32_t sync_timeout_ms = 20000;
+};
+
+const char* mode_name(Mode mode);
+const char* payload_type_name(PayloadType type);
+
+// Throws WorkerError: `usage` for a missing, unknown or ill-typed field, `unsupported` for a mode or payload
+// type not in the worker's lists (names as in PROTOCOL.md).
+RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::string>& supported_modes,
+                       const std::vector<std::string>& supported_payload_types);
+
+// Throws WorkerError(usage) when `command` has a key outside `allowed` (besides "cmd" and "id").
+void reject_unknown_fields(const nlohmann::json& command, const std::vector<std::string>& allowed);
+
+}  // namespace orbench

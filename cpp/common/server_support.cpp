@@ -1,0 +1,116 @@
+#include "server_support.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <stdexcept>
+#include <thread>
+
+#include "protocol_out.hpp"
+
+namespace orbench {
+
+using nlohmann::ordered_json;
+
+ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags) {
+  std::string usage = std::string("usage: ") + (argc > 0 ? argv[0] : "server") + " --host HOST --port PORT";
+  for (const auto& flag : allowed_flags) usage += " [" + flag + "]";
+  ServerArgs args;
+  bool have_host = false, have_port = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--host" || arg == "--port") && i + 1 < argc) {
+      const std::string value = argv[++i];
+      if (arg == "--host") {
+        args.host = value;
+        have_host = true;
+      } else {
+        size_t used = 0;
+        int port = -1;
+        try {
+          port = std::stoi(value, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != value.size() || port < 0 || port > 65535) throw std::invalid_argument("bad port \"" + value + "\"; " + usage);
+        args.port = port;
+        have_port = true;
+      }
+    } else if (std::find(allowed_flags.begin(), allowed_flags.end(), arg) != allowed_flags.end()) {
+      args.flags.push_back(arg);
+    } else {
+      throw std::invalid_argument("unknown argument \"" + arg + "\"; " + usage);
+    }
+  }
+  if (!have_host || !have_port || args.host.empty()) throw std::invalid_argument(usage);
+  return args;
+}
+
+ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version) {
+  ordered_json info = {{"role", "server"}, {"target", target}, {"language", "c++"}};
+  if (orb != nullptr) {
+    info["orb"] = orb;
+    info["orb_version"] = orb_version;
+  }
+  return info;
+}
+
+void print_ready(const std::string& endpoint, const ordered_json& worker_info) {
+  write_protocol_line({{"event", "ready"}, {"endpoint", endpoint}, {"pid", getpid()}, {"worker", worker_info}});
+}
+
+void print_exit(const Counts& received) {
+  write_protocol_line({{"event", "exit"}, {"received", {{"messages", received.messages}, {"bytes", received.bytes}}}});
+}
+
+void print_start_error(const std::string& why) { write_protocol_line({{"event", "error"}, {"error", why}}); }
+
+namespace {
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+}  // namespace
+
+void block_stop_signals() {
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void start_stop_watchers(std::function<void()> request_stop) {
+  signal(SIGPIPE, SIG_IGN);
+  // Shared by both threads; leaked on purpose, since they are detached and may outlive main's locals.
+  struct Shared {
+    std::function<void()> request_stop;
+    std::atomic<bool> fired{false};
+    void fire() {
+      if (!fired.exchange(true)) request_stop();
+    }
+  };
+  auto* shared = new Shared{std::move(request_stop)};
+
+  std::thread([shared] {
+    const sigset_t set = stop_signals();
+    int signal_number = 0;
+    while (sigwait(&set, &signal_number) != 0) {
+    }
+    shared->fire();
+  }).detach();
+
+  std::thread([shared] {
+    // stdin carries nothing for a server; only its EOF matters (the harness or the SSH channel went away).
+    char buffer[256];
+    while (true) {
+      const ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    shared->fire();
+  }).detach();
+}
+
+}  // namespace orbench

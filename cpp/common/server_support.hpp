@@ -1,0 +1,41 @@
+// What every C++ server worker does around its transport: arguments, the ready/exit/error lines, and
+// stopping on stdin EOF, SIGTERM or SIGINT.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_driver.hpp"
+
+namespace orbench {
+
+struct ServerArgs {
+  std::string host;
+  int port = 0;
+  std::vector<std::string> flags;  // target-specific flags that were accepted (e.g. "--no-nodelay")
+};
+
+// Parses `--host H --port P` plus any of `allowed_flags`; throws std::invalid_argument with a usage text.
+ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags);
+
+// The "worker" object of the ready line.
+nlohmann::ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version);
+
+void print_ready(const std::string& endpoint, const nlohmann::ordered_json& worker_info);
+void print_exit(const Counts& received);
+// Prints {"event": "error", ...}; the caller then exits non-zero.
+void print_start_error(const std::string& why);
+
+// Blocks SIGTERM and SIGINT in the calling thread, and so in every thread it creates later. Call first in
+// main, before any library starts threads, so that only the stop watcher's sigwait receives them.
+void block_stop_signals();
+
+// Starts two detached threads: one waits for SIGTERM/SIGINT, one reads stdin until EOF. The first of them to
+// fire calls `request_stop` (once; later triggers are ignored). Also ignores SIGPIPE: a peer that vanished
+// must be an error return from send(), not the death of the worker.
+void start_stop_watchers(std::function<void()> request_stop);
+
+}  // namespace orbench

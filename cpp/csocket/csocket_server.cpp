@@ -1,0 +1,140 @@
+// orbench-csocket-server: the C socket baseline's server worker. Speaks the OBSK wire format of
+// PROTOCOL.md over TCP, one thread per connection, counting what it receives.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "message_counter.hpp"
+#include "protocol_out.hpp"
+#include "server_support.hpp"
+#include "socket_io.hpp"
+#include "wire.hpp"
+
+namespace orbench {
+namespace {
+
+// Leaked on purpose: connection threads are detached and may still run while the process exits.
+MessageCounter& counter = *new MessageCounter;
+std::atomic<int> listen_fd{-1};
+
+// Wakes the accept() of main: on Linux, shutdown() of a listening socket makes a blocked accept fail.
+void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
+
+// Serves one connection until EOF, an error or SHUTDOWN. The reply buffer is preallocated and grown only
+// when an ECHO body is larger than any before it.
+void serve_connection(int fd, bool tcp_nodelay) {
+  if (tcp_nodelay) set_tcp_nodelay(fd, true);
+  MessageReader reader;
+  std::vector<uint8_t> reply(64 * 1024);
+  uint32_t request_id = 0;  // the preamble's request id: this connection's request count, from 0
+  bool stop_server = false;
+  wire::Header header;
+  const uint8_t* body = nullptr;
+
+  while (reader.next(fd, header, body) == MessageReader::Result::message) {
+    const uint32_t id = request_id++;
+    if (header.kind == wire::ONEWAY) {  // no reply
+      counter.count(header.body_bytes);
+      continue;
+    }
+    size_t reply_body = wire::kPreambleBytes;
+    uint32_t status = wire::STATUS_OK;
+    switch (header.kind) {
+      case wire::TWOWAY:
+        counter.count(header.body_bytes);
+        break;
+      case wire::ECHO:
+        counter.count(header.body_bytes);
+        if (reply.size() < wire::kHeaderBytes + wire::kPreambleBytes + header.body_bytes) {
+          reply.resize(wire::kHeaderBytes + wire::kPreambleBytes + header.body_bytes);
+        }
+        std::memcpy(reply.data() + wire::kHeaderBytes + wire::kPreambleBytes, body, header.body_bytes);
+        reply_body += header.body_bytes;
+        break;
+      case wire::SYNC: {
+        if (header.body_bytes != wire::kSyncRequestBytes) {
+          status = wire::STATUS_ERROR;
+          break;
+        }
+        const SyncOutcome outcome = counter.wait_for(wire::get_u64(body), wire::get_u32(body + 8));
+        uint8_t* out = reply.data() + wire::kHeaderBytes + wire::kPreambleBytes;
+        out[0] = outcome.complete ? 1 : 0;
+        wire::put_u64(out + 1, outcome.received.messages);
+        wire::put_u64(out + 9, outcome.received.bytes);
+        reply_body = wire::kSyncReplyBytes;
+        break;
+      }
+      case wire::COUNTERS: {
+        const Counts counts = counter.snapshot();
+        uint8_t* out = reply.data() + wire::kHeaderBytes + wire::kPreambleBytes;
+        wire::put_u64(out, counts.messages);
+        wire::put_u64(out + 8, counts.bytes);
+        reply_body = wire::kCountersReplyBytes;
+        break;
+      }
+      case wire::RESET:
+        counter.reset();
+        break;
+      case wire::SHUTDOWN:
+        stop_server = true;
+        break;
+      default:  // an unknown kind with a valid header: answer an error, the stream itself is still sound
+        status = wire::STATUS_ERROR;
+        break;
+    }
+    wire::encode_header(reply.data(), 0x80 | header.kind, static_cast<uint32_t>(reply_body));
+    wire::encode_preamble(reply.data() + wire::kHeaderBytes, id, status);
+    if (send_all(fd, reply.data(), wire::kHeaderBytes + reply_body) != 0) break;
+    if (stop_server) break;
+  }
+  close(fd);
+  if (stop_server) request_stop();
+}
+
+int serve(int argc, char** argv) {
+  block_stop_signals();
+  ServerArgs args;
+  try {
+    args = parse_server_args(argc, argv, {"--no-nodelay"});
+  } catch (const std::invalid_argument& e) {
+    print_start_error(e.what());
+    return 2;
+  }
+  const bool tcp_nodelay = args.flags.empty();
+
+  int bound_port = 0;
+  std::string error;
+  const int fd = listen_tcp(args.host, args.port, bound_port, error);
+  if (fd < 0) {
+    print_start_error(error);
+    return 1;
+  }
+  listen_fd.store(fd);
+  start_stop_watchers(request_stop);
+  print_ready(format_tcp_endpoint(args.host, bound_port), server_worker_info("c-socket", nullptr, ""));
+
+  while (true) {
+    const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection >= 0) {
+      std::thread(serve_connection, connection, tcp_nodelay).detach();
+    } else if (errno != EINTR && errno != ECONNABORTED) {
+      break;  // request_stop() shut the listening socket down
+    }
+  }
+  print_exit(counter.snapshot());
+  // _exit: detached connection threads may still be blocked in recv(); there is nothing to clean up, and the
+  // protocol lines are already flushed.
+  _exit(0);
+}
+
+}  // namespace
+}  // namespace orbench
+
+int main(int argc, char** argv) {
+  orbench::reserve_stdout_for_protocol();
+  return orbench::serve(argc, argv);
+}

@@ -1,0 +1,175 @@
+#include "socket_client.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "worker_error.hpp"
+
+namespace orbench {
+
+namespace {
+// Extra time over a sync's own timeout before a silent server counts as lost.
+constexpr uint32_t kIoTimeoutMarginMs = 30000;
+}  // namespace
+
+SocketClient::~SocketClient() { disconnect(); }
+
+nlohmann::ordered_json SocketClient::worker_info() const {
+  return {{"role", "client"}, {"target", "c-socket"}, {"language", "c++"}, {"runtime", cxx_runtime_description()}};
+}
+
+void SocketClient::disconnect() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  reader_ = MessageReader();
+}
+
+void SocketClient::connect(const std::string& endpoint, const nlohmann::json& options) {
+  bool tcp_nodelay = true;
+  for (const auto& option : options.items()) {
+    if (option.key() != "tcp_nodelay") throw WorkerError(ErrorKind::usage, "unknown option \"" + option.key() + "\"");
+    if (!option.value().is_boolean()) throw WorkerError(ErrorKind::usage, "option \"tcp_nodelay\" must be a boolean");
+    tcp_nodelay = option.value().get<bool>();
+  }
+  HostPort address;
+  try {
+    address = parse_tcp_endpoint(endpoint);
+  } catch (const std::invalid_argument& e) {
+    throw WorkerError(ErrorKind::usage, e.what());
+  }
+  disconnect();
+  std::string error;
+  fd_ = connect_tcp(address.host, address.port, error);
+  if (fd_ < 0) throw WorkerError(ErrorKind::transport, error);
+  set_tcp_nodelay(fd_, tcp_nodelay);
+  io_timeout_ms_ = kIoTimeoutMarginMs;
+  set_io_timeouts(fd_, io_timeout_ms_);
+  reset_counters();
+}
+
+BenchDriver& SocketClient::driver() {
+  if (fd_ < 0) throw WorkerError(ErrorKind::transport, "not connected");
+  return *this;
+}
+
+void SocketClient::lost(const std::string& what, int error_number) {
+  disconnect();
+  const std::string why = error_number == EAGAIN || error_number == EWOULDBLOCK ? "timed out" : std::strerror(error_number);
+  throw WorkerError(ErrorKind::transport, what + ": " + why);
+}
+
+void SocketClient::send_message(const uint8_t* data, size_t length) {
+  if (const int error_number = send_all(fd_, data, length); error_number != 0) lost("send failed", error_number);
+}
+
+const uint8_t* SocketClient::read_reply(uint8_t kind, size_t& body_bytes) {
+  wire::Header header;
+  const uint8_t* body = nullptr;
+  switch (reader_.next(fd_, header, body)) {
+    case MessageReader::Result::message: break;
+    case MessageReader::Result::eof: lost("connection closed by the server", ECONNRESET);
+    case MessageReader::Result::error: lost("receive failed", reader_.error_number());
+    case MessageReader::Result::bad_header: disconnect(); throw WorkerError(ErrorKind::transport, "bad reply header");
+  }
+  if (header.kind != (wire::kReplyBit | kind) || header.body_bytes < wire::kPreambleBytes) {
+    disconnect();
+    throw WorkerError(ErrorKind::transport, "unexpected reply kind " + std::to_string(header.kind));
+  }
+  if (const uint32_t status = wire::get_u32(body + 4); status != wire::STATUS_OK) {
+    throw WorkerError(ErrorKind::remote, "server answered status " + std::to_string(status));
+  }
+  body_bytes = header.body_bytes;
+  return body;
+}
+
+const uint8_t* SocketClient::control(uint8_t kind, const uint8_t* body, size_t body_bytes, size_t expected_reply_body) {
+  uint8_t message[wire::kHeaderBytes + wire::kSyncRequestBytes];
+  wire::encode_header(message, kind, static_cast<uint32_t>(body_bytes));
+  if (body_bytes > 0) std::memcpy(message + wire::kHeaderBytes, body, body_bytes);
+  send_message(message, wire::kHeaderBytes + body_bytes);
+  size_t reply_bytes = 0;
+  const uint8_t* reply = read_reply(kind, reply_bytes);
+  if (reply_bytes != expected_reply_body) {
+    disconnect();
+    throw WorkerError(ErrorKind::transport, "reply of kind " + std::to_string(kind) + " has a wrong length");
+  }
+  return reply + wire::kPreambleBytes;
+}
+
+void SocketClient::reset_counters() { control(wire::RESET, nullptr, 0, wire::kPreambleBytes); }
+
+Counts SocketClient::counters() {
+  const uint8_t* reply = control(wire::COUNTERS, nullptr, 0, wire::kCountersReplyBytes);
+  return {wire::get_u64(reply), wire::get_u64(reply + 8)};
+}
+
+SyncOutcome SocketClient::sync(uint64_t expected, uint32_t timeout_ms) {
+  // The server may legitimately take timeout_ms to answer: keep the receive timeout above it.
+  const uint64_t needed = uint64_t{timeout_ms} + kIoTimeoutMarginMs;
+  if (needed > io_timeout_ms_) {
+    io_timeout_ms_ = static_cast<uint32_t>(std::min<uint64_t>(needed, UINT32_MAX));
+    set_io_timeouts(fd_, io_timeout_ms_);
+  }
+  uint8_t body[wire::kSyncRequestBytes];
+  wire::put_u64(body, expected);
+  wire::put_u32(body + 8, timeout_ms);
+  const uint8_t* reply = control(wire::SYNC, body, sizeof body, wire::kSyncReplyBytes);
+  return {reply[0] != 0, {wire::get_u64(reply + 1), wire::get_u64(reply + 9)}};
+}
+
+void SocketClient::prepare(const RunSpec& spec) {
+  mode_ = spec.mode;
+  payload_bytes_ = static_cast<uint32_t>(spec.payload_bytes);
+  const uint8_t kind = spec.mode == Mode::oneway ? wire::ONEWAY : spec.mode == Mode::twoway ? wire::TWOWAY : wire::ECHO;
+  request_.assign(wire::kHeaderBytes + spec.payload_bytes, 0);
+  wire::encode_header(request_.data(), kind, payload_bytes_);
+  for (uint64_t i = 0; i < spec.payload_bytes; ++i) request_[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
+}
+
+void SocketClient::untimed_calls(uint64_t calls) {
+  std::vector<int64_t> ignored(calls);
+  timed_calls(ignored.data(), calls);
+}
+
+TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
+  const uint8_t* request = request_.data();
+  const size_t request_bytes = request_.size();
+  const uint8_t* payload = request + wire::kHeaderBytes;
+  const uint8_t kind = request[7];
+
+  switch (mode_) {
+    case Mode::oneway:
+      return timed_loop(
+          samples_ns, calls, [&](uint64_t) { send_message(request, request_bytes); }, [](uint64_t) {});
+    case Mode::twoway:
+      return timed_loop(
+          samples_ns, calls,
+          [&](uint64_t) {
+            send_message(request, request_bytes);
+            size_t reply_bytes;
+            read_reply(kind, reply_bytes);
+          },
+          [](uint64_t) {});
+    case Mode::echo:
+      return timed_loop(
+          samples_ns, calls,
+          [&](uint64_t) {
+            send_message(request, request_bytes);
+            size_t reply_bytes;
+            const uint8_t* reply = read_reply(kind, reply_bytes);
+            return std::make_pair(reply, reply_bytes);
+          },
+          [&](uint64_t i, const std::pair<const uint8_t*, size_t>& reply) {
+            if (reply.second != wire::kPreambleBytes + payload_bytes_ ||
+                std::memcmp(reply.first + wire::kPreambleBytes, payload, payload_bytes_) != 0) {
+              throw WorkerError(ErrorKind::remote, "echo reply of call " + std::to_string(i) + " differs from the request");
+            }
+          });
+  }
+  return {};
+}
+
+}  // namespace orbench

@@ -1,0 +1,172 @@
+#include "socket_io.hpp"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace orbench {
+
+int send_all(int fd, const uint8_t* data, size_t length) {
+  while (length > 0) {
+    // MSG_NOSIGNAL: a vanished peer must give EPIPE, not kill the worker with SIGPIPE.
+    const ssize_t sent = send(fd, data, length, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += sent;
+    length -= static_cast<size_t>(sent);
+  }
+  return 0;
+}
+
+bool MessageReader::fill(int fd, size_t needed, bool& eof) {
+  if (end_ - begin_ >= needed) return true;
+  if (begin_ + needed > buffer_.size()) {
+    // Not enough room after begin_: move the partial message to the front, and grow if it still won't fit.
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    if (needed > buffer_.size()) buffer_.resize(needed);
+  }
+  while (end_ - begin_ < needed) {
+    const ssize_t got = recv(fd, buffer_.data() + end_, buffer_.size() - end_, 0);
+    if (got > 0) {
+      end_ += static_cast<size_t>(got);
+    } else if (got == 0) {
+      eof = true;
+      return false;
+    } else if (errno != EINTR) {
+      error_number_ = errno;
+      return false;
+    }
+  }
+  return true;
+}
+
+MessageReader::Result MessageReader::next(int fd, wire::Header& header, const uint8_t*& body) {
+  if (begin_ == end_) begin_ = end_ = 0;  // cheap reset keeps small messages at the buffer's start
+  bool eof = false;
+  if (!fill(fd, wire::kHeaderBytes, eof)) {
+    if (eof && begin_ == end_) return Result::eof;  // clean close between messages
+    if (eof) error_number_ = ECONNRESET;            // EOF in the middle of a header
+    return Result::error;
+  }
+  if (!wire::decode_header(buffer_.data() + begin_, header) || header.body_bytes > wire::kMaxBodyBytes) {
+    return Result::bad_header;
+  }
+  if (!fill(fd, wire::kHeaderBytes + header.body_bytes, eof)) {
+    if (eof) error_number_ = ECONNRESET;  // EOF in the middle of a message
+    return Result::error;
+  }
+  body = buffer_.data() + begin_ + wire::kHeaderBytes;
+  begin_ += wire::kHeaderBytes + header.body_bytes;
+  return Result::message;
+}
+
+std::string format_tcp_endpoint(const std::string& host, int port) {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return "tcp://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+HostPort parse_tcp_endpoint(const std::string& endpoint) {
+  const std::string scheme = "tcp://";
+  if (endpoint.compare(0, scheme.size(), scheme) != 0) throw std::invalid_argument("endpoint must be tcp://HOST:PORT");
+  const std::string rest = endpoint.substr(scheme.size());
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) {
+    throw std::invalid_argument("endpoint must be tcp://HOST:PORT");
+  }
+  HostPort result;
+  result.host = rest.substr(0, colon);
+  if (result.host.size() >= 2 && result.host.front() == '[' && result.host.back() == ']') {
+    result.host = result.host.substr(1, result.host.size() - 2);
+  }
+  const std::string port = rest.substr(colon + 1);
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535) {
+    throw std::invalid_argument("bad port in endpoint \"" + endpoint + "\"");
+  }
+  result.port = std::stoi(port);
+  return result;
+}
+
+namespace {
+
+addrinfo* resolve(const std::string& host, int port, bool passive, std::string& error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  // Numeric port always; the host may be a name ("localhost"), but is never a wildcard unless given as one.
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  addrinfo* list = nullptr;
+  const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list);
+  if (rc != 0) {
+    error = "cannot resolve " + host + ": " + gai_strerror(rc);
+    return nullptr;
+  }
+  return list;
+}
+
+}  // namespace
+
+int listen_tcp(const std::string& host, int port, int& bound_port, std::string& error) {
+  addrinfo* list = resolve(host, port, true, error);
+  if (list == nullptr) return -1;
+  int fd = -1;
+  for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    const int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0) break;
+    error = "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(list);
+  if (fd < 0) return -1;
+  sockaddr_storage addr{};
+  socklen_t length = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
+  bound_port = addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
+                                          : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return fd;
+}
+
+int connect_tcp(const std::string& host, int port, std::string& error) {
+  addrinfo* list = resolve(host, port, false, error);
+  if (list == nullptr) return -1;
+  int fd = -1;
+  for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+    error = "cannot connect to " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(list);
+  return fd;
+}
+
+bool set_tcp_nodelay(int fd, bool on) {
+  const int value = on ? 1 : 0;
+  return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) == 0;
+}
+
+void set_io_timeouts(int fd, uint32_t timeout_ms) {
+  timeval tv{};
+  tv.tv_sec = timeout_ms / 1000;
+  tv.tv_usec = static_cast<suseconds_t>(timeout_ms % 1000) * 1000;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+}  // namespace orbench

@@ -1,0 +1,139 @@
+#include "bench_client.hpp"
+
+#include <cstring>
+#include <memory>
+
+#include "corba_errors.hpp"
+
+namespace orbench {
+
+nlohmann::ordered_json OrbBenchClient::worker_info() const {
+  return {{"role", "client"},
+          {"target", orb_port::target_name()},
+          {"language", "c++"},
+          {"orb", orb_port::orb_name()},
+          {"orb_version", orb_port::orb_version()},
+          {"runtime", cxx_runtime_description()}};
+}
+
+void OrbBenchClient::connect(const std::string& endpoint, const nlohmann::json& options) {
+  if (!options.empty()) {
+    // No ORB option is defined yet; anything given is a campaign error, not something to ignore.
+    throw WorkerError(ErrorKind::usage, "unknown option \"" + options.items().begin().key() + "\"");
+  }
+  bench_ = orbench::Bench::_nil();
+  CORBA::Object_var object;
+  try {
+    object = orb_->string_to_object(endpoint.c_str());
+  } catch (const CORBA::Exception& error) {
+    throw WorkerError(ErrorKind::usage, "bad endpoint: " + describe_corba_exception(error));
+  }
+  // _narrow may call the server (_is_a) when the IOR's type id does not say enough.
+  orbench::Bench_var bench = with_corba_errors("connect", [&] { return orbench::Bench::_narrow(object.in()); });
+  if (CORBA::is_nil(bench.in())) throw WorkerError(ErrorKind::usage, "endpoint is not an orbench::Bench");
+  with_corba_errors("connect", [&] { bench->reset_counters(); });
+  bench_ = bench._retn();
+}
+
+BenchDriver& OrbBenchClient::driver() {
+  if (CORBA::is_nil(bench_.in())) throw WorkerError(ErrorKind::transport, "not connected");
+  return *this;
+}
+
+void OrbBenchClient::prepare(const RunSpec& spec) {
+  mode_ = spec.mode;
+  payload_type_ = spec.payload_type;
+  if (spec.payload_type == PayloadType::octets) {
+    const auto length = static_cast<CORBA::ULong>(spec.payload_bytes);
+    octets_.length(length);
+    CORBA::Octet* bytes = octets_.get_buffer();
+    for (CORBA::ULong i = 0; i < length; ++i) bytes[i] = static_cast<CORBA::Octet>(i & 0xff);
+  } else {
+    const auto count = static_cast<CORBA::ULong>(spec.payload_bytes / kRecordBytes);
+    records_.length(count);
+    for (CORBA::ULong i = 0; i < count; ++i) {
+      orbench::Record& record = records_[i];
+      record.id = static_cast<CORBA::Long>(i);
+      record.value = i * 0.5;
+      record.flags = static_cast<CORBA::Short>(i & 0x7fff);
+      record.kind = static_cast<CORBA::Octet>(i & 0xff);
+      record.level = static_cast<CORBA::Octet>((i >> 8) & 0xff);
+    }
+  }
+}
+
+void OrbBenchClient::reset_counters() {
+  with_corba_errors("reset_counters", [&] { bench_->reset_counters(); });
+}
+
+Counts OrbBenchClient::counters() {
+  const orbench::Counters counts = with_corba_errors("counters", [&] { return bench_->counters(); });
+  return {counts.messages, counts.bytes};
+}
+
+SyncOutcome OrbBenchClient::sync(uint64_t expected, uint32_t timeout_ms) {
+  const orbench::SyncResult result = with_corba_errors("sync", [&] { return bench_->sync(expected, timeout_ms); });
+  return {static_cast<bool>(result.complete), {result.received.messages, result.received.bytes}};
+}
+
+void OrbBenchClient::untimed_calls(uint64_t calls) {
+  std::vector<int64_t> ignored(calls);
+  timed_calls(ignored.data(), calls);
+}
+
+namespace {
+
+bool same_payload(const orbench::Octets& a, const orbench::Octets& b) {
+  return a.length() == b.length() && std::memcmp(a.get_buffer(), b.get_buffer(), a.length()) == 0;
+}
+
+bool same_payload(const orbench::Records& a, const orbench::Records& b) {
+  if (a.length() != b.length()) return false;
+  for (CORBA::ULong i = 0; i < a.length(); ++i) {
+    const orbench::Record& x = a[i];
+    const orbench::Record& y = b[i];
+    if (x.id != y.id || x.value != y.value || x.flags != y.flags || x.kind != y.kind || x.level != y.level) return false;
+  }
+  return true;
+}
+
+// The IDL operations per payload type, so that one timed loop serves both.
+void push(orbench::Bench_ptr bench, const orbench::Octets& p) { bench->push(p); }
+void push(orbench::Bench_ptr bench, const orbench::Records& p) { bench->push_records(p); }
+void send(orbench::Bench_ptr bench, const orbench::Octets& p) { bench->send(p); }
+void send(orbench::Bench_ptr bench, const orbench::Records& p) { bench->send_records(p); }
+orbench::Octets* echo(orbench::Bench_ptr bench, const orbench::Octets& p) { return bench->echo_octets(p); }
+orbench::Records* echo(orbench::Bench_ptr bench, const orbench::Records& p) { return bench->echo_records(p); }
+
+}  // namespace
+
+template <typename Payload>
+TimedSpan OrbBenchClient::timed_calls_with(const Payload& payload, int64_t* samples_ns, uint64_t calls) {
+  orbench::Bench_ptr bench = bench_.in();
+  return with_corba_errors("run", [&] {
+    switch (mode_) {
+      case Mode::oneway:
+        return timed_loop(samples_ns, calls, [&](uint64_t) { push(bench, payload); }, [](uint64_t) {});
+      case Mode::twoway:
+        return timed_loop(samples_ns, calls, [&](uint64_t) { send(bench, payload); }, [](uint64_t) {});
+      case Mode::echo:
+        // The reply is owned (and freed) outside the timed interval, like the check.
+        return timed_loop(
+            samples_ns, calls, [&](uint64_t) { return std::unique_ptr<Payload>(echo(bench, payload)); },
+            [&](uint64_t i, const std::unique_ptr<Payload>& reply) {
+              if (!same_payload(*reply, payload)) {
+                throw WorkerError(ErrorKind::remote,
+                                  "echo reply of call " + std::to_string(i) + " differs from the request");
+              }
+            });
+    }
+    return TimedSpan{};
+  });
+}
+
+TimedSpan OrbBenchClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
+  return payload_type_ == PayloadType::octets ? timed_calls_with(octets_, samples_ns, calls)
+                                              : timed_calls_with(records_, samples_ns, calls);
+}
+
+}  // namespace orbench

@@ -1,0 +1,105 @@
+// The server worker of an ORB target (PROTOCOL.md, "Server worker"), against the standard CORBA C++
+// mapping: activates one BenchServant in the RootPOA, prints its IOR, serves until shutdown(), stdin EOF,
+// SIGTERM or SIGINT.
+#include <mutex>
+
+#include "bench_servant.hpp"
+#include "corba_errors.hpp"
+#include "orb_args.hpp"
+#include "orb_port.hpp"
+#include "protocol_out.hpp"
+#include "server_support.hpp"
+
+namespace orbench {
+namespace {
+
+// Calls ORB::shutdown(false) once, from whichever thread asks first (servant, signal or stdin watcher).
+// Heap-allocated and never freed: the detached watcher threads may call it while main is returning.
+class OrbStopper {
+ public:
+  explicit OrbStopper(CORBA::ORB_ptr orb) : orb_(CORBA::ORB::_duplicate(orb)) {}
+
+  void request_stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    try {
+      orb_->shutdown(false);  // false: this may run inside an upcall, where waiting would deadlock
+    } catch (const CORBA::Exception&) {
+      // Already shutting down: nothing left to do.
+    }
+  }
+
+  // After this, request_stop() is a no-op, so nobody touches the ORB while main destroys it.
+  void forbid() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+  }
+
+ private:
+  CORBA::ORB_var orb_;
+  std::mutex mutex_;
+  bool stopped_ = false;
+};
+
+int serve(int argc, char** argv) {
+  block_stop_signals();  // before ORB_init starts any thread
+  std::vector<std::string> user_orb_options, worker_args;
+  split_orb_options(argc, argv, user_orb_options, worker_args);
+
+  ServerArgs args;
+  {
+    std::vector<char*> worker_argv{argv[0]};
+    for (auto& arg : worker_args) worker_argv.push_back(arg.data());
+    try {
+      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {});
+    } catch (const std::invalid_argument& e) {
+      print_start_error(e.what());
+      return 2;
+    }
+  }
+
+  try {
+    std::vector<std::string> orb_args{argv[0]};
+    for (auto& arg : orb_port::server_orb_args(args.host, args.port)) orb_args.push_back(arg);
+    for (auto& arg : user_orb_options) orb_args.push_back(arg);
+    OrbArgs orb_argv(orb_args);
+    CORBA::ORB_var orb = CORBA::ORB_init(orb_argv.argc(), orb_argv.argv());
+
+    CORBA::Object_var object = orb->resolve_initial_references("RootPOA");
+    PortableServer::POA_var poa = PortableServer::POA::_narrow(object.in());
+
+    auto* stopper = new OrbStopper(orb.in());
+    auto* counter = new MessageCounter;  // leaked with the stopper, for the same reason
+    PortableServer::ServantBase_var servant = new BenchServant(*counter, [stopper] { stopper->request_stop(); });
+    PortableServer::ObjectId_var id = poa->activate_object(servant.in());
+    object = poa->id_to_reference(id.in());
+    CORBA::String_var ior = orb->object_to_string(object.in());
+    PortableServer::POAManager_var manager = poa->the_POAManager();
+    manager->activate();
+
+    start_stop_watchers([stopper] { stopper->request_stop(); });
+    print_ready(ior.in(), server_worker_info(orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()));
+
+    orb->run();
+    stopper->forbid();
+    const Counts received = counter->snapshot();
+    orb->destroy();
+    print_exit(received);
+    return 0;
+  } catch (const CORBA::Exception& error) {
+    print_start_error(describe_corba_exception(error));
+    return 1;
+  } catch (const std::exception& error) {
+    print_start_error(error.what());
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace orbench
+
+int main(int argc, char** argv) {
+  orbench::reserve_stdout_for_protocol();
+  return orbench::serve(argc, argv);
+}

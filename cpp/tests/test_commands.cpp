@@ -1,0 +1,185 @@
+// The client command loop: JSON parsing and validation, answers and errors as data, and the run sequence
+// of PROTOCOL.md, against a fake transport that records what it was asked to do.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "client_worker.hpp"
+#include "run_spec.hpp"
+#include "samples_file.hpp"
+#include "worker_error.hpp"
+
+using namespace orbench;
+using nlohmann::json;
+
+namespace {
+
+// Records every driver call as a word, so the test can check the order of the run sequence.
+class FakeWorker final : public ClientWorker, public BenchDriver {
+ public:
+  std::vector<std::string> log;
+  bool connected = false;
+  bool fail_timed_calls = false;
+  uint64_t server_messages = 0;
+
+  nlohmann::ordered_json worker_info() const override { return {{"role", "client"}, {"target", "fake"}}; }
+  std::vector<std::string> modes() const override { return {"twoway", "oneway", "echo"}; }
+  std::vector<std::string> payload_types() const override { return {"octets"}; }
+  void connect(const std::string& endpoint, const json& options) override {
+    if (options.contains("bad")) throw WorkerError(ErrorKind::usage, "unknown option \"bad\"");
+    log.push_back("connect " + endpoint);
+    connected = true;
+  }
+  BenchDriver& driver() override {
+    if (!connected) throw WorkerError(ErrorKind::transport, "not connected");
+    return *this;
+  }
+  void prepare(const RunSpec& spec) override { log.push_back("prepare " + std::to_string(spec.payload_bytes)); }
+  void reset_counters() override {
+    log.push_back("reset");
+    server_messages = 0;
+  }
+  Counts counters() override {
+    log.push_back("counters");
+    return {server_messages, server_messages * 10};
+  }
+  SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) override {
+    log.push_back("sync " + std::to_string(expected) + " " + std::to_string(timeout_ms));
+    return {server_messages >= expected, {server_messages, server_messages * 10}};
+  }
+  void untimed_calls(uint64_t calls) override {
+    log.push_back("warmup " + std::to_string(calls));
+    server_messages += calls;
+  }
+  TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override {
+    if (fail_timed_calls) throw WorkerError(ErrorKind::transport, "connection lost");
+    log.push_back("timed " + std::to_string(calls));
+    for (uint64_t i = 0; i < calls; ++i) samples_ns[i] = static_cast<int64_t>(100 + i);
+    server_messages += calls;
+    return {1000, 5000};
+  }
+};
+
+nlohmann::ordered_json answer(FakeWorker& worker, const std::string& line) {
+  bool quit = false;
+  return handle_command_line(worker, line, quit);
+}
+
+std::string error_kind(const nlohmann::ordered_json& a) { return a.value("error_kind", std::string()); }
+
+void run_spec_parsing() {
+  const std::vector<std::string> modes = {"twoway", "oneway", "echo"}, types = {"octets"};
+  const json full = json::parse(R"({"cmd":"run","mode":"oneway","payload_type":"octets","payload_bytes":1024,
+      "calls":20000,"warmup":2000,"samples_file":"/x.i64","sync_timeout_ms":500,"id":3})");
+  const RunSpec spec = parse_run_spec(full, modes, types);
+  CHECK(spec.mode == Mode::oneway && spec.payload_type == PayloadType::octets);
+  CHECK(spec.payload_bytes == 1024 && spec.calls == 20000 && spec.warmup == 2000);
+  CHECK(spec.samples_file == "/x.i64" && spec.sync_timeout_ms == 500);
+
+  json minimal = full;
+  minimal.erase("warmup");
+  minimal.erase("sync_timeout_ms");
+  const RunSpec defaults = parse_run_spec(minimal, modes, types);
+  CHECK(defaults.warmup == 0 && defaults.sync_timeout_ms == 20000);
+
+  auto with = [&](const char* key, json value) {
+    json c = full;
+    c[key] = std::move(value);
+    return c;
+  };
+  CHECK_WORKER_ERROR(parse_run_spec(with("mode", "sideways"), modes, types), ErrorKind::usage);
+  CHECK_WORKER_ERROR(parse_run_spec(with("mode", "echo"), {"twoway"}, types), ErrorKind::unsupported);
+  CHECK_WORKER_ERROR(parse_run_spec(with("payload_type", "records"), modes, types), ErrorKind::unsupported);
+  CHECK_WORKER_ERROR(parse_run_spec(with("payload_bytes", -1), modes, types), ErrorKind::usage);
+  CHECK_WORKER_ERROR(parse_run_spec(with("payload_bytes", 1.5), modes, types), ErrorKind::usage);
+  CHECK_WORKER_ERROR(parse_run_spec(with("calls", "10"), modes, types), ErrorKind::usage);
+  CHECK_WORKER_ERROR(parse_run_spec(with("calls", 0), modes, types), ErrorKind::usage);
+  CHECK_WORKER_ERROR(parse_run_spec(with("colour", "red"), modes, types), ErrorKind::usage);
+  json no_file = full;
+  no_file.erase("samples_file");
+  CHECK_WORKER_ERROR(parse_run_spec(no_file, modes, types), ErrorKind::usage);
+  // Records: any size is accepted (the driver sends payload_bytes / 16 of them).
+  json records = with("payload_type", "records");
+  records["payload_bytes"] = 100;
+  const RunSpec records_spec = parse_run_spec(records, modes, {"octets", "records"});
+  CHECK(records_spec.payload_type == PayloadType::records && records_spec.payload_bytes == 100);
+}
+
+void command_loop_answers() {
+  FakeWorker worker;
+  auto hello = answer(worker, R"({"cmd":"hello","id":[1,"a"]})");
+  CHECK(hello["ok"] == true);
+  CHECK(hello["id"].dump() == R"([1,"a"])");
+  CHECK(hello["worker"]["target"] == "fake");
+  CHECK(hello["timer"]["cost_ns"].get<double>() > 0.0);
+  CHECK(hello["modes"].size() == 3 && hello["payload_types"][0] == "octets");
+  CHECK(hello.begin().key() == "ok");  // answers read naturally: "ok" first
+
+  CHECK(error_kind(answer(worker, "not json")) == "usage");
+  CHECK(error_kind(answer(worker, "[1,2]")) == "usage");
+  CHECK(error_kind(answer(worker, R"({"id":1})")) == "usage");
+  CHECK(error_kind(answer(worker, R"({"cmd":"dance"})")) == "usage");
+  CHECK(error_kind(answer(worker, R"({"cmd":"hello","extra":1})")) == "usage");
+  CHECK(answer(worker, R"({"cmd":"dance","id":7})")["id"] == 7);
+
+  // run before connect: the transport is missing, the worker stays alive.
+  CHECK(error_kind(answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":1,
+      "calls":1,"samples_file":"/tmp/x.i64"})")) == "transport");
+  CHECK(error_kind(answer(worker, R"({"cmd":"connect"})")) == "usage");
+  CHECK(error_kind(answer(worker, R"({"cmd":"connect","endpoint":"e","options":[1]})")) == "usage");
+  CHECK(error_kind(answer(worker, R"({"cmd":"connect","endpoint":"e","options":{"bad":true}})")) == "usage");
+  CHECK(answer(worker, R"({"cmd":"connect","endpoint":"tcp://h:1","options":{}})")["ok"] == true);
+  CHECK(worker.log.back() == "connect tcp://h:1");
+
+  bool quit = false;
+  CHECK(handle_command_line(worker, R"({"cmd":"quit"})", quit)["ok"] == true);
+  CHECK(quit);
+}
+
+void run_sequence() {
+  const std::string path = "/tmp/orbench-test-run-" + std::to_string(getpid()) + ".i64";
+  FakeWorker worker;
+  answer(worker, R"({"cmd":"connect","endpoint":"e"})");
+  worker.log.clear();
+
+  auto oneway = answer(worker, R"({"cmd":"run","mode":"oneway","payload_type":"octets","payload_bytes":64,
+      "calls":50,"warmup":7,"samples_file":")" + path + R"(","sync_timeout_ms":900})");
+  CHECK(oneway["ok"] == true);
+  const std::vector<std::string> expected = {"prepare 64", "reset",  "warmup 7", "sync 7 900",
+                                             "reset",      "timed 50", "sync 50 900", "counters"};
+  CHECK(worker.log == expected);
+  CHECK(oneway["calls"] == 50);
+  CHECK(oneway["received"]["messages"] == 50 && oneway["received"]["bytes"] == 500);
+  CHECK(oneway["sync"]["complete"] == true && oneway["sync"]["wait_ns"].get<int64_t>() >= 0);
+  // Oneway elapsed runs to the end of sync, so it is longer than the timed calls' span.
+  CHECK(oneway["elapsed_ns"].get<int64_t>() > 4000);
+  const auto samples = read_samples_file(path);
+  CHECK(samples.size() == 50 && samples[0] == 100 && samples[49] == 149);
+
+  worker.log.clear();
+  auto twoway = answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":8,
+      "calls":3,"warmup":0,"samples_file":")" + path + R"("})");
+  const std::vector<std::string> expected_twoway = {"prepare 8", "reset", "reset", "timed 3", "counters"};
+  CHECK(worker.log == expected_twoway);
+  CHECK(twoway["elapsed_ns"] == 4000 && !twoway.contains("sync"));
+  CHECK(read_samples_file(path).size() == 3);
+
+  worker.fail_timed_calls = true;
+  auto failed = answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":8,
+      "calls":3,"samples_file":")" + path + R"(","id":"f"})");
+  CHECK(failed["ok"] == false && error_kind(failed) == "transport" && failed["id"] == "f");
+  CHECK(failed["error"] == "connection lost");
+  std::remove(path.c_str());
+}
+
+}  // namespace
+
+int main() {
+  run_spec_parsing();
+  command_loop_answers();
+  run_sequence();
+  return orbench_test::finish("test_commands");
+}

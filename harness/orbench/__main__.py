@@ -1,0 +1,3 @@
+from orbench.cli import main
+
+raise SystemExit(main())

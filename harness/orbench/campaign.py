@@ -1,0 +1,143 @@
+"""Campaign files: TOML validated against campaign.schema.json before anything runs, then expanded into points.
+
+Every mistake names the file, the key and the value, so a typo never starts a half-hour run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from orbench.errors import UserError
+from orbench.targets import Target, load_targets
+
+
+def campaign_schema() -> dict:
+    return json.loads(resources.files("orbench").joinpath("campaign.schema.json").read_text())
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured combination; its trials are what the harness runs and pairs."""
+
+    placement: str
+    mode: str
+    payload_type: str
+    payload_bytes: int
+    target: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.placement}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
+
+
+@dataclass
+class Campaign:
+    path: Path
+    settings: dict[str, Any]
+    targets: list[Target]
+    added_baselines: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.settings["name"]
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self.settings[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def warmup_for(self, target: Target) -> int:
+        return self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
+
+    def point_groups(self) -> list[tuple[str, str, str, int]]:
+        """(placement, mode, payload_type, payload_bytes) in run order."""
+        return [
+            (pl, mode, pt, size)
+            for pl in self.settings["placements"]
+            for mode in self.settings["modes"]
+            for pt in self.settings["payload_types"]
+            for size in self.settings["payload_bytes"]
+        ]
+
+    def unsupported(self, target: Target, mode: str, payload_type: str) -> str | None:
+        if mode not in target.modes:
+            return f"{target.name} does not support mode {mode}"
+        if payload_type not in target.payload_types:
+            return f"{target.name} does not support payload type {payload_type}"
+        return None
+
+    def connect_options(self, target: Target) -> dict[str, Any]:
+        return {k: v for k, v in self.settings["options"].items() if k in target.options}
+
+    def as_run(self) -> dict[str, Any]:
+        """The campaign exactly as run (defaults filled in), for the manifest."""
+        return {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    parts = []
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
+    return "".join(parts) or "(top level)"
+
+
+def _explain(path: Path, error: jsonschema.ValidationError, schema: dict) -> str:
+    where = _where(error)
+    if error.validator == "additionalProperties" and not error.absolute_path:
+        known = list(schema["properties"])
+        extra = [k for k in error.instance if k not in known]
+        hints = []
+        for k in extra:
+            close = difflib.get_close_matches(k, known, n=1)
+            hints.append(f"unknown key {k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return f"{path}: {'; '.join(hints)}. Known keys: {', '.join(known)}"
+    return f"{path}: key {where}: value {error.instance!r}: {error.message}"
+
+
+def load_campaign(path: Path | str, targets: dict[str, Target] | None = None) -> Campaign:
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"campaign file {path} not found")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    schema = campaign_schema()
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        raise UserError("\n".join(_explain(path, e, schema) for e in errors))
+    settings = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
+    settings.update(data)
+    settings.setdefault("description", "")
+
+    targets = targets if targets is not None else load_targets()
+    chosen: list[Target] = []
+    for i, name in enumerate(settings["targets"]):
+        if name not in targets:
+            close = difflib.get_close_matches(name, list(targets), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UserError(
+                f"{path}: key targets[{i}]: unknown target {name!r}{hint}; known: {', '.join(sorted(targets))}"
+            )
+        chosen.append(targets[name])
+    added = []
+    for t in list(chosen):
+        if t.baseline and t.baseline not in [c.name for c in chosen]:
+            chosen.append(targets[t.baseline])
+            added.append(t.baseline)
+    settings["targets"] = [t.name for t in chosen]
+    for t in chosen:
+        if not any(m in t.modes for m in settings["modes"]):
+            raise UserError(
+                f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
+            )
+    return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added)

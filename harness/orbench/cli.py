@@ -1,0 +1,181 @@
+"""The `orbench` command: one small function per subcommand.
+
+Exit status: 0 all went well; 1 the run finished but some trials failed (their reasons are in the results);
+2 a user error (bad campaign, unknown target, missing build), nothing ran; 130 interrupted (what finished is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from orbench.errors import UserError
+
+EPILOG = """\
+examples:
+  orbench targets                          which targets exist and whether each can run here
+  orbench check-target omniorb             run one target through the worker contract
+  orbench run quick                        run harness/campaigns/quick.toml, then summary and report
+  orbench run my.toml --no-report          run a campaign file of your own, skip the plots
+  orbench summarize results/quick/latest   recompute summary.json from the raw samples
+  orbench report results/quick/latest      (re)make the figures and report.html of a run
+
+Campaign files are TOML, described key by key in harness/orbench/campaign.schema.json and
+harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.
+"""
+
+
+def _campaign_path(spec: str) -> Path:
+    from orbench.paths import campaigns_dir
+
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists():
+        return path
+    named = campaigns_dir() / f"{spec}.toml"
+    if named.exists():
+        return named
+    known = ", ".join(sorted(p.stem for p in campaigns_dir().glob("*.toml")))
+    raise UserError(f"campaign {spec!r} not found (neither a file nor one of: {known})")
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    from orbench.targets import load_targets, unavailable_reason
+
+    targets = load_targets()
+    width = max(len(n) for n in targets)
+    for name, t in sorted(targets.items(), key=lambda kv: (kv[1].kind, kv[0])):
+        why = unavailable_reason(t)
+        state = "available" if why is None else f"MISSING: {why}"
+        base = f" vs {t.baseline}" if t.baseline else ""
+        print(f"{name:<{width}}  {t.kind:<6} {t.language:<4}{base:<16}  {state}")
+        if args.verbose:
+            print(f"{'':<{width}}  {t.description}; modes {', '.join(t.modes)}; "
+                  f"payloads {', '.join(t.payload_types)}")
+    return 0
+
+
+def cmd_check_target(args: argparse.Namespace) -> int:
+    from orbench.conformance import Conformance, format_checks
+    from orbench.targets import get_target
+
+    failed = 0
+    for name in args.names:
+        target = get_target(name)
+        checks = Conformance(target, host=args.host).run()
+        print(format_checks(target, checks))
+        failed += sum(not c.passed for c in checks)
+    return 1 if failed else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from orbench.campaign import load_campaign
+    from orbench.results import RunStore
+    from orbench.runner import Runner
+    from orbench.summary import write_summary
+    from orbench.table import format_table
+
+    campaign = load_campaign(_campaign_path(args.campaign))
+    for name in campaign.added_baselines:
+        print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
+    store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    runner = Runner(campaign, store, argv=sys.argv)
+    interrupted = False
+    try:
+        failed = runner.run()
+    except KeyboardInterrupt:
+        interrupted = True
+        failed = runner.failed_trials
+        print("\norbench: interrupted; every worker stopped, finished trials are kept", file=sys.stderr)
+    summary = write_summary(store)
+    print(format_table(summary))
+    for w in summary["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    if not args.no_report and not interrupted:
+        _make_report(store.path)
+    print(f"results: {store.path}")
+    if interrupted:
+        return 130
+    if failed:
+        print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _make_report(run_dir: Path) -> Path | None:
+    try:
+        from orbench_plots.report import make_report
+    except ImportError as exc:
+        print(f"orbench: no report: the plotting stage is not installed ({exc}); run: make deps", file=sys.stderr)
+        return None
+    report = make_report(run_dir)
+    print(f"report: {report}")
+    return report
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    from orbench.results import open_run
+    from orbench.summary import write_summary
+    from orbench.table import format_table
+
+    store = open_run(args.run)
+    summary = write_summary(store)
+    print(format_table(summary))
+    for w in summary["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"summary: {store.summary_path}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from orbench.results import open_run
+    from orbench.summary import write_summary
+
+    store = open_run(args.run)
+    if not store.summary_path.exists():
+        write_summary(store)
+    return 0 if _make_report(store.path) else 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="orbench",
+        description="Benchmark CORBA ORBs against raw-socket baselines: run campaigns, keep raw samples, "
+        "compute ORB-added latency, make plots.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("targets", help="list targets and whether each is available here (and why not)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also show description, modes and payload types")
+    p.set_defaults(func=cmd_targets)
+
+    p = sub.add_parser("check-target", help="run targets' real workers through the worker contract")
+    p.add_argument("names", nargs="+", metavar="NAME", help="target name(s), see `orbench targets`")
+    p.add_argument("--host", default="127.0.0.1", help="address the server binds (default 127.0.0.1)")
+    p.set_defaults(func=cmd_check_target)
+
+    p = sub.add_parser("run", help="run a campaign, then write summary.json, the table and the report")
+    p.add_argument("campaign", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("summarize", help="recompute summary.json of a run from its raw samples")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.set_defaults(func=cmd_summarize)
+
+    p = sub.add_parser("report", help="make the figures and report.html of a run")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"orbench: error: {exc}", file=sys.stderr)
+        return 2

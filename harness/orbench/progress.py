@@ -1,0 +1,65 @@
+"""Progress of a long run on stderr: one line per trial (rewritten in place on a terminal), with an ETA."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+
+def fmt_ns(ns: float | None) -> str:
+    """A latency for people: 850 ns, 21.3 us, 4.20 ms."""
+    if ns is None:
+        return "-"
+    if abs(ns) < 1_000:
+        return f"{ns:.0f} ns"
+    if abs(ns) < 1_000_000:
+        return f"{ns / 1e3:.1f} us"
+    return f"{ns / 1e6:.2f} ms"
+
+
+def fmt_duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO):
+        self.total = max(total, 1)
+        self.done = 0
+        self.stream = stream
+        self.started = time.monotonic()
+        self.tty = stream.isatty()
+
+    def _emit(self, line: str, keep: bool) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + line + ("\n" if keep else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def start(self, campaign, store) -> None:
+        self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, "
+                   f"{len(campaign.point_groups())} points x {campaign.trials} trials = {self.total} trials "
+                   f"-> {store.path}", keep=True)
+
+    def note(self, message: str) -> None:
+        self._emit(f"  {message}", keep=True)
+
+    def trial(self, point, trial: int, row: dict) -> None:
+        self.done += 1
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.done * (self.total - self.done)
+        head = (f"[{self.done:>{len(str(self.total))}}/{self.total} {100 * self.done // self.total:3d}%] "
+                f"{point.placement} {point.mode} {point.payload_type} {point.payload_bytes} B "
+                f"{point.target} t{trial}")
+        if row["status"] == "ok":
+            self._emit(f"{head}: p50 {fmt_ns(row['p50_ns'])} p99 {fmt_ns(row['p99_ns'])}  eta {fmt_duration(eta)}",
+                       keep=False)
+        else:
+            self._emit(f"{head}: {row['status'].upper()}: {row['error']}", keep=True)
+        if self.done == self.total and self.tty:
+            self.stream.write("\n")

@@ -1,0 +1,131 @@
+"""The results store: results/<campaign>/<run-id>/, created once and never overwritten.
+
+A run directory holds
+  manifest.json   the campaign as run, every host's environment, worker versions, placement, git commit, status
+  trials.csv      one row per trial, appended (and flushed) as each trial ends, so an interrupted or crashed
+                  campaign keeps everything that finished
+  samples/        raw per-call latencies, little-endian int64 ns, one file per trial
+  logs/           each worker's stderr
+  summary.json    per target x mode x payload statistics and ORB-added latency, computed from the above
+  report.html, figures/   made by the plotting stage from the files above only
+
+SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here so old runs can be upgraded.
+  1: first version.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from orbench.campaign import Point
+from orbench.errors import UserError
+from orbench.paths import results_dir
+
+SCHEMA_VERSION = 1
+
+TRIAL_FIELDS = [
+    "seq", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
+    "calls", "warmup", "samples_file", "p50_ns", "p90_ns", "p99_ns", "min_ns", "max_ns", "mean_ns",
+    "elapsed_ns", "received_messages", "received_bytes", "lost_messages", "sync_complete",
+    "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
+]
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+class RunStore:
+    """One run's directory. Creating it picks a fresh run id; an existing directory is never reused."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.samples_dir = path / "samples"
+        self.logs_dir = path / "logs"
+
+    @classmethod
+    def create(cls, campaign: str, root: Path | None = None) -> RunStore:
+        base = (root or results_dir()) / campaign
+        base.mkdir(parents=True, exist_ok=True)
+        stem = time.strftime("%Y%m%d-%H%M%S") + "-" + socket.gethostname().split(".")[0]
+        for n in range(1, 1000):
+            run_id = stem if n == 1 else f"{stem}-{n}"
+            try:
+                (base / run_id).mkdir()
+            except FileExistsError:
+                continue
+            store = cls(base / run_id)
+            store.samples_dir.mkdir()
+            store.logs_dir.mkdir()
+            return store
+        raise UserError(f"{base}: cannot find a free run id for {stem}")
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    @property
+    def trials_path(self) -> Path:
+        return self.path / "trials.csv"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / "summary.json"
+
+    def write_manifest(self, manifest: dict) -> None:
+        write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest})
+
+    def read_manifest(self) -> dict:
+        return json.loads(self.manifest_path.read_text())
+
+    def samples_path(self, point: Point, trial: int) -> Path:
+        d = self.samples_dir / point.placement / point.target
+        d.mkdir(parents=True, exist_ok=True)
+        return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B-t{trial:03d}.i64"
+
+    def append_trial(self, row: dict) -> None:
+        new = not self.trials_path.exists()
+        with open(self.trials_path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=TRIAL_FIELDS, extrasaction="raise")
+            if new:
+                writer.writeheader()
+            writer.writerow({k: row.get(k, "") for k in TRIAL_FIELDS})
+            f.flush()
+            os.fsync(f.fileno())
+
+    def read_trials(self) -> list[dict]:
+        if not self.trials_path.exists():
+            return []
+        with open(self.trials_path, newline="") as f:
+            return list(csv.DictReader(f))
+
+    def mark_latest(self) -> None:
+        link = self.path.parent / "latest"
+        tmp = self.path.parent / f".latest-{os.getpid()}"
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        tmp.symlink_to(self.run_id)
+        os.replace(tmp, link)
+
+
+def open_run(spec: str | Path) -> RunStore:
+    """A run from a path (a run directory, or a campaign directory meaning its latest run) or a campaign name."""
+    candidates = [Path(spec), results_dir() / str(spec)]
+    for c in candidates:
+        if (c / "manifest.json").is_file():
+            return RunStore(c.resolve())
+        if (c / "latest" / "manifest.json").is_file():
+            return RunStore((c / "latest").resolve())
+    raise UserError(f"no run found at {spec!r} (give a run directory, results/<campaign>, or a campaign name)")

@@ -1,0 +1,272 @@
+"""Runs a campaign on localhost: starts each target's workers pinned per placement, runs the points' trials with
+the targets interleaved (A B C A B C ...), and stores every trial as it ends.
+
+A worker that crashes fails the trial it was running, with the reason; the harness restarts that target's
+workers for the next trial, and the campaign goes on. Ctrl-C stops every worker and keeps what finished.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from orbench import __version__
+from orbench.campaign import Campaign, Point
+from orbench.environment import collect_environment
+from orbench.errors import WorkerError
+from orbench.placement import Placement, resolve
+from orbench.progress import Progress
+from orbench.results import RunStore
+from orbench.stats import latency_summary, read_samples
+from orbench.targets import Target, unavailable_reason
+from orbench.workers import ClientWorker, ServerWorker
+
+# Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
+# loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
+TRIAL_TIMEOUT_BASE_S = 60.0
+TRIAL_TIMEOUT_PER_CALL_S = 0.002
+
+
+@dataclass
+class TargetSession:
+    """A target's live server and client for one placement."""
+
+    target: Target
+    placement: Placement
+    store: RunStore
+    options: dict[str, Any]
+    host: str
+    server: ServerWorker | None = None
+    client: ClientWorker | None = None
+    hello: dict[str, Any] = field(default_factory=dict)
+    starts: int = 0
+
+    def start(self) -> None:
+        self.starts += 1
+        tag = f"{self.placement.name}-{self.target.name}"
+        self.server = ServerWorker(
+            self.target.name,
+            self.placement.prefix("server") + self.target.server_command(self.host, 0),
+            self.store.logs_dir / f"{tag}-server.log",
+        )
+        try:
+            self.client = ClientWorker(self.target.name, self.placement.prefix("client") + self.target.client_command(),
+                                       self.store.logs_dir / f"{tag}-client.log")
+            hello = self.client.call({"cmd": "hello"}, watch=[self.server])
+            if not hello["ok"]:
+                raise WorkerError(f"{self.target.name} client: hello failed: {hello.get('error')}", "protocol")
+            self.hello = hello
+            answer = self.client.call({"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options},
+                                      watch=[self.server])
+            if not answer["ok"]:
+                raise WorkerError(f"{self.target.name} client: connect failed: {answer.get('error')}", "connect")
+        except WorkerError:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        if self.client is not None:
+            if self.client.alive():
+                try:
+                    self.client.call({"cmd": "quit"}, timeout=5)
+                except WorkerError:
+                    pass
+            self.client.stop()
+            self.client = None
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+class Runner:
+    def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
+                 on_trial_done: Callable[[Runner, Point, int, dict], None] | None = None,
+                 stream=sys.stderr):
+        self.campaign = campaign
+        self.store = store
+        self.argv = argv or sys.argv
+        self.on_trial_done = on_trial_done
+        self.sessions: dict[str, TargetSession] = {}
+        self.broken: dict[str, str] = {}
+        self.seq = 0
+        self.failed_trials = 0
+        self.progress = Progress(self._total_trials(), stream)
+        self.manifest: dict[str, Any] = {}
+
+    def _total_trials(self) -> int:
+        return len(self.campaign.point_groups()) * self.campaign.trials * len(self.campaign.targets)
+
+    # -- manifest -------------------------------------------------------------------------------------------
+    def _start_manifest(self) -> None:
+        skipped = {t.name: r for t in self.campaign.targets if (r := unavailable_reason(t))}
+        self.manifest = {
+            "orbench_version": __version__,
+            "run_id": self.store.run_id,
+            "command": self.argv,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "status": "running",
+            "campaign": self.campaign.as_run(),
+            "hosts": {"local": {"role": "server and client", "address": self.campaign.host}},
+            "environment": collect_environment(),
+            "placements": [resolve(p).as_dict() for p in self.campaign.placements],
+            "targets": {
+                t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
+                         "description": t.description, "warmup": self.campaign.warmup_for(t),
+                         "server_argv": t.server_command(self.campaign.host, 0), "client_argv": t.client_command(),
+                         "options": self.campaign.connect_options(t), "workers": {}}
+                for t in self.campaign.targets
+            },
+            "skipped_targets": skipped,
+            "warnings": [],
+        }
+        self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
+        self.store.write_manifest(self.manifest)
+
+    def _record_workers(self, session: TargetSession) -> None:
+        info = self.manifest["targets"][session.target.name]["workers"]
+        info[session.placement.name] = {
+            "server": session.server.ready.get("worker") if session.server else None,
+            "client": session.hello.get("worker"),
+            "timer": session.hello.get("timer"),
+            "starts": session.starts,
+        }
+        self.store.write_manifest(self.manifest)
+
+    # -- running ----------------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Returns the number of failed trials; raises KeyboardInterrupt after cleaning up."""
+        self._start_manifest()
+        self.progress.start(self.campaign, self.store)
+        status = "failed"
+        try:
+            for placement_name in self.campaign.placements:
+                self._run_placement(resolve(placement_name))
+            status = "complete" if self.failed_trials == 0 else "complete-with-failures"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            for s in self.sessions.values():
+                s.stop()
+            self.sessions.clear()
+            self.manifest["status"] = status
+            self.manifest["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            self.manifest["failed_trials"] = self.failed_trials
+            self.manifest["environment_at_end"] = {"load": {"loadavg": list(os.getloadavg())}}
+            self.store.write_manifest(self.manifest)
+            self.store.mark_latest()
+        return self.failed_trials
+
+    def _run_placement(self, placement: Placement) -> None:
+        broken_here = dict(self.broken)
+        for t in self.campaign.targets:
+            if t.name in broken_here:
+                continue
+            session = TargetSession(t, placement, self.store, self.campaign.connect_options(t), self.campaign.host)
+            try:
+                self.progress.note(f"starting {t.name} ({placement.name})")
+                session.start()
+                self.sessions[t.name] = session
+                self._record_workers(session)
+            except WorkerError as exc:
+                broken_here[t.name] = f"could not start: {exc}"
+                self.progress.note(f"{t.name}: {broken_here[t.name]}")
+        try:
+            for (pl, mode, ptype, size) in self.campaign.point_groups():
+                if pl != placement.name:
+                    continue
+                for trial in range(self.campaign.trials):
+                    for t in self.campaign.targets:
+                        point = Point(pl, mode, ptype, size, t.name)
+                        self._run_trial(point, t, trial, broken_here)
+        finally:
+            for name in list(self.sessions):
+                self.sessions.pop(name).stop()
+
+    def _row(self, point: Point, trial: int, status: str, error: str = "", **extra: Any) -> dict:
+        self.seq += 1
+        return {"seq": self.seq, "placement": point.placement, "mode": point.mode,
+                "payload_type": point.payload_type, "payload_bytes": point.payload_bytes, "target": point.target,
+                "trial": trial, "status": status, "error": error, "loadavg_1m": os.getloadavg()[0], **extra}
+
+    def _finish(self, point: Point, trial: int, row: dict) -> None:
+        self.store.append_trial(row)
+        if row["status"] == "failed":
+            self.failed_trials += 1
+        self.progress.trial(point, trial, row)
+        if self.on_trial_done:
+            self.on_trial_done(self, point, trial, row)
+
+    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> None:
+        why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
+        if why_not:
+            self._finish(point, trial, self._row(point, trial, "skipped", why_not))
+            return
+        if target.name in broken:
+            status = "skipped" if broken[target.name].startswith("unavailable") else "failed"
+            self._finish(point, trial, self._row(point, trial, status, broken[target.name]))
+            return
+        session = self.sessions[target.name]
+        started = time.time()
+        try:
+            row = self._measure(session, point, trial)
+        except WorkerError as exc:
+            row = self._row(point, trial, "failed", str(exc))
+            self._restart(session, broken)
+        row["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started))
+        row["duration_s"] = round(time.time() - started, 3)
+        self._finish(point, trial, row)
+
+    def _restart(self, session: TargetSession, broken: dict[str, str]) -> None:
+        """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
+        session.stop()
+        try:
+            session.start()
+            self._record_workers(session)
+        except WorkerError as exc:
+            broken[session.target.name] = f"could not restart after a failure: {exc}"
+            self.sessions.pop(session.target.name, None)
+
+    def _measure(self, session: TargetSession, point: Point, trial: int) -> dict:
+        assert session.client is not None and session.server is not None
+        calls = self.campaign.calls
+        warmup = self.campaign.warmup_for(session.target)
+        samples_file = self.store.samples_path(point, trial)
+        command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
+                   "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
+                   "samples_file": str(samples_file), "sync_timeout_ms": self.campaign.sync_timeout_ms}
+        timeout = TRIAL_TIMEOUT_BASE_S + (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S \
+            + self.campaign.sync_timeout_ms / 1000
+        answer = session.client.call(command, timeout=timeout, watch=[session.server])
+        if not answer["ok"]:
+            if answer.get("error_kind") in ("transport", "remote", "internal") or not session.server.alive():
+                raise WorkerError(f"{answer.get('error_kind')}: {answer.get('error')}"
+                                  + ("" if session.server.alive() else f"; {session.server.death()}"))
+            return self._row(point, trial, "failed", f"{answer.get('error_kind')}: {answer.get('error')}")
+        samples = read_samples(samples_file)
+        if samples.size != calls:
+            raise WorkerError(f"samples file {samples_file.name} holds {samples.size} samples, expected {calls}",
+                              "protocol")
+        if (samples <= 0).any():
+            raise WorkerError(f"samples file {samples_file.name} has non-positive latencies", "protocol")
+        lat = latency_summary(samples)
+        received = answer.get("received") or {}
+        extra: dict[str, Any] = {
+            "calls": calls, "warmup": warmup, "samples_file": str(samples_file.relative_to(self.store.path)),
+            "p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
+            "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1), "elapsed_ns": answer.get("elapsed_ns"),
+            "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
+        }
+        if point.mode == "oneway":
+            elapsed = answer.get("elapsed_ns") or 0
+            msgs = int(received.get("messages") or 0)
+            extra["lost_messages"] = calls - msgs
+            extra["sync_complete"] = bool((answer.get("sync") or {}).get("complete"))
+            if elapsed > 0:
+                extra["throughput_msgs_per_s"] = round(msgs / elapsed * 1e9, 1)
+                extra["throughput_mb_per_s"] = round(int(received.get("bytes") or 0) / elapsed * 1e3, 3)
+        return self._row(point, trial, "ok", **extra)

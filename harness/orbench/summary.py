@@ -1,0 +1,128 @@
+"""summary.json: per target x mode x payload x placement statistics of a run, from its raw samples only.
+
+It can always be recomputed (`orbench summarize RUN`) since it reads nothing but the run directory.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from orbench import stats
+from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
+
+# Trials of one point whose p50s differ by more than this (max-min over median) are flagged: the machine was
+# not steady enough for small differences between targets to mean anything.
+SPREAD_WARNING_PCT = 25.0
+# One p99 from fewer samples than this rests on fewer than ten observations beyond it.
+MIN_SAMPLES_FOR_P99 = 1000
+# A 1-minute load average above this share of the CPUs means other work competed with the benchmark.
+BUSY_LOAD_PER_CPU = 0.5
+
+PointKey = tuple[str, str, str, int, str]  # placement, mode, payload_type, payload_bytes, target
+
+
+def _num(value: str) -> float | None:
+    return float(value) if value not in ("", None) else None
+
+
+def summarize(store: RunStore) -> dict[str, Any]:
+    manifest = store.read_manifest()
+    targets_info = manifest.get("targets", {})
+    rows = store.read_trials()
+    by_point: dict[PointKey, list[dict]] = defaultdict(list)
+    for row in rows:
+        key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+        by_point[key].append(row)
+
+    points: list[dict] = []
+    trial_p50: dict[PointKey, dict[int, float]] = {}
+    warnings: list[str] = []
+    for key, trials in by_point.items():
+        placement, mode, payload_type, payload_bytes, target = key
+        ok = [t for t in trials if t["status"] == "ok"]
+        entry: dict[str, Any] = {
+            "target": target, "kind": targets_info.get(target, {}).get("kind"),
+            "language": targets_info.get(target, {}).get("language"),
+            "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
+            "placement": placement, "trials_ok": len(ok), "trials_failed": len(trials) - len(ok),
+            "errors": sorted({t["error"] for t in trials if t["status"] != "ok" and t["error"]}),
+            "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0]["status"]),
+        }
+        if ok:
+            samples = np.concatenate([stats.read_samples(store.path / t["samples_file"]) for t in ok])
+            entry["latency_ns"] = stats.latency_summary(samples)
+            p50s = {int(t["trial"]): float(t["p50_ns"]) for t in ok}
+            trial_p50[key] = p50s
+            entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)],
+                                     "spread_pct": stats.spread_pct(list(p50s.values()))}
+            spread = entry["trial_p50_ns"]["spread_pct"]
+            if spread is not None and spread > SPREAD_WARNING_PCT:
+                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}: trial p50s spread "
+                                f"{spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); differences below that are noise")
+            if samples.size < MIN_SAMPLES_FOR_P99:
+                warnings.append(f"{placement} {mode} {payload_bytes} B {target}: only {samples.size} samples, "
+                                f"its p99 rests on fewer than 10 values")
+            if mode == "oneway":
+                calls = sum(int(t["calls"]) for t in ok)
+                received = sum(int(t["received_messages"]) for t in ok)
+                lost = sum(int(t["lost_messages"] or 0) for t in ok)
+                tput = [float(t["throughput_msgs_per_s"]) for t in ok if t["throughput_msgs_per_s"]]
+                mbps = [float(t["throughput_mb_per_s"]) for t in ok if t["throughput_mb_per_s"]]
+                entry["oneway"] = {
+                    "client_time_per_call_ns": entry["latency_ns"],
+                    "calls": calls, "received_messages": received, "lost_messages": lost,
+                    "receiver_throughput_msgs_per_s": float(np.mean(tput)) if tput else None,
+                    "receiver_throughput_mb_per_s": float(np.mean(mbps)) if mbps else None,
+                    "sync_incomplete_trials": sum(1 for t in ok if t["sync_complete"] == "False"),
+                }
+                if lost:
+                    warnings.append(f"{placement} oneway {payload_bytes} B {target}: {lost} of {calls} messages lost")
+        points.append(entry)
+
+    # ORB-added latency: pair each ORB point with its baseline at the same placement, mode, payload.
+    for entry in points:
+        base_name = targets_info.get(entry["target"], {}).get("baseline")
+        if entry.get("kind") != "orb" or not base_name:
+            continue
+        key = (entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"], entry["target"])
+        base_key = key[:4] + (base_name,)
+        added = None
+        if key in trial_p50 and base_key in trial_p50:
+            added = stats.orb_added_latency(trial_p50[key], trial_p50[base_key])
+        if added is None:
+            entry["orb_added_latency_ns"] = {"baseline": base_name, "estimate": None,
+                                             "why_missing": "no paired trial of the ORB and its baseline"}
+        else:
+            entry["orb_added_latency_ns"] = {"baseline": base_name, **added}
+            if added["ci95_low"] is None:
+                warnings.append(f"{entry['placement']} {entry['mode']} {entry['payload_bytes']} B {entry['target']}: "
+                                "one paired trial only, no confidence interval (use trials >= 3)")
+
+    load = manifest.get("environment", {}).get("load", {}).get("loadavg") or [0]
+    cpus = manifest.get("environment", {}).get("cpu", {}).get("logical_cpus") or 1
+    if load[0] > BUSY_LOAD_PER_CPU * cpus:
+        warnings.append(f"busy machine: 1-minute load average {load[0]:.2f} on {cpus} CPUs at the start")
+    for pl in manifest.get("placements", []):
+        if not pl.get("pinned"):
+            warnings.append(f"placement {pl['name']}: not pinned; latency depends on where the scheduler put "
+                            "the workers")
+
+    points.sort(key=lambda e: (e["placement"], e["mode"], e["payload_type"], e["payload_bytes"], e["target"]))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "campaign": manifest.get("campaign", {}).get("name"),
+        "run_id": store.run_id,
+        "status": manifest.get("status"),
+        "units": "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)",
+        "points": points,
+        "warnings": warnings + manifest.get("warnings", []),
+    }
+
+
+def write_summary(store: RunStore) -> dict[str, Any]:
+    summary = summarize(store)
+    write_json_atomic(store.summary_path, summary)
+    return summary

@@ -1,0 +1,182 @@
+"""Target descriptors: one TOML file per target in harness/targets/, loaded, checked and made runnable.
+
+A descriptor says what a target is (language, kind, baseline), how to build it and how to start its two workers.
+The format is documented in harness/targets/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orbench.errors import UserError
+from orbench.paths import repo_root, targets_dir
+
+KINDS = ("orb", "socket")
+LANGUAGES = ("c++", "java")
+MODES = ("twoway", "oneway", "echo")
+PAYLOAD_TYPES = ("octets", "records")
+
+_REQUIRED = ("name", "description", "language", "kind", "build", "server", "client", "supports")
+_KNOWN = set(_REQUIRED) | {"baseline", "requires", "notes"}
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    description: str
+    language: str
+    kind: str
+    build: str
+    server_argv: tuple[str, ...]
+    client_argv: tuple[str, ...]
+    modes: tuple[str, ...]
+    payload_types: tuple[str, ...]
+    options: tuple[str, ...]
+    baseline: str | None = None
+    required_files: tuple[str, ...] = ()
+    required_pkg_config: tuple[str, ...] = ()
+    required_commands: tuple[str, ...] = ()
+    path: Path = field(default=Path("."), compare=False)
+
+    @property
+    def is_jvm(self) -> bool:
+        return self.language == "java"
+
+    def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
+        """Fill {root}, {java}, {host}, {port} in a descriptor's argv."""
+        values = {"root": str(repo_root()), "java": java_executable(), **values}
+        try:
+            return [a.format(**values) for a in argv]
+        except KeyError as exc:
+            raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
+
+    def server_command(self, host: str, port: int = 0) -> list[str]:
+        return self.expand(self.server_argv, host=host, port=str(port))
+
+    def client_command(self) -> list[str]:
+        return self.expand(self.client_argv)
+
+
+def java_executable() -> str:
+    """The JVM the Java targets run on: $ORBENCH_JAVA, else $JAVA_HOME/bin/java, else java on PATH."""
+    if os.environ.get("ORBENCH_JAVA"):
+        return os.environ["ORBENCH_JAVA"]
+    if os.environ.get("JAVA_HOME"):
+        return str(Path(os.environ["JAVA_HOME"]) / "bin" / "java")
+    return shutil.which("java") or "java"
+
+
+def _field(data: dict, key: str, kind: type, path: Path, where: str = ""):
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise UserError(f"{path}: {where}{key} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _strings(data: dict, key: str, path: Path, where: str = "") -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{path}: {where}{key} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def load_descriptor(path: Path) -> Target:
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    missing = [k for k in _REQUIRED if k not in data]
+    if missing:
+        raise UserError(f"{path}: missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise UserError(f"{path}: unknown key(s) {', '.join(unknown)}")
+    name = _field(data, "name", str, path)
+    if name != path.stem:
+        raise UserError(f"{path}: name {name!r} must match the file name {path.stem!r}")
+    language = _field(data, "language", str, path)
+    if language not in LANGUAGES:
+        raise UserError(f"{path}: language {language!r} is not one of {', '.join(LANGUAGES)}")
+    kind = _field(data, "kind", str, path)
+    if kind not in KINDS:
+        raise UserError(f"{path}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    baseline = data.get("baseline")
+    if kind == "orb" and not isinstance(baseline, str):
+        raise UserError(f"{path}: an orb target needs baseline = \"<socket target of the same language>\"")
+    supports = _field(data, "supports", dict, path)
+    modes = _strings(supports, "modes", path, "supports.")
+    payload_types = _strings(supports, "payload_types", path, "supports.")
+    for m in modes:
+        if m not in MODES:
+            raise UserError(f"{path}: supports.modes has {m!r}, not one of {', '.join(MODES)}")
+    for p in payload_types:
+        if p not in PAYLOAD_TYPES:
+            raise UserError(f"{path}: supports.payload_types has {p!r}, not one of {', '.join(PAYLOAD_TYPES)}")
+    requires = data.get("requires", {})
+    server = _field(data, "server", dict, path)
+    client = _field(data, "client", dict, path)
+    return Target(
+        name=name,
+        description=_field(data, "description", str, path),
+        language=language,
+        kind=kind,
+        build=_field(data, "build", str, path),
+        server_argv=_strings(server, "argv", path, "server."),
+        client_argv=_strings(client, "argv", path, "client."),
+        modes=modes,
+        payload_types=payload_types,
+        options=_strings(supports, "options", path, "supports."),
+        baseline=baseline,
+        required_files=_strings(requires, "files", path, "requires."),
+        required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
+        required_commands=_strings(requires, "commands", path, "requires."),
+        path=path,
+    )
+
+
+def load_targets(directory: Path | None = None) -> dict[str, Target]:
+    """Every descriptor in the directory, by name; baselines must name a socket target of the same language."""
+    directory = directory or targets_dir()
+    targets = {p.stem: load_descriptor(p) for p in sorted(directory.glob("*.toml"))}
+    for t in targets.values():
+        if t.baseline is None:
+            continue
+        base = targets.get(t.baseline)
+        if base is None:
+            raise UserError(f"{t.path}: baseline {t.baseline!r} is not a known target")
+        if base.kind != "socket" or base.language != t.language:
+            raise UserError(
+                f"{t.path}: baseline {t.baseline!r} must be a socket target in {t.language}, "
+                f"is a {base.kind} target in {base.language}"
+            )
+    return targets
+
+
+def get_target(name: str, targets: dict[str, Target] | None = None) -> Target:
+    targets = targets if targets is not None else load_targets()
+    if name not in targets:
+        raise UserError(f"unknown target {name!r}; known targets: {', '.join(sorted(targets))}")
+    return targets[name]
+
+
+def unavailable_reason(target: Target) -> str | None:
+    """None when the target can run here; else what is missing and how to get it."""
+    root = repo_root()
+    for cmd in target.required_commands:
+        exe = target.expand((cmd,))[0]
+        if not (shutil.which(exe) or (os.path.isabs(exe) and os.access(exe, os.X_OK))):
+            return f"command {exe!r} not found"
+    for pkg in target.required_pkg_config:
+        if shutil.which("pkg-config") is None:
+            return "pkg-config not found (apt-get install pkg-config)"
+        if subprocess.run(["pkg-config", "--exists", pkg], capture_output=True).returncode != 0:
+            return f"pkg-config package {pkg!r} not installed (run: make deps)"
+    for rel in target.required_files:
+        if not (root / rel).exists():
+            return f"not built: {rel} is missing (run: make {target.build})"
+    return None

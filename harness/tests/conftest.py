@@ -1,0 +1,49 @@
+"""Shared test helpers: real targets only; a target that is not built or installed is skipped with the reason."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from orbench.targets import load_targets, unavailable_reason
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def require_targets(*names: str) -> None:
+    targets = load_targets()
+    for name in names:
+        why = unavailable_reason(targets[name])
+        if why:
+            # CI builds every target that needs no ORB from outside the registries, so a missing one there
+            # is a failure, not a skip.
+            if "CI" in __import__("os").environ and name != "tao":
+                pytest.fail(f"target {name} unavailable in CI: {why}")
+            pytest.skip(f"target {name} unavailable: {why}")
+
+
+@pytest.fixture
+def write_campaign(tmp_path):
+    def write(text: str, name: str = "c.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
+@pytest.fixture
+def results_root(tmp_path, monkeypatch):
+    root = tmp_path / "results"
+    monkeypatch.setenv("ORBENCH_RESULTS", str(root))
+    return root
+
+
+def run_cli(*args: str):
+    """The real console entry point in a subprocess: exit status, stdout, stderr."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "orbench", *args], capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout, proc.stderr

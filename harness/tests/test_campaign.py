@@ -1,0 +1,98 @@
+"""A campaign file is validated before anything runs; each mistake names the file, the key and the value."""
+
+import pytest
+
+from orbench.campaign import load_campaign
+from orbench.errors import UserError
+from tests.conftest import run_cli
+
+GOOD = """
+name = "t"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway", "oneway"]
+payload_bytes = [1, 1000, 65536]
+trials = 3
+"""
+
+
+def error_of(write_campaign, text: str) -> str:
+    path = write_campaign(text)
+    with pytest.raises(UserError) as exc:
+        load_campaign(path)
+    message = str(exc.value)
+    assert str(path) in message, "the message must name the file"
+    return message
+
+
+def test_good_campaign_expands_with_defaults(write_campaign):
+    c = load_campaign(write_campaign(GOOD))
+    assert c.trials == 3 and c.calls == 5000 and c.placements == ["same-core"]
+    assert c.payload_types == ["octets"] and c.settings["options"] == {}
+    assert len(c.point_groups()) == 2 * 3
+    assert [t.name for t in c.targets] == ["omniorb", "c-socket"]
+
+
+def test_orb_baseline_is_added(write_campaign):
+    c = load_campaign(write_campaign(GOOD.replace('["omniorb", "c-socket"]', '["jacorb"]')))
+    assert [t.name for t in c.targets] == ["jacorb", "java-socket"]
+    assert c.added_baselines == ["java-socket"]
+
+
+def test_unknown_target(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace('"omniorb"', '"omniorbb"'))
+    assert "targets[0]" in msg and "'omniorbb'" in msg and "did you mean 'omniorb'" in msg
+
+
+def test_payload_given_as_string(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace("[1, 1000, 65536]", '[1, "1KB", 65536]'))
+    assert "payload_bytes[1]" in msg and "'1KB'" in msg and "integer" in msg
+
+
+def test_negative_trial_count(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace("trials = 3", "trials = -2"))
+    assert "key trials" in msg and "-2" in msg and "minimum" in msg
+
+
+def test_misspelt_key_gets_a_suggestion(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace("trials = 3", "trails = 3"))
+    assert "unknown key 'trails'" in msg and "did you mean 'trials'" in msg
+
+
+def test_unknown_mode_and_placement(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace('"oneway"]', '"sideways"]') + 'placements = ["one-core"]\n')
+    assert "modes[1]" in msg and "'sideways'" in msg
+    assert "placements[0]" in msg and "'one-core'" in msg
+
+
+def test_missing_required_key(write_campaign):
+    msg = error_of(write_campaign, GOOD.replace("modes =", "#modes ="))
+    assert "'modes' is a required property" in msg
+
+
+def test_broken_toml(write_campaign):
+    msg = error_of(write_campaign, GOOD + "trials = = 3\n")
+    assert "not valid TOML" in msg
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(UserError, match="not found"):
+        load_campaign(tmp_path / "nope.toml")
+
+
+def test_cli_refuses_a_bad_campaign_with_status_2(write_campaign, results_root):
+    path = write_campaign(GOOD.replace("trials = 3", "trials = -1"))
+    code, out, err = run_cli("run", str(path))
+    assert code == 2
+    assert str(path) in err and "trials" in err and "-1" in err
+    assert not results_root.exists() or not any(results_root.rglob("manifest.json")), "nothing may run"
+
+
+def test_quick_campaign_is_valid():
+    from orbench.paths import campaigns_dir
+
+    c = load_campaign(campaigns_dir() / "quick.toml")
+    sizes = c.payload_bytes
+    assert len(sizes) >= 8 and min(sizes) == 1 and max(sizes) == 65536
+    assert any(s & (s - 1) for s in sizes), "at least one size that is not a power of two"
+    assert {t.name for t in c.targets} == {"omniorb", "jacorb", "c-socket", "java-socket"}
+    assert c.modes == ["twoway", "oneway"]

@@ -1,0 +1,21 @@
+"""Every target's real workers, over loopback, through the whole worker contract (orbench check-target)."""
+
+import pytest
+
+from orbench.conformance import Conformance, format_checks
+from orbench.targets import load_targets
+from tests.conftest import require_targets
+
+TARGETS = sorted(load_targets())
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_target_passes_the_contract(name, tmp_path):
+    require_targets(name)
+    target = load_targets()[name]
+    checks = Conformance(target, log_dir=tmp_path).run()
+    report = format_checks(target, checks)
+    assert all(c.passed for c in checks), report
+    names = {c.name for c in checks}
+    assert "a killed server gives the client an error answer, not a hang" in names
+    assert any(n.startswith("run oneway") for n in names)

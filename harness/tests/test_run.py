@@ -1,0 +1,82 @@
+"""Real campaigns over loopback: results on disk, ORB-added latency with intervals, a crash mid-run."""
+
+import json
+import os
+import signal
+
+from orbench.campaign import load_campaign
+from orbench.results import RunStore
+from orbench.runner import Runner
+from orbench.summary import write_summary
+from tests.conftest import require_targets, run_cli
+
+SMALL = """
+name = "small"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway", "oneway"]
+payload_bytes = [1, 1000]
+trials = 3
+calls = 300
+warmup = 50
+"""
+
+
+def test_small_campaign_end_to_end(write_campaign, results_root):
+    require_targets("omniorb", "c-socket")
+    code, out, err = run_cli("run", str(write_campaign(SMALL)))
+    assert code == 0, err
+    run_dir = results_root / "small" / "latest"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["schema_version"] == 1
+    assert manifest["environment"]["kernel"]["release"] and manifest["placements"][0]["pinned"]
+    assert manifest["targets"]["omniorb"]["workers"]["same-core"]["server"]["orb_version"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    orb_points = [p for p in summary["points"] if p["target"] == "omniorb"]
+    assert len(orb_points) == 4
+    for p in orb_points:
+        added = p["orb_added_latency_ns"]
+        assert added["baseline"] == "c-socket" and added["pairs"] == 3
+        assert added["ci95_low"] <= added["estimate"] <= added["ci95_high"]
+        assert p["latency_ns"]["p50"] <= p["latency_ns"]["p99"] <= p["latency_ns"]["max"]
+    oneway = [p for p in summary["points"] if p["mode"] == "oneway"]
+    assert all(p["oneway"]["lost_messages"] == 0 and p["oneway"]["receiver_throughput_msgs_per_s"] > 0
+               for p in oneway)
+    assert (run_dir / "report.html").exists()
+    assert "ORB-added" in out  # the summary table
+    # trials alternate between targets: A B A B within a point
+    rows = RunStore(run_dir.resolve()).read_trials()
+    first_point = [r["target"] for r in rows[:6]]
+    assert first_point == ["omniorb", "c-socket"] * 3
+
+
+def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign, results_root):
+    require_targets("omniorb", "c-socket")
+    campaign = load_campaign(write_campaign(SMALL.replace("trials = 3", "trials = 2")))
+    store = RunStore.create(campaign.name)
+    killed = {}
+
+    def kill_after_first_point(runner, point, trial, row):
+        # After the first point finished, kill -9 the omniORB server before its next trial.
+        if not killed and point.payload_bytes == 1 and point.mode == "twoway" and trial == 1 \
+                and point.target == "c-socket":
+            killed["pid"] = runner.sessions["omniorb"].server.pid
+            os.kill(killed["pid"], signal.SIGKILL)
+
+    failed = Runner(campaign, store, on_trial_done=kill_after_first_point).run()
+    summary = write_summary(store)
+    assert killed and failed >= 1
+    rows = store.read_trials()
+    bad = [r for r in rows if r["status"] == "failed"]
+    assert bad[0]["target"] == "omniorb" and bad[0]["payload_bytes"] == "1000"
+    assert "server" in bad[0]["error"] and "SIGKILL" in bad[0]["error"]
+    by = {(p["mode"], p["payload_bytes"], p["target"]): p for p in summary["points"]}
+    assert by[("twoway", 1, "omniorb")]["status"] == "ok", "the finished point stays"
+    # the harness restarted omniORB and went on
+    assert by[("oneway", 1000, "omniorb")]["status"] == "ok"
+    assert store.read_manifest()["status"] == "complete-with-failures"
+    assert store.read_manifest()["targets"]["omniorb"]["workers"]["same-core"]["starts"] == 2
+
+
+def test_unknown_target_on_the_command_line(results_root):
+    code, out, err = run_cli("check-target", "nosuchorb")
+    assert code == 2 and "unknown target 'nosuchorb'" in err

@@ -1,0 +1,60 @@
+"""The statistics on known numbers: percentiles, intervals, ORB-added latency from paired trials."""
+
+import numpy as np
+import pytest
+
+from orbench import stats
+
+
+def test_latency_summary_on_known_values():
+    s = stats.latency_summary(np.arange(1, 101, dtype=np.int64))
+    assert s["p50"] == pytest.approx(50.5)
+    assert s["p90"] == pytest.approx(90.1)
+    assert s["p99"] == pytest.approx(99.01)
+    assert (s["min"], s["max"], s["count"]) == (1, 100, 100)
+
+
+def test_t_quantiles():
+    assert stats.t_quantile_975(4) == pytest.approx(2.776)
+    assert stats.t_quantile_975(60) == pytest.approx(2.000, abs=2e-3)
+    assert stats.t_quantile_975(1000) == pytest.approx(1.962, abs=2e-3)
+
+
+def test_mean_ci95_by_hand():
+    values = [10.0, 12.0, 14.0, 16.0, 18.0]  # mean 14, sd sqrt(10), n 5
+    mean, lo, hi = stats.mean_ci95(values)
+    half = 2.776 * np.sqrt(10) / np.sqrt(5)
+    assert mean == 14 and lo == pytest.approx(14 - half) and hi == pytest.approx(14 + half)
+    assert stats.mean_ci95([3.0])[1:] == (None, None)
+
+
+def test_orb_added_pairs_by_trial_and_drops_unpaired():
+    orb = {0: 120.0, 1: 130.0, 2: 125.0, 3: 500.0}
+    base = {0: 100.0, 1: 105.0, 2: 103.0}  # trial 3 of the baseline failed: its pair is dropped
+    added = stats.orb_added_latency(orb, base)
+    assert added["pairs"] == 3
+    assert added["per_pair"] == [20.0, 25.0, 22.0]
+    assert added["estimate"] == pytest.approx(67 / 3)
+    assert added["ci95_low"] < added["estimate"] < added["ci95_high"]
+    lo, hi = added["bootstrap_ci95"]
+    assert 20.0 <= lo <= hi <= 25.0
+
+
+def test_orb_added_needs_a_pair():
+    assert stats.orb_added_latency({0: 1.0}, {1: 1.0}) is None
+
+
+def test_bootstrap_is_reproducible():
+    x = [1.0, 5.0, 2.0, 8.0, 3.0]
+    assert stats.bootstrap_mean_ci95(x) == stats.bootstrap_mean_ci95(x)
+
+
+def test_spread():
+    assert stats.spread_pct([100.0, 110.0, 90.0]) == pytest.approx(20.0)
+    assert stats.spread_pct([1.0]) is None
+
+
+def test_read_samples_little_endian(tmp_path):
+    path = tmp_path / "s.i64"
+    path.write_bytes((1234).to_bytes(8, "little") + (5).to_bytes(8, "little"))
+    assert stats.read_samples(path).tolist() == [1234, 5]

@@ -1,0 +1,85 @@
+"""summary.json from checked-in raw samples of a real run (fixtures/run-small: omniORB and the C socket
+baseline, twoway and oneway, 1 B and 1000 B, 3 trials of 300 calls, same-core, made on the 2-core dev VM)."""
+
+import csv
+import shutil
+
+import numpy as np
+import pytest
+
+from orbench.results import RunStore
+from orbench.summary import summarize
+from tests.conftest import FIXTURES
+
+RUN = FIXTURES / "run-small"
+
+
+@pytest.fixture
+def store(tmp_path):
+    shutil.copytree(RUN, tmp_path / "run")
+    return RunStore(tmp_path / "run")
+
+
+def trial_rows():
+    with open(RUN / "trials.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def samples_of(target, mode, size):
+    rows = [r for r in trial_rows() if (r["target"], r["mode"], r["payload_bytes"]) == (target, mode, str(size))]
+    return {int(r["trial"]): np.fromfile(RUN / r["samples_file"], dtype="<i8") for r in rows}
+
+
+def test_pooled_percentiles_match_the_raw_samples(store):
+    summary = summarize(store)
+    for p in summary["points"]:
+        raw = np.concatenate(list(samples_of(p["target"], p["mode"], p["payload_bytes"]).values()))
+        assert p["latency_ns"]["count"] == raw.size
+        assert p["latency_ns"]["p50"] == pytest.approx(np.median(raw))
+        assert p["latency_ns"]["p99"] == pytest.approx(np.percentile(raw, 99))
+        assert p["latency_ns"]["max"] == raw.max()
+
+
+def test_orb_added_latency_is_the_mean_paired_p50_difference(store):
+    summary = summarize(store)
+    for p in summary["points"]:
+        if p["target"] != "omniorb":
+            continue
+        orb = samples_of("omniorb", p["mode"], p["payload_bytes"])
+        base = samples_of("c-socket", p["mode"], p["payload_bytes"])
+        diffs = [np.median(orb[k]) - np.median(base[k]) for k in sorted(orb)]
+        added = p["orb_added_latency_ns"]
+        assert added["baseline"] == "c-socket" and added["pairs"] == len(diffs) == 3
+        assert added["estimate"] == pytest.approx(np.mean(diffs))
+        half = 4.303 * np.std(diffs, ddof=1) / np.sqrt(3)
+        assert added["ci95_low"] == pytest.approx(np.mean(diffs) - half)
+        assert added["ci95_high"] == pytest.approx(np.mean(diffs) + half)
+
+
+def test_oneway_keeps_client_time_and_throughput_apart(store):
+    summary = summarize(store)
+    oneway = [p for p in summary["points"] if p["mode"] == "oneway"]
+    assert oneway
+    for p in oneway:
+        ow = p["oneway"]
+        assert ow["client_time_per_call_ns"] == p["latency_ns"]
+        assert ow["lost_messages"] == 0 and ow["received_messages"] == ow["calls"]
+        assert ow["receiver_throughput_msgs_per_s"] > 0
+    twoway = [p for p in summary["points"] if p["mode"] == "twoway"]
+    assert all("oneway" not in p for p in twoway)
+
+
+def test_lost_messages_are_reported(store):
+    rows = trial_rows()
+    for r in rows:
+        if r["mode"] == "oneway" and r["target"] == "omniorb" and r["trial"] == "0":
+            r["received_messages"] = str(int(r["calls"]) - 7)
+            r["lost_messages"] = "7"
+    with open(store.trials_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    summary = summarize(store)
+    lost = [p for p in summary["points"] if p["mode"] == "oneway" and p["target"] == "omniorb"]
+    assert all(p["oneway"]["lost_messages"] == 7 for p in lost)
+    assert any("7 of" in w and "lost" in w for w in summary["warnings"])

@@ -1,0 +1,183 @@
+"""The figures of a run, each a function from summary.json's points to one PNG."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display: runs the same on a headless CI machine
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+# One colour per target across every figure, so a reader follows a target from plot to plot.
+COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
+           "c-socket": "#2ca02c", "java-socket": "#9467bd", "java-nio": "#8c564b", "java-jni": "#e377c2",
+           "java-ffm": "#7f7f7f"}
+FALLBACK = ["#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896"]
+
+
+@dataclass
+class Figure:
+    path: Path
+    title: str
+    caption: str
+
+
+def colour(target: str, _seen: dict[str, str] = {}) -> str:  # noqa: B006 - deliberate memo
+    if target in COLOURS:
+        return COLOURS[target]
+    return _seen.setdefault(target, FALLBACK[len(_seen) % len(FALLBACK)])
+
+
+def _bytes_label(x: float, _pos: int) -> str:
+    for unit, size in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if x >= size:
+            return f"{x / size:g} {unit}"
+    return f"{x:g} B"
+
+
+def _us_axis(ax) -> None:
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{y:g}"))
+
+
+def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
+    out: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    for p in points:
+        if p.get("latency_ns"):
+            out[(p["placement"], p["mode"], p["payload_type"])].append(p)
+    return out
+
+
+def _by_target(points: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for p in sorted(points, key=lambda p: p["payload_bytes"]):
+        out[p["target"]].append(p)
+    return out
+
+
+def _payload_axis(ax, sizes: list[int]) -> None:
+    # symlog from 1 byte: a payload of 0 or 1 stays on the axis, larger sizes spread as on a log scale
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(left=max(min(sizes) * 0.8, 0), right=max(sizes) * 1.25)
+    ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
+    ax.set_xlabel("payload")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
+    figures = []
+    for (placement, mode, ptype), pts in sorted(_groups(points).items()):
+        fig, ax = plt.subplots(figsize=(8, 5))
+        sizes = []
+        for target, series in sorted(_by_target(pts).items()):
+            x = [p["payload_bytes"] for p in series]
+            sizes += x
+            p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
+            p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
+            style = "-" if series[0].get("kind") == "orb" else "--"
+            ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50")
+            ax.fill_between(x, p50, p99, color=colour(target), alpha=0.15, lw=0)
+        _payload_axis(ax, sizes)
+        ax.set_yscale("log")
+        _us_axis(ax)
+        what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
+        ax.set_ylabel(f"{what} (µs)")
+        ax.set_title(f"{what} vs payload ({ptype}, {placement})")
+        ax.legend(fontsize=8)
+        path = out_dir / f"latency-{mode}-{ptype}-{placement}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(path, f"Latency, {mode}, {ptype}, {placement}",
+                              f"p50 per call (line; solid = ORB, dashed = socket baseline) with the band up to p99; "
+                              f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
+    return figures
+
+
+def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
+    """The headline: ORB latency minus the same-language socket baseline, per payload, with 95% intervals."""
+    figures = []
+    by_place: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for p in points:
+        added = p.get("orb_added_latency_ns") or {}
+        if added.get("estimate") is not None:
+            by_place[(p["placement"], p["payload_type"])].append(p)
+    for (placement, ptype), pts in sorted(by_place.items()):
+        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
+        fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
+        for ax, mode in zip(axes[0], modes):
+            sizes = []
+            for target, series in sorted(_by_target([p for p in pts if p["mode"] == mode]).items()):
+                x = [p["payload_bytes"] for p in series]
+                sizes += x
+                est = [p["orb_added_latency_ns"]["estimate"] / 1e3 for p in series]
+                lo = [(p["orb_added_latency_ns"]["ci95_low"] or p["orb_added_latency_ns"]["estimate"]) / 1e3
+                      for p in series]
+                hi = [(p["orb_added_latency_ns"]["ci95_high"] or p["orb_added_latency_ns"]["estimate"]) / 1e3
+                      for p in series]
+                base = series[0]["orb_added_latency_ns"]["baseline"]
+                ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
+                            marker="o", ms=4, capsize=3, color=colour(target), label=f"{target} − {base}")
+            ax.axhline(0, color="black", lw=0.8)
+            _payload_axis(ax, sizes)
+            ax.set_ylabel("ORB-added latency, p50 (µs)")
+            ax.set_title(f"{mode}: ORB-added latency ({ptype}, {placement})")
+            ax.legend(fontsize=8)
+        path = out_dir / f"orb-added-{ptype}-{placement}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(path, f"ORB-added latency, {ptype}, {placement}",
+                              "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
+                              "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
+    return figures
+
+
+def oneway_throughput(points: list[dict], out_dir: Path) -> list[Figure]:
+    figures = []
+    for (placement, mode, ptype), pts in sorted(_groups(points).items()):
+        if mode != "oneway":
+            continue
+        fig, ax = plt.subplots(figsize=(8, 5))
+        sizes = []
+        for target, series in sorted(_by_target(pts).items()):
+            series = [p for p in series if (p.get("oneway") or {}).get("receiver_throughput_mb_per_s")]
+            if not series:
+                continue
+            x = [p["payload_bytes"] for p in series]
+            sizes += x
+            y = [p["oneway"]["receiver_throughput_mb_per_s"] for p in series]
+            style = "-" if series[0].get("kind") == "orb" else "--"
+            ax.plot(x, y, style, marker="o", ms=4, color=colour(target), label=target)
+        if not sizes:
+            plt.close(fig)
+            continue
+        _payload_axis(ax, sizes)
+        ax.set_yscale("log")
+        _us_axis(ax)
+        ax.set_ylabel("receiver throughput (MB/s)")
+        ax.set_title(f"oneway receiver throughput ({ptype}, {placement})")
+        ax.legend(fontsize=8)
+        path = out_dir / f"throughput-oneway-{ptype}-{placement}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(path, f"Oneway throughput, {ptype}, {placement}",
+                              "Payload bytes the server counted per second, from the first oneway to the return of "
+                              "the closing sync barrier; higher is better."))
+    return figures
+
+
+ALL_FIGURES = (orb_added, latency_vs_payload, oneway_throughput)
+
+
+def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures: list[Figure] = []
+    for make in ALL_FIGURES:
+        figures += make(summary["points"], out_dir)
+    return figures
