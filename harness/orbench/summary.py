@@ -40,6 +40,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     points: list[dict] = []
     trial_p50: dict[PointKey, dict[int, float]] = {}
     warnings: list[str] = []
+    few_samples: list[int] = []
     for key, trials in by_point.items():
         placement, mode, payload_type, payload_bytes, target = key
         ok = [t for t in trials if t["status"] == "ok"]
@@ -63,8 +64,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
                 warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}: trial p50s spread "
                                 f"{spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); differences below that are noise")
             if samples.size < MIN_SAMPLES_FOR_P99:
-                warnings.append(f"{placement} {mode} {payload_bytes} B {target}: only {samples.size} samples, "
-                                f"its p99 rests on fewer than 10 values")
+                few_samples.append(int(samples.size))
             if mode == "oneway":
                 calls = sum(int(t["calls"]) for t in ok)
                 received = sum(int(t["received_messages"]) for t in ok)
@@ -81,6 +81,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
                 if lost:
                     warnings.append(f"{placement} oneway {payload_bytes} B {target}: {lost} of {calls} messages lost")
         points.append(entry)
+
+    if few_samples:
+        warnings.append(f"{len(few_samples)} point(s) have fewer than {MIN_SAMPLES_FOR_P99} samples (as few as "
+                        f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
     # ORB-added latency: pair each ORB point with its baseline at the same placement, mode, payload.
     for entry in points:

@@ -41,7 +41,10 @@ def _bytes_label(x: float, _pos: int) -> str:
 
 
 def _us_axis(ax) -> None:
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: f"{y:g}"))
+    # Plain numbers on a log axis (12, 20, 50), not 1.2x10^1: minor ticks carry labels on narrow ranges.
+    plain = FuncFormatter(lambda y, _p: f"{y:.3g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
 
 
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
@@ -79,7 +82,7 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
             p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
             p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
             style = "-" if series[0].get("kind") == "orb" else "--"
-            ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50")
+            ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
             ax.fill_between(x, p50, p99, color=colour(target), alpha=0.15, lw=0)
         _payload_axis(ax, sizes)
         ax.set_yscale("log")

@@ -1,0 +1,90 @@
+package org.orbench.orb;
+
+import orbench.BenchPOA;
+import orbench.Counters;
+import orbench.Record;
+import orbench.SyncResult;
+import org.omg.CORBA.TRANSIENT;
+import org.orbench.worker.Counts;
+import org.orbench.worker.MessageCounter;
+import org.orbench.worker.PayloadType;
+import org.orbench.worker.SyncOutcome;
+
+/** The server side of orbench.idl's Bench: counts what arrives, returns echoes, and is the sync barrier. */
+final class BenchServant extends BenchPOA {
+  private final MessageCounter counter;
+  private final Runnable shutdown;
+
+  /** {@code shutdown} must not block: it runs inside the shutdown() request, before its reply. */
+  BenchServant(MessageCounter counter, Runnable shutdown) {
+    this.counter = counter;
+    this.shutdown = shutdown;
+  }
+
+  @Override
+  public void push(byte[] data) {
+    counter.count(data.length);
+  }
+
+  @Override
+  public void push_records(Record[] data) {
+    counter.count(recordBytes(data));
+  }
+
+  @Override
+  public void send(byte[] data) {
+    counter.count(data.length);
+  }
+
+  @Override
+  public void send_records(Record[] data) {
+    counter.count(recordBytes(data));
+  }
+
+  @Override
+  public byte[] echo_octets(byte[] data) {
+    counter.count(data.length);
+    return data;
+  }
+
+  @Override
+  public Record[] echo_records(Record[] data) {
+    counter.count(recordBytes(data));
+    return data;
+  }
+
+  @Override
+  public SyncResult sync(long expected, int timeoutMs) {
+    try {
+      // IDL unsigned long arrives as a Java int.
+      SyncOutcome outcome = counter.await(expected, Integer.toUnsignedLong(timeoutMs));
+      return new SyncResult(outcome.complete(), counters(outcome.received()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TRANSIENT("sync interrupted: the server is stopping");
+    }
+  }
+
+  @Override
+  public Counters counters() {
+    return counters(counter.snapshot());
+  }
+
+  @Override
+  public void reset_counters() {
+    counter.reset();
+  }
+
+  @Override
+  public void shutdown() {
+    shutdown.run();
+  }
+
+  private static long recordBytes(Record[] data) {
+    return (long) PayloadType.RECORD_BYTES * data.length;
+  }
+
+  private static Counters counters(Counts counts) {
+    return new Counters(counts.messages(), counts.bytes());
+  }
+}

@@ -1,0 +1,64 @@
+package org.orbench.orb;
+
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.omg.CORBA.ORB;
+import org.omg.PortableServer.POA;
+import org.omg.PortableServer.POAHelper;
+import org.orbench.worker.Args;
+import org.orbench.worker.MessageCounter;
+import org.orbench.worker.ServerEvents;
+import org.orbench.worker.StopTriggers;
+import org.orbench.worker.WorkerInfo;
+
+/** The ORB server's work, apart from {@link OrbServer} so that a missing ORB is reported, not a JVM crash. */
+final class OrbServing {
+  private OrbServing() {}
+
+  static void serve(String[] argv, ServerEvents events) throws Exception {
+    Set<String> names = Set.of("target", "host", "port");
+    Args args = Args.parse(argv, names, names);
+    String orbClass = System.getProperty("org.omg.CORBA.ORBClass");
+    if (orbClass == null) {
+      throw new IllegalArgumentException(
+          "choose the ORB with -Dorg.omg.CORBA.ORBClass and -Dorg.omg.CORBA.ORBSingletonClass");
+    }
+    ORB orb = ORB.init(
+        new String[0], OrbEndpoint.serverProperties(orbClass, args.get("host"), args.port("port")));
+
+    MessageCounter counter = new MessageCounter();
+    Runnable stop = StopTriggers.install(new OrbStopper(orb));
+    POA rootPoa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
+    org.omg.CORBA.Object bench = rootPoa.servant_to_reference(new BenchServant(counter, stop));
+    rootPoa.the_POAManager().activate();
+
+    OrbIdentity identity = OrbIdentity.of(orb);
+    events.ready(
+        orb.object_to_string(bench), WorkerInfo.server(args.get("target"), identity.name(), identity.version()));
+    orb.run(); // returns once the stopper's orb.shutdown has run
+    events.exit(counter.snapshot());
+  }
+
+  /**
+   * Stops the ORB from a thread of its own: the shutdown() request calls this before its reply is sent,
+   * and ORB.shutdown must not be called from a request's own dispatch thread.
+   */
+  private static final class OrbStopper implements Runnable {
+    private final ORB orb;
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    OrbStopper(ORB orb) {
+      this.orb = orb;
+    }
+
+    @Override
+    public void run() {
+      if (!started.compareAndSet(false, true)) {
+        return;
+      }
+      Thread thread = new Thread(() -> orb.shutdown(false), "orbench-orb-shutdown");
+      thread.setDaemon(true);
+      thread.start();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package org.orbench.orb;
+
+import orbench.Record;
+import org.orbench.worker.ErrorKind;
+import org.orbench.worker.WorkerException;
+
+/** Record payloads: record i carries values derived from i, so an echo can be checked field by field. */
+final class RecordPayload {
+  private RecordPayload() {}
+
+  static Record[] build(int count) {
+    Record[] records = new Record[count];
+    for (int i = 0; i < count; i++) {
+      records[i] = new Record(i, i * 0.5, (short) i, (byte) i, (byte) (i >>> 8));
+    }
+    return records;
+  }
+
+  /** Throws a remote error when {@code reply} is not {@code sent}, field by field. */
+  static void checkEcho(Record[] sent, Record[] reply) {
+    if (reply.length != sent.length) {
+      throw new WorkerException(
+          ErrorKind.REMOTE, "echo_records returned " + reply.length + " records, sent " + sent.length);
+    }
+    for (int i = 0; i < sent.length; i++) {
+      Record a = sent[i];
+      Record b = reply[i];
+      if (a.id != b.id
+          || Double.compare(a.value, b.value) != 0
+          || a.flags != b.flags
+          || a.kind != b.kind
+          || a.level != b.level) {
+        throw new WorkerException(ErrorKind.REMOTE, "echo_records reply differs at record " + i);
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package org.orbench.socket;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.util.EnumSet;
+import java.util.Set;
+import org.orbench.worker.BenchClient;
+import org.orbench.worker.Counts;
+import org.orbench.worker.ErrorKind;
+import org.orbench.worker.Invocation;
+import org.orbench.worker.Mode;
+import org.orbench.worker.PayloadType;
+import org.orbench.worker.RunSpec;
+import org.orbench.worker.SyncOutcome;
+import org.orbench.worker.WorkerException;
+import org.orbench.worker.WorkerInfo;
+
+/** The client side of the socket baseline. Options: {@code tcp_nodelay} (boolean, default true). */
+final class SocketBenchClient implements BenchClient {
+  static final String OPTION_TCP_NODELAY = "tcp_nodelay";
+
+  private final WorkerInfo info;
+  private WireClient wire;
+
+  SocketBenchClient(String target) {
+    this.info = WorkerInfo.client(target, null, null);
+  }
+
+  @Override
+  public WorkerInfo info() {
+    return info;
+  }
+
+  @Override
+  public Set<Mode> modes() {
+    return EnumSet.allOf(Mode.class);
+  }
+
+  /** The wire format has no records. */
+  @Override
+  public Set<PayloadType> payloadTypes() {
+    return EnumSet.of(PayloadType.OCTETS);
+  }
+
+  @Override
+  public void connect(String endpoint, JsonObject options) throws IOException {
+    boolean tcpNoDelay = tcpNoDelay(options);
+    InetSocketAddress unresolved = parseEndpoint(endpoint);
+    disconnect();
+    InetSocketAddress address = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+    if (address.isUnresolved()) {
+      throw new UnknownHostException("unknown host " + unresolved.getHostString());
+    }
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(tcpNoDelay);
+      // No connect timeout: with one, the JDK puts the socket in non-blocking mode for good (see
+      // WireClient). Refused connections fail at once; the harness times out an unreachable host.
+      socket.connect(address);
+      WireClient connected = new WireClient(socket);
+      connected.reset(); // proves the server answers
+      wire = connected;
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public Invocation prepare(RunSpec spec) {
+    return SocketInvocations.of(wire(), spec);
+  }
+
+  @Override
+  public void resetCounters() throws IOException {
+    wire().reset();
+  }
+
+  @Override
+  public SyncOutcome sync(long expected, long timeoutMs) throws IOException {
+    return wire().sync(expected, timeoutMs);
+  }
+
+  @Override
+  public Counts counters() throws IOException {
+    return wire().counters();
+  }
+
+  @Override
+  public WorkerException translate(Exception failure) {
+    if (failure instanceof WorkerException worker) {
+      return worker;
+    }
+    if (failure instanceof WireFormatException) {
+      return new WorkerException(ErrorKind.REMOTE, "protocol error: " + failure.getMessage(), failure);
+    }
+    if (failure instanceof EOFException) {
+      return new WorkerException(ErrorKind.TRANSPORT, "server closed the connection", failure);
+    }
+    if (failure instanceof ConnectException || failure instanceof UnknownHostException) {
+      return new WorkerException(ErrorKind.TRANSPORT, "cannot connect: " + failure.getMessage(), failure);
+    }
+    if (failure instanceof IOException) {
+      return new WorkerException(ErrorKind.TRANSPORT, failure.toString(), failure);
+    }
+    return new WorkerException(ErrorKind.INTERNAL, failure.toString(), failure);
+  }
+
+  @Override
+  public void close() {
+    disconnect();
+  }
+
+  private WireClient wire() {
+    if (wire == null) {
+      throw WorkerException.usage("not connected");
+    }
+    return wire;
+  }
+
+  private void disconnect() {
+    if (wire != null) {
+      try {
+        wire.close();
+      } catch (IOException e) {
+        System.err.println("orbench: closing the connection: " + e);
+      }
+      wire = null;
+    }
+  }
+
+  /** TCP_NODELAY is on unless the campaign turns it off (PROTOCOL.md). */
+  static boolean tcpNoDelay(JsonObject options) {
+    boolean tcpNoDelay = true;
+    for (String key : options.keySet()) {
+      if (!key.equals(OPTION_TCP_NODELAY)) {
+        throw WorkerException.usage("unknown option \"" + key + "\" (known: " + OPTION_TCP_NODELAY + ")");
+      }
+      JsonElement value = options.get(key);
+      if (!value.isJsonPrimitive() || !value.getAsJsonPrimitive().isBoolean()) {
+        throw WorkerException.usage("option \"" + OPTION_TCP_NODELAY + "\" must be true or false");
+      }
+      tcpNoDelay = value.getAsBoolean();
+    }
+    return tcpNoDelay;
+  }
+
+  /** {@code tcp://HOST:PORT}, HOST a name, an IPv4 address or a bracketed IPv6 address. */
+  static InetSocketAddress parseEndpoint(String endpoint) {
+    URI uri;
+    try {
+      uri = new URI(endpoint);
+    } catch (URISyntaxException e) {
+      throw WorkerException.usage("endpoint " + endpoint + " is not tcp://HOST:PORT");
+    }
+    boolean onlyHostAndPort = (uri.getPath() == null || uri.getPath().isEmpty())
+        && uri.getQuery() == null && uri.getFragment() == null && uri.getUserInfo() == null;
+    if (!"tcp".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0 || !onlyHostAndPort) {
+      throw WorkerException.usage("endpoint " + endpoint + " is not tcp://HOST:PORT");
+    }
+    String host = uri.getHost();
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    // Unresolved here (parsing only); connect resolves it, so an unknown name is a transport error.
+    return InetSocketAddress.createUnresolved(host, uri.getPort());
+  }
+}

@@ -1,0 +1,71 @@
+package org.orbench.socket;
+
+import java.util.Arrays;
+import org.orbench.worker.ErrorKind;
+import org.orbench.worker.Invocation;
+import org.orbench.worker.Payloads;
+import org.orbench.worker.RunSpec;
+import org.orbench.worker.WorkerException;
+
+/**
+ * One {@link Invocation} per mode: the whole request (header and payload) is one preallocated frame, sent
+ * in one write, as an ORB sends a GIOP request.
+ */
+final class SocketInvocations {
+  private SocketInvocations() {}
+
+  static Invocation of(WireClient wire, RunSpec spec) {
+    int payloadBytes = spec.payloadBytes();
+    byte[] payload = Payloads.octets(payloadBytes);
+    int frameLength = Wire.HEADER_BYTES + payloadBytes;
+    switch (spec.mode()) {
+      case ONEWAY: {
+        byte[] frame = frame(Kind.ONEWAY, payload);
+        return new Invocation() {
+          @Override
+          public void call() throws Exception {
+            wire.send(frame, frameLength);
+          }
+        };
+      }
+      case TWOWAY: {
+        byte[] frame = frame(Kind.TWOWAY, payload);
+        return new Invocation() {
+          @Override
+          public void call() throws Exception {
+            wire.send(frame, frameLength);
+            wire.receiveReply(Kind.TWOWAY, 0);
+          }
+        };
+      }
+      case ECHO: {
+        byte[] frame = frame(Kind.ECHO, payload);
+        return new Invocation() {
+          @Override
+          public void call() throws Exception {
+            wire.send(frame, frameLength);
+            wire.receiveReply(Kind.ECHO, payloadBytes);
+          }
+
+          @Override
+          public void check() {
+            byte[] reply = wire.replyBody();
+            if (!Arrays.equals(
+                reply, Wire.PREAMBLE_BYTES, Wire.PREAMBLE_BYTES + payloadBytes, payload, 0, payloadBytes)) {
+              throw new WorkerException(ErrorKind.REMOTE, "ECHO reply differs from the payload");
+            }
+          }
+        };
+      }
+      default:
+        throw new IllegalStateException("mode " + spec.mode());
+    }
+  }
+
+  private static byte[] frame(Kind kind, byte[] payload) {
+    byte[] frame = new byte[Wire.HEADER_BYTES + payload.length];
+    Wire.putHeader(frame, 0, kind.code, payload.length);
+    System.arraycopy(payload, 0, frame, Wire.HEADER_BYTES, payload.length);
+    return frame;
+  }
+}

@@ -1,0 +1,53 @@
+package org.orbench.worker;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/** Worker command lines: {@code --name value} pairs only, every name known, the required ones present. */
+public final class Args {
+  private final Map<String, String> values;
+
+  private Args(Map<String, String> values) {
+    this.values = values;
+  }
+
+  /** Throws IllegalArgumentException with a message for the user on any mistake. */
+  public static Args parse(String[] argv, Set<String> known, Set<String> required) {
+    Map<String, String> values = new HashMap<>();
+    for (int i = 0; i < argv.length; i += 2) {
+      String flag = argv[i];
+      if (!flag.startsWith("--") || !known.contains(flag.substring(2))) {
+        throw new IllegalArgumentException("unknown argument " + flag + " (known: --" + String.join(", --", known) + ")");
+      }
+      if (i + 1 >= argv.length) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      values.put(flag.substring(2), argv[i + 1]);
+    }
+    for (String name : required) {
+      if (!values.containsKey(name)) {
+        throw new IllegalArgumentException("missing --" + name);
+      }
+    }
+    return new Args(values);
+  }
+
+  public String get(String name) {
+    return values.get(name);
+  }
+
+  /** A TCP port, 0 meaning "any free port". */
+  public int port(String name) {
+    String text = values.get(name);
+    try {
+      int port = Integer.parseInt(text);
+      if (port < 0 || port > 65535) {
+        throw new NumberFormatException();
+      }
+      return port;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " must be a port number 0-65535, got " + text);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package org.orbench.worker;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The client worker's JSON-lines loop (PROTOCOL.md, "Client worker"): one command per stdin line, exactly
+ * one answer line per command, in order, until {@code quit} or EOF. Every failure becomes an
+ * {@code ok: false} answer and the loop goes on.
+ */
+public final class CommandLoop {
+  private static final Set<String> CONNECT_FIELDS = Set.of("endpoint", "options");
+
+  private final BenchClient client;
+  private boolean connected;
+  private boolean quit;
+
+  public CommandLoop(BenchClient client) {
+    this.client = client;
+  }
+
+  /** Runs until quit or EOF on {@code in}. */
+  public void run(BufferedReader in, ProtocolOut out) throws IOException {
+    String line;
+    while (!quit && (line = in.readLine()) != null) {
+      if (line.isBlank()) {
+        continue; // a blank line is not a command
+      }
+      out.write(handle(line));
+    }
+  }
+
+  /** The answer to one command line. Never throws. */
+  public JsonObject handle(String line) {
+    JsonElement id = null;
+    JsonObject answer;
+    try {
+      JsonObject command = Json.parseObject(line);
+      id = command.get("id");
+      answer = dispatch(command);
+      answer.addProperty("ok", true);
+    } catch (WorkerException e) {
+      answer = error(e);
+    } catch (Exception e) {
+      WorkerException translated = client.translate(e);
+      if (translated.kind() == ErrorKind.INTERNAL) {
+        e.printStackTrace(); // a worker bug: the stack trace goes to stderr, kept with the run
+      }
+      answer = error(translated);
+    } catch (OutOfMemoryError e) {
+      answer = error(new WorkerException(ErrorKind.INTERNAL, "out of memory: " + e.getMessage()));
+    } catch (Error e) {
+      e.printStackTrace();
+      answer = error(new WorkerException(ErrorKind.INTERNAL, e.toString()));
+    }
+    return withOkFirst(answer, id);
+  }
+
+  public boolean quitRequested() {
+    return quit;
+  }
+
+  private JsonObject dispatch(JsonObject command) throws Exception {
+    String name = JsonFields.requiredString(command, "cmd");
+    switch (name) {
+      case "hello":
+        JsonFields.rejectUnknown(command, Set.of());
+        return hello();
+      case "connect":
+        JsonFields.rejectUnknown(command, CONNECT_FIELDS);
+        connected = false;
+        client.connect(
+            JsonFields.requiredString(command, "endpoint"), JsonFields.optionalObject(command, "options"));
+        connected = true;
+        return new JsonObject();
+      case "run":
+        RunSpec spec = RunSpec.parse(command, client.modes(), client.payloadTypes());
+        if (!connected) {
+          throw WorkerException.usage("run before a successful connect");
+        }
+        return RunSequence.run(client, spec);
+      case "quit":
+        JsonFields.rejectUnknown(command, Set.of());
+        quit = true;
+        return new JsonObject();
+      default:
+        throw WorkerException.usage("unknown command \"" + name + "\"");
+    }
+  }
+
+  private JsonObject hello() {
+    JsonObject timer = new JsonObject();
+    timer.addProperty("clock", ClockCost.CLOCK_NAME);
+    timer.addProperty("cost_ns", Math.round(ClockCost.measureNs() * 100) / 100.0);
+    JsonObject answer = new JsonObject();
+    answer.add("worker", client.info().toJson());
+    answer.add("timer", timer);
+    // In enum order, so every hello of every Java target lists them alike.
+    List<String> modes = new ArrayList<>();
+    for (Mode mode : Mode.values()) {
+      if (client.modes().contains(mode)) {
+        modes.add(mode.wireName());
+      }
+    }
+    List<String> payloadTypes = new ArrayList<>();
+    for (PayloadType type : PayloadType.values()) {
+      if (client.payloadTypes().contains(type)) {
+        payloadTypes.add(type.wireName());
+      }
+    }
+    answer.add("modes", Json.strings(modes));
+    answer.add("payload_types", Json.strings(payloadTypes));
+    return answer;
+  }
+
+  private static JsonObject error(WorkerException e) {
+    JsonObject answer = new JsonObject();
+    answer.addProperty("ok", false);
+    answer.addProperty("error", e.getMessage() == null ? e.toString() : e.getMessage());
+    answer.addProperty("error_kind", e.kind().wireName());
+    return answer;
+  }
+
+  /** "ok" first and "id" last, for a reader's eye; JSON does not care. */
+  private static JsonObject withOkFirst(JsonObject answer, JsonElement id) {
+    JsonObject ordered = new JsonObject();
+    ordered.add("ok", answer.get("ok"));
+    for (String key : answer.keySet()) {
+      if (!key.equals("ok")) {
+        ordered.add(key, answer.get(key));
+      }
+    }
+    if (id != null) {
+      ordered.add("id", id);
+    }
+    return ordered;
+  }
+}

@@ -1,0 +1,41 @@
+package org.orbench.worker;
+
+import com.google.gson.JsonObject;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The server worker's stdout lines: one {@code ready}, or one {@code error}; at most one {@code exit}. */
+public final class ServerEvents {
+  private final ProtocolOut out;
+  private final AtomicBoolean exitReported = new AtomicBoolean();
+
+  public ServerEvents(ProtocolOut out) {
+    this.out = out;
+  }
+
+  public void ready(String endpoint, WorkerInfo worker) {
+    JsonObject line = new JsonObject();
+    line.addProperty("event", "ready");
+    line.addProperty("endpoint", endpoint);
+    line.addProperty("pid", ProcessHandle.current().pid());
+    line.add("worker", worker.toJson());
+    out.write(line);
+  }
+
+  public void error(String why) {
+    JsonObject line = new JsonObject();
+    line.addProperty("event", "error");
+    line.addProperty("error", why);
+    out.write(line);
+  }
+
+  /** Reports the final counters, once, whichever stop path (request, stdin EOF, signal) gets here first. */
+  public void exit(Counts received) {
+    if (!exitReported.compareAndSet(false, true)) {
+      return;
+    }
+    JsonObject line = new JsonObject();
+    line.addProperty("event", "exit");
+    line.add("received", Json.counts(received));
+    out.write(line);
+  }
+}

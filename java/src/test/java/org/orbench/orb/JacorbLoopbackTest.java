@@ -1,0 +1,99 @@
+package org.orbench.orb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import orbench.Bench;
+import orbench.BenchHelper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.omg.CORBA.ORB;
+import org.orbench.testing.ClientDriver;
+import org.orbench.testing.ServerProcess;
+
+/** JacORB over loopback: the ORB server as a real process, an in-process JacORB client. */
+class JacorbLoopbackTest {
+  private static final String SERVER = "org.orbench.orb.OrbServer";
+  private static final List<String> JACORB = List.of(
+      "-Dorg.omg.CORBA.ORBClass=org.jacorb.orb.ORB",
+      "-Dorg.omg.CORBA.ORBSingletonClass=org.jacorb.orb.ORBSingleton",
+      "-Djacorb.poa.queue_wait=on",
+      "-Djacorb.poa.queue_max=1000",
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+
+  private static ORB orb;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void clientOrb() {
+    Properties properties = new Properties();
+    properties.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
+    properties.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
+    orb = ORB.init(new String[0], properties);
+  }
+
+  @AfterAll
+  static void stopOrb() {
+    orb.shutdown(false);
+  }
+
+  private ServerProcess startServer() throws Exception {
+    return ServerProcess.start(SERVER, "jacorb", JACORB, dir.resolve("server.err"));
+  }
+
+  @Test
+  void everyModeAndPayloadTypeDeliversEveryMessage() throws Exception {
+    try (ServerProcess server = startServer()) {
+      JsonObject worker = server.ready().getAsJsonObject("worker");
+      assertEquals("JacORB", worker.get("orb").getAsString());
+      assertEquals("3.9", worker.get("orb_version").getAsString());
+      assertTrue(server.endpoint().startsWith("IOR:"));
+
+      OrbBenchClient client = new OrbBenchClient(orb, "jacorb");
+      ClientDriver driver = new ClientDriver(client);
+      assertEquals("usage", driver.connect(server.endpoint(), "{\"tcp_nodelay\":true}").get("error_kind").getAsString());
+      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
+      for (String type : new String[] {"octets", "records"}) {
+        for (String mode : new String[] {"twoway", "oneway", "echo"}) {
+          Path samples = dir.resolve(mode + type + ".i64");
+          // 1000 B of records is 62 records, 992 bytes (rounded down to whole records).
+          int payloadBytes = type.equals("octets") ? 4096 : 1000;
+          long countedBytes = type.equals("octets") ? 4096 : 992;
+          JsonObject answer = driver.run(mode, type, payloadBytes, 300, samples);
+          assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
+          assertEquals(300, answer.getAsJsonObject("received").get("messages").getAsLong(), answer.toString());
+          assertEquals(300L * countedBytes, answer.getAsJsonObject("received").get("bytes").getAsLong());
+          assertEquals(8 * 300, Files.size(samples));
+        }
+      }
+      server.closeStdin();
+      assertTrue(server.nextLine().startsWith("{\"event\":\"exit\""));
+      assertEquals(0, server.waitForExit());
+
+      JsonObject gone = driver.run("twoway", "octets", 1, 10, dir.resolve("gone.i64"));
+      assertFalse(gone.get("ok").getAsBoolean());
+      assertEquals("transport", gone.get("error_kind").getAsString(), gone.toString());
+      assertTrue(gone.get("error").getAsString().startsWith("CORBA::"), gone.toString());
+    }
+  }
+
+  @Test
+  void shutdownRequestGetsItsReplyAndStopsTheServer() throws Exception {
+    try (ServerProcess server = startServer()) {
+      Bench bench = BenchHelper.narrow(orb.string_to_object(server.endpoint()));
+      bench.reset_counters();
+      bench.shutdown(); // must return normally: the reply comes before the ORB stops
+      assertTrue(server.nextLine().startsWith("{\"event\":\"exit\""));
+      assertEquals(0, server.waitForExit());
+    }
+  }
+}

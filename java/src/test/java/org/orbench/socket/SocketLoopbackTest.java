@@ -1,0 +1,114 @@
+package org.orbench.socket;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.orbench.testing.ClientDriver;
+import org.orbench.testing.ServerProcess;
+
+/** The socket pair over loopback: a real server process, the client through its command loop. */
+class SocketLoopbackTest {
+  private static final String SERVER = "org.orbench.socket.SocketServer";
+
+  @TempDir Path dir;
+
+  @Test
+  void everyModeDeliversEveryMessage() throws Exception {
+    try (ServerProcess server = ServerProcess.start(SERVER, "java-socket", List.of(), dir.resolve("server.err"))) {
+      assertTrue(server.endpoint().matches("tcp://127\\.0\\.0\\.1:\\d+"), server.endpoint());
+      SocketBenchClient client = new SocketBenchClient("java-socket");
+      ClientDriver driver = new ClientDriver(client);
+      assertTrue(driver.connect(server.endpoint(), "{\"tcp_nodelay\":false}").get("ok").getAsBoolean());
+      assertTrue(driver.connect(server.endpoint(), "{\"tcp_nodelay\":true}").get("ok").getAsBoolean());
+      for (String mode : new String[] {"twoway", "oneway", "echo"}) {
+        for (int bytes : new int[] {0, 1, 32768}) {
+          Path samples = dir.resolve(mode + bytes + ".i64");
+          JsonObject answer = driver.run(mode, "octets", bytes, 300, samples);
+          assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
+          assertEquals(300, answer.getAsJsonObject("received").get("messages").getAsLong(), answer.toString());
+          assertEquals(300L * bytes, answer.getAsJsonObject("received").get("bytes").getAsLong());
+          assertEquals(8 * 300, Files.size(samples));
+        }
+      }
+      assertEquals("unsupported", driver.run("echo", "records", 16, 1, dir.resolve("r.i64"))
+          .get("error_kind").getAsString());
+      client.close();
+      server.closeStdin();
+      assertEquals("{\"event\":\"exit\",\"received\":{\"messages\":300,\"bytes\":9830400}}", server.nextLine());
+      assertEquals(0, server.waitForExit());
+    }
+  }
+
+  @Test
+  void aDeadServerIsATransportErrorNotAHang() throws Exception {
+    SocketBenchClient client = new SocketBenchClient("java-socket");
+    ClientDriver driver = new ClientDriver(client);
+    String endpoint;
+    try (ServerProcess server = ServerProcess.start(SERVER, "java-socket", List.of(), dir.resolve("server.err"))) {
+      endpoint = server.endpoint();
+      assertTrue(driver.connect(endpoint, "{}").get("ok").getAsBoolean());
+      server.kill();
+    }
+    for (String mode : new String[] {"twoway", "oneway"}) {
+      JsonObject answer = driver.run(mode, "octets", 1024, 1000, dir.resolve("x.i64"));
+      assertFalse(answer.get("ok").getAsBoolean(), answer.toString());
+      assertEquals("transport", answer.get("error_kind").getAsString(), answer.toString());
+    }
+    JsonObject refused = driver.connect(endpoint, "{}");
+    assertEquals("transport", refused.get("error_kind").getAsString(), refused.toString());
+    client.close();
+  }
+
+  @Test
+  void anUnknownKindGetsAnErrorStatusAndTheConnectionGoesOn() throws Exception {
+    try (ServerProcess server = ServerProcess.start(SERVER, "java-socket", List.of(), dir.resolve("server.err"));
+        Socket socket = connect(server)) {
+      byte[] request = new byte[Wire.HEADER_BYTES + 3];
+      Wire.putHeader(request, 0, 9, 3);
+      socket.getOutputStream().write(request);
+      byte[] reply = socket.getInputStream().readNBytes(Wire.HEADER_BYTES + Wire.PREAMBLE_BYTES);
+      assertEquals(new Wire.Header(0x89, Wire.PREAMBLE_BYTES), Wire.parseHeader(reply, 0));
+      assertEquals(0, Wire.getU32(reply, Wire.HEADER_BYTES)); // request id: the first on this connection
+      assertEquals(Wire.STATUS_ERROR, Wire.getU32(reply, Wire.HEADER_BYTES + 4));
+
+      Wire.putHeader(request, 0, Kind.RESET.code, 0);
+      socket.getOutputStream().write(request, 0, Wire.HEADER_BYTES);
+      reply = socket.getInputStream().readNBytes(Wire.HEADER_BYTES + Wire.PREAMBLE_BYTES);
+      assertEquals(new Wire.Header(Kind.RESET.replyCode(), Wire.PREAMBLE_BYTES), Wire.parseHeader(reply, 0));
+      assertEquals(1, Wire.getU32(reply, Wire.HEADER_BYTES));
+      assertEquals(Wire.STATUS_OK, Wire.getU32(reply, Wire.HEADER_BYTES + 4));
+    }
+  }
+
+  private static Socket connect(ServerProcess server) throws IOException {
+    var address = SocketBenchClient.parseEndpoint(server.endpoint());
+    return new Socket(address.getHostString(), address.getPort());
+  }
+
+  @Test
+  void shutdownRequestRepliesThenStopsTheServer() throws Exception {
+    try (ServerProcess server = ServerProcess.start(SERVER, "java-socket", List.of(), dir.resolve("server.err"))) {
+      try (Socket socket = connect(server)) {
+        byte[] request = new byte[Wire.HEADER_BYTES];
+        Wire.putHeader(request, 0, Kind.SHUTDOWN.code, 0);
+        socket.getOutputStream().write(request);
+        byte[] reply = socket.getInputStream().readNBytes(Wire.HEADER_BYTES + Wire.PREAMBLE_BYTES);
+        assertEquals(new Wire.Header(Kind.SHUTDOWN.replyCode(), Wire.PREAMBLE_BYTES), Wire.parseHeader(reply, 0));
+        assertEquals(0, Wire.getU32(reply, Wire.HEADER_BYTES + 4));
+      }
+      assertTrue(server.nextLine().startsWith("{\"event\":\"exit\""));
+      assertNull(server.nextLine());
+      assertEquals(0, server.waitForExit());
+    }
+  }
+}
