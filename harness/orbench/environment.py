@@ -38,19 +38,19 @@ def collect_os() -> dict:
     path = Path("/etc/os-release")
     if not path.exists():
         return {}
-    fields = dict(re.findall(r'^(\w+)="?([^"\n]*)"?$', path.read_text(), re.M))
+    fields = dict(re.findall(r'^(\w+)="?([^"\n]*)"?$', path.read_text(), re.MULTILINE))
     return {"pretty_name": fields.get("PRETTY_NAME", "")}
 
 
 def collect_cpu() -> dict:
     info: dict = {"logical_cpus": os.cpu_count(), "usable_cpus": sorted(os.sched_getaffinity(0))}
     text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-    model = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    model = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
     info["model"] = model.group(1).strip() if model else platform.processor()
-    mhz = re.findall(r"^cpu MHz\s*:\s*([\d.]+)$", text, re.M)
+    mhz = re.findall(r"^cpu MHz\s*:\s*([\d.]+)$", text, re.MULTILINE)
     if mhz:
         info["mhz"] = [float(m) for m in mhz]
-    flags = re.search(r"^flags\s*:\s*(.+)$", text, re.M)
+    flags = re.search(r"^flags\s*:\s*(.+)$", text, re.MULTILINE)
     info["hypervisor"] = bool(flags and "hypervisor" in flags.group(1).split())
     return info
 

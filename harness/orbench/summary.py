@@ -114,7 +114,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
             warnings.append(f"placement {pl['name']}: not pinned; latency depends on where the scheduler put "
                             "the workers")
 
-    points.sort(key=lambda e: (e["placement"], e["mode"], e["payload_type"], e["payload_bytes"], e["target"]))
+    mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
+    kind_order = {"orb": 0, "socket": 1}
+    points.sort(key=lambda e: (e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
+                               kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
         "campaign": manifest.get("campaign", {}).get("name"),

@@ -115,7 +115,7 @@ class _Process:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError:
-                raise WorkerError(f"{self.name} {self.role}: stdout line is not JSON: {line[:200]!r}", "protocol")
+                raise WorkerError(f"{self.name} {self.role}: stdout line is not JSON: {line[:200]!r}", "protocol") from None
             if not isinstance(value, dict):
                 raise WorkerError(f"{self.name} {self.role}: stdout line is not a JSON object: {line[:200]!r}",
                                   "protocol")

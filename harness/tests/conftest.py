@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from orbench.targets import load_targets, unavailable_reason
 
 FIXTURES = Path(__file__).parent / "fixtures"

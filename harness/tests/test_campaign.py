@@ -1,9 +1,9 @@
 """A campaign file is validated before anything runs; each mistake names the file, the key and the value."""
 
 import pytest
-
 from orbench.campaign import load_campaign
 from orbench.errors import UserError
+
 from tests.conftest import run_cli
 
 GOOD = """

@@ -1,9 +1,9 @@
 """Every target's real workers, over loopback, through the whole worker contract (orbench check-target)."""
 
 import pytest
-
 from orbench.conformance import Conformance, format_checks
 from orbench.targets import load_targets
+
 from tests.conftest import require_targets
 
 TARGETS = sorted(load_targets())

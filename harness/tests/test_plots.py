@@ -5,6 +5,7 @@ import shutil
 
 from orbench.results import RunStore
 from orbench.summary import write_summary
+
 from tests.conftest import FIXTURES
 
 

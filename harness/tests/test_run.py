@@ -8,6 +8,7 @@ from orbench.campaign import load_campaign
 from orbench.results import RunStore
 from orbench.runner import Runner
 from orbench.summary import write_summary
+
 from tests.conftest import require_targets, run_cli
 
 SMALL = """

@@ -6,9 +6,9 @@ import shutil
 
 import numpy as np
 import pytest
-
 from orbench.results import RunStore
 from orbench.summary import summarize
+
 from tests.conftest import FIXTURES
 
 RUN = FIXTURES / "run-small"

@@ -1,7 +1,6 @@
 """The descriptors in harness/targets/ load, and a broken descriptor is refused with its file named."""
 
 import pytest
-
 from orbench.errors import UserError
 from orbench.targets import load_descriptor, load_targets
 

@@ -10,8 +10,8 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display: runs the same on a headless CI machine
 
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 # One colour per target across every figure, so a reader follows a target from plot to plot.
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
@@ -33,9 +33,9 @@ def colour(target: str, _seen: dict[str, str] = {}) -> str:  # noqa: B006 - deli
     return _seen.setdefault(target, FALLBACK[len(_seen) % len(FALLBACK)])
 
 
-def _bytes_label(x: float, _pos: int) -> str:
-    for unit, size in (("MB", 1 << 20), ("KB", 1 << 10)):
-        if x >= size:
+def _bytes_label(x: float, _pos: int = 0) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if x >= size and x % size == 0:
             return f"{x / size:g} {unit}"
     return f"{x:g} B"
 
@@ -63,9 +63,13 @@ def _by_target(points: list[dict]) -> dict[str, list[dict]]:
 
 
 def _payload_axis(ax, sizes: list[int]) -> None:
-    # symlog from 1 byte: a payload of 0 or 1 stays on the axis, larger sizes spread as on a log scale
-    ax.set_xscale("symlog", linthresh=1)
+    # symlog from 1 byte: a payload of 0 stays on the axis, larger sizes spread as on a log scale. Ticks at powers
+    # of four (1 B, 4 B, ... 64 KiB) keep labels apart where campaign sizes such as 1000 and 1024 sit together.
+    ax.set_xscale("symlog", linthresh=1, base=2)
     ax.set_xlim(left=max(min(sizes) * 0.8, 0), right=max(sizes) * 1.25)
+    ticks = [4**k for k in range(16) if min(sizes) * 0.8 <= 4**k <= max(sizes) * 1.25]
+    ax.xaxis.set_major_locator(FixedLocator(ticks or sorted(set(sizes))))
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
     ax.set_xlabel("payload")
     ax.grid(True, which="both", alpha=0.3)
@@ -83,7 +87,8 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
             p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
             style = "-" if series[0].get("kind") == "orb" else "--"
             ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
-            ax.fill_between(x, p50, p99, color=colour(target), alpha=0.15, lw=0)
+            ax.fill_between(x, p50, p99, color=colour(target), alpha=0.10, lw=0)
+            ax.plot(x, p99, ":", lw=0.8, color=colour(target))
         _payload_axis(ax, sizes)
         ax.set_yscale("log")
         _us_axis(ax)
@@ -96,7 +101,7 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
         fig.savefig(path, dpi=110)
         plt.close(fig)
         figures.append(Figure(path, f"Latency, {mode}, {ptype}, {placement}",
-                              f"p50 per call (line; solid = ORB, dashed = socket baseline) with the band up to p99; "
+                              f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                               f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
     return figures
 
