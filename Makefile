@@ -55,7 +55,7 @@ java:
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
 
-test: deps build
+test: deps build lint
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test
 	cd harness && $(PY) -m pytest -q
