@@ -17,7 +17,7 @@ final class OrbEndpoint {
       properties.setProperty("OAIAddr", host);
       properties.setProperty("OAPort", Integer.toString(port));
     } else if (orbClass.startsWith("com.sun.corba.ee.")) {
-      // GlassFish ORB: names from orb-notes, not yet exercised by a target.
+      // GlassFish ORB (glassfish target).
       properties.setProperty("com.sun.corba.ee.ORBServerHost", host);
       properties.setProperty("com.sun.corba.ee.ORBServerPort", Integer.toString(port));
     } else {

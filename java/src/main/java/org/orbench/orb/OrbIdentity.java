@@ -10,10 +10,11 @@ import org.omg.CORBA.ORB;
 /**
  * The name and version of the ORB in use, for the worker's {@code orb} and {@code orb_version}. The version
  * is read, not written down: from the Implementation-Version of the jar that holds the ORB class (JacORB's
- * says "3.9"), so a different jar on the class path is reported as what it is.
+ * says "3.9"), else its OSGi Bundle-Version (GlassFish's says "5.0.0"), so a different jar on the class path is reported as what it is.
  */
 record OrbIdentity(String name, String version) {
   static final String UNKNOWN_VERSION = "unknown";
+  private static final String BUNDLE_VERSION = "Bundle-Version";
 
   static OrbIdentity of(ORB orb) {
     Class<?> orbClass = orb.getClass();
@@ -43,9 +44,15 @@ record OrbIdentity(String name, String version) {
       String jar = classFile.toString();
       String manifestUrl = jar.substring(0, jar.indexOf("!/") + 2) + "META-INF/MANIFEST.MF";
       try (InputStream in = new URL(manifestUrl).openStream()) {
-        String fromManifest = new Manifest(in).getMainAttributes().getValue(Attributes.Name.IMPLEMENTATION_VERSION);
+        Attributes main = new Manifest(in).getMainAttributes();
+        String fromManifest = main.getValue(Attributes.Name.IMPLEMENTATION_VERSION);
         if (fromManifest != null) {
           return fromManifest;
+        }
+        // OSGi bundles (the GlassFish ORB) carry their version as Bundle-Version only.
+        String bundleVersion = main.getValue(BUNDLE_VERSION);
+        if (bundleVersion != null) {
+          return bundleVersion;
         }
       } catch (IOException e) {
         System.err.println("orbench: cannot read " + manifestUrl + ": " + e);
