@@ -1,26 +1,23 @@
 package org.orbench.socket;
 
-import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import org.orbench.worker.Counts;
 import org.orbench.worker.MessageCounter;
 import org.orbench.worker.SyncOutcome;
 
 /**
- * Serves one client connection, one request at a time, on its own thread. Every reply is one write from a
- * buffer prepared beforehand; an echo's request body is read straight into the reply buffer, behind the
- * header and preamble, so echoing costs no extra copy.
+ * Serves one client connection, over any {@link Link}, one request at a time, on its own thread. Every reply
+ * is one write from a buffer prepared beforehand; an echo's request body is read straight into the reply
+ * buffer, behind the header and preamble, so echoing costs no extra copy; a payload that is only counted is
+ * dropped where the link received it ({@link Link#discard}).
  */
 final class ConnectionHandler implements Runnable {
-  /** Large enough that a header and a small body usually arrive in one read call. */
   private static final int INPUT_BUFFER_BYTES = 64 * 1024;
   private static final int REPLY_OFFSET = Wire.HEADER_BYTES + Wire.PREAMBLE_BYTES;
 
-  private final Socket socket;
+  private final Link link;
+  private final String peer;
   private final MessageCounter counter;
   private final Runnable onShutdown;
 
@@ -30,32 +27,31 @@ final class ConnectionHandler implements Runnable {
   /** The request id of a reply preamble: the request's ordinal on this connection, from 0, all kinds. */
   private int requestId;
 
-  ConnectionHandler(Socket socket, MessageCounter counter, Runnable onShutdown) {
-    this.socket = socket;
+  ConnectionHandler(Link link, String peer, MessageCounter counter, Runnable onShutdown) {
+    this.link = link;
+    this.peer = peer;
     this.counter = counter;
     this.onShutdown = onShutdown;
   }
 
   @Override
   public void run() {
-    try (socket) {
-      InputStream in = new BufferedInputStream(socket.getInputStream(), INPUT_BUFFER_BYTES);
-      OutputStream out = socket.getOutputStream();
-      while (serveOne(in, out)) {
+    try (link) {
+      while (serveOne()) {
         requestId++;
       }
     } catch (EOFException e) {
       System.err.println("orbench: connection closed inside a message: " + e.getMessage());
     } catch (IOException e) {
-      System.err.println("orbench: connection from " + socket.getRemoteSocketAddress() + ": " + e);
+      System.err.println("orbench: connection " + peer + ": " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
   /** Serves one request; false at a clean end of the connection or after SHUTDOWN. */
-  private boolean serveOne(InputStream in, OutputStream out) throws IOException, InterruptedException {
-    if (!Streams.readFullyOrEof(in, header, 0, Wire.HEADER_BYTES)) {
+  private boolean serveOne() throws IOException, InterruptedException {
+    if (!link.readFullyOrEof(header, 0, Wire.HEADER_BYTES)) {
       return false;
     }
     Wire.Header parsed = Wire.parseHeader(header, 0);
@@ -63,15 +59,17 @@ final class ConnectionHandler implements Runnable {
     Kind kind = Kind.ofCode(parsed.kind());
     if (kind == Kind.ECHO) {
       reply = Streams.ensureCapacity(reply, REPLY_OFFSET + length);
-      Streams.readFully(in, reply, REPLY_OFFSET, length);
+      link.readFully(reply, REPLY_OFFSET, length);
+    } else if (kind == Kind.ONEWAY || kind == Kind.TWOWAY) {
+      link.discard(length);
     } else {
       body = Streams.ensureCapacity(body, length);
-      Streams.readFully(in, body, 0, length);
+      link.readFully(body, 0, length);
     }
     if (kind == null || !controlBodyFits(kind, length)) {
       // The header was sound, so the stream still is: answer an error (as the C server does), go on.
       System.err.printf("orbench: request kind %d with a %d-byte body: answered an error%n", parsed.kind(), length);
-      sendReply(out, Kind.REPLY_BIT | parsed.kind(), Wire.STATUS_ERROR, 0);
+      sendReply(Kind.REPLY_BIT | parsed.kind(), Wire.STATUS_ERROR, 0);
       return true;
     }
     switch (kind) {
@@ -80,28 +78,28 @@ final class ConnectionHandler implements Runnable {
         return true;
       case TWOWAY:
         counter.count(length);
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, 0);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, 0);
         return true;
       case ECHO:
         counter.count(length);
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, length);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, length);
         return true;
       case SYNC:
         SyncOutcome outcome = counter.await(Wire.getU64(body, 0), Wire.getU32(body, 8));
         reply[REPLY_OFFSET] = (byte) (outcome.complete() ? 1 : 0);
         putCounts(REPLY_OFFSET + 1, outcome.received());
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, 1 + 16);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, 1 + 16);
         return true;
       case COUNTERS:
         putCounts(REPLY_OFFSET, counter.snapshot());
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, 16);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, 16);
         return true;
       case RESET:
         counter.reset();
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, 0);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, 0);
         return true;
       case SHUTDOWN:
-        sendReply(out, kind.replyCode(), Wire.STATUS_OK, 0);
+        sendReply(kind.replyCode(), Wire.STATUS_OK, 0);
         onShutdown.run();
         return false;
       default:
@@ -129,10 +127,10 @@ final class ConnectionHandler implements Runnable {
   }
 
   /** Header and preamble in front of the {@code afterPreamble} bytes already in the reply buffer. */
-  private void sendReply(OutputStream out, int replyKind, int status, int afterPreamble) throws IOException {
+  private void sendReply(int replyKind, int status, int afterPreamble) throws IOException {
     int bodyLength = Wire.PREAMBLE_BYTES + afterPreamble;
     Wire.putHeader(reply, 0, replyKind, bodyLength);
     Wire.putPreamble(reply, Wire.HEADER_BYTES, requestId, status);
-    out.write(reply, 0, Wire.HEADER_BYTES + bodyLength);
+    link.write(reply, 0, Wire.HEADER_BYTES + bodyLength);
   }
 }

@@ -6,7 +6,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
@@ -23,15 +22,24 @@ import org.orbench.worker.SyncOutcome;
 import org.orbench.worker.WorkerException;
 import org.orbench.worker.WorkerInfo;
 
-/** The client side of the socket baseline. Options: {@code tcp_nodelay} (boolean, default true). */
+/**
+ * The client side of the socket baselines, over any {@link Transport}. Options: {@code tcp_nodelay} (boolean,
+ * default true).
+ */
 final class SocketBenchClient implements BenchClient {
   static final String OPTION_TCP_NODELAY = "tcp_nodelay";
 
   private final WorkerInfo info;
+  private final Transport transport;
   private WireClient wire;
 
   SocketBenchClient(String target) {
+    this(target, new StreamTransport());
+  }
+
+  SocketBenchClient(String target, Transport transport) {
     this.info = WorkerInfo.client(target, null, null);
+    this.transport = transport;
   }
 
   @Override
@@ -59,17 +67,13 @@ final class SocketBenchClient implements BenchClient {
     if (address.isUnresolved()) {
       throw new UnknownHostException("unknown host " + unresolved.getHostString());
     }
-    Socket socket = new Socket();
+    // Refused connections fail at once; the harness times out an unreachable host.
+    WireClient connected = new WireClient(transport.connect(address, tcpNoDelay));
     try {
-      socket.setTcpNoDelay(tcpNoDelay);
-      // No connect timeout: with one, the JDK puts the socket in non-blocking mode for good (see
-      // WireClient). Refused connections fail at once; the harness times out an unreachable host.
-      socket.connect(address);
-      WireClient connected = new WireClient(socket);
       connected.reset(); // proves the server answers
       wire = connected;
     } catch (IOException | RuntimeException e) {
-      socket.close();
+      connected.close();
       throw e;
     }
   }

@@ -3,9 +3,6 @@ package org.orbench.socket;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketException;
 import java.util.Set;
 import org.orbench.worker.Args;
 import org.orbench.worker.MessageCounter;
@@ -15,32 +12,35 @@ import org.orbench.worker.StopTriggers;
 import org.orbench.worker.WorkerInfo;
 
 /**
- * The socket baseline's server worker: {@code SocketServer --target NAME --host HOST --port PORT}. Accepts
- * connections on HOST:PORT, serves each on its own thread, and runs until a SHUTDOWN request, EOF on
- * stdin, SIGTERM or SIGINT. Its endpoint is {@code tcp://HOST:PORT}.
+ * The socket baselines' server worker:
+ * {@code SocketServer --target NAME --host HOST --port PORT [--transport socket|nio|jni|jni-direct|ffm]}.
+ * Accepts connections on HOST:PORT through the transport (default socket: java.net.Socket), serves each on
+ * its own thread, and runs until a SHUTDOWN request, EOF on stdin, SIGTERM or SIGINT. Its endpoint is
+ * {@code tcp://HOST:PORT}.
  */
 public final class SocketServer implements AutoCloseable {
-  private static final int BACKLOG = 50;
-
-  private final ServerSocket listener;
+  private final Transport.Listener listener;
   private final MessageCounter counter = new MessageCounter();
 
-  private SocketServer(ServerSocket listener) {
+  private SocketServer(Transport.Listener listener) {
     this.listener = listener;
   }
 
-  /** Binds HOST:PORT (port 0: any free port). */
+  /** Binds HOST:PORT (port 0: any free port) with java.net.Socket. */
   public static SocketServer bind(String host, int port) throws IOException {
-    ServerSocket listener = new ServerSocket();
-    listener.setReuseAddress(true);
-    listener.bind(new InetSocketAddress(InetAddress.getByName(host), port), BACKLOG);
-    return new SocketServer(listener);
+    return bind(new StreamTransport(), host, port);
+  }
+
+  /** Binds HOST:PORT (port 0: any free port) with the given transport. */
+  public static SocketServer bind(Transport transport, String host, int port) throws IOException {
+    return new SocketServer(transport.listen(new InetSocketAddress(InetAddress.getByName(host), port)));
   }
 
   /** {@code tcp://HOST:PORT}, with the bound port and an IPv6 literal in brackets. */
-  public String endpoint() {
-    String host = listener.getInetAddress().getHostAddress();
-    return "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + listener.getLocalPort();
+  public String endpoint() throws IOException {
+    InetSocketAddress bound = listener.localAddress();
+    String host = bound.getAddress().getHostAddress();
+    return "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort();
   }
 
   public MessageCounter counter() {
@@ -52,27 +52,31 @@ public final class SocketServer implements AutoCloseable {
    * daemons: a stopping server does not wait for its clients.
    */
   public void serve() throws IOException {
-    while (true) {
-      Socket socket;
+    for (int connections = 0; ; connections++) {
+      Link link;
       try {
-        socket = listener.accept();
-      } catch (SocketException e) {
-        if (listener.isClosed()) {
+        link = listener.accept();
+      } catch (IOException e) {
+        if (closed) {
           return;
         }
         throw e;
       }
-      // Replies are single writes, so Nagle would rarely delay them; off anyway, like the ORBs' servers.
-      socket.setTcpNoDelay(true);
-      Thread thread = new Thread(
-          new ConnectionHandler(socket, counter, this::close), "orbench-conn-" + socket.getPort());
+      if (link == null) {
+        return;
+      }
+      String name = "orbench-conn-" + connections;
+      Thread thread = new Thread(new ConnectionHandler(link, name, counter, this::close), name);
       thread.setDaemon(true);
       thread.start();
     }
   }
 
+  private volatile boolean closed;
+
   @Override
   public void close() {
+    closed = true;
     try {
       listener.close();
     } catch (IOException e) {
@@ -84,9 +88,9 @@ public final class SocketServer implements AutoCloseable {
     ProtocolOut out = ProtocolOut.takeStdout();
     ServerEvents events = new ServerEvents(out);
     try {
-      Set<String> names = Set.of("target", "host", "port");
-      Args args = Args.parse(argv, names, names);
-      SocketServer server = bind(args.get("host"), args.port("port"));
+      Args args = Args.parse(argv, Set.of("target", "host", "port", "transport"), Set.of("target", "host", "port"));
+      String transport = args.get("transport") == null ? "socket" : args.get("transport");
+      SocketServer server = bind(Transports.byName(transport), args.get("host"), args.port("port"));
       StopTriggers.install(server::close);
       events.ready(server.endpoint(), WorkerInfo.server(args.get("target"), null, null));
       server.serve();

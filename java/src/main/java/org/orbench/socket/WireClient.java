@@ -1,43 +1,33 @@
 package org.orbench.socket;
 
-import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import org.orbench.worker.Counts;
 import org.orbench.worker.ErrorKind;
 import org.orbench.worker.SyncOutcome;
 import org.orbench.worker.WorkerException;
 
 /**
- * The client end of one connection: sends prepared frames in one write each and reads replies into a
- * reusable buffer, checking kind, length and status. Plain blocking I/O with no socket timeout on
- * purpose: with a timeout, the JDK's socket switches to non-blocking reads plus poll(), more system calls
- * per message than the blocking read this baseline is meant to measure. A hung server is the harness's
- * timeout to catch; a dead one ends a read with EOF or a reset.
+ * The client end of one connection, over any {@link Link}: sends prepared frames in one write each and reads
+ * replies into a reusable buffer, checking kind, length and status. A hung server is the harness's timeout
+ * to catch; a dead one ends a read with EOF or a reset.
  */
 final class WireClient implements Closeable {
   private static final int INPUT_BUFFER_BYTES = 64 * 1024;
 
-  private final Socket socket;
-  private final InputStream in;
-  private final OutputStream out;
+  private final Link link;
   private final byte[] replyHeader = new byte[Wire.HEADER_BYTES];
   private byte[] replyBody = new byte[INPUT_BUFFER_BYTES];
   /** Frames of the control requests (reset, sync, counters), built per call: they are not timed. */
   private final byte[] controlFrame = new byte[Wire.HEADER_BYTES + Wire.SYNC_BODY_BYTES];
 
-  WireClient(Socket socket) throws IOException {
-    this.socket = socket;
-    this.in = new BufferedInputStream(socket.getInputStream(), INPUT_BUFFER_BYTES);
-    this.out = socket.getOutputStream();
+  WireClient(Link link) {
+    this.link = link;
   }
 
-  /** One write of {@code frame[0..length)}, a header and its body. */
-  void send(byte[] frame, int length) throws IOException {
-    out.write(frame, 0, length);
+  /** A request frame (header and body) prepared for {@link Link.Frame#send()}, one write per call. */
+  Link.Frame prepare(byte[] frame, int length) {
+    return link.prepare(frame, length);
   }
 
   /**
@@ -45,7 +35,7 @@ final class WireClient implements Closeable {
    * {@code afterPreamble} bytes and its status ok.
    */
   void receiveReply(Kind kind, int afterPreamble) throws IOException {
-    Streams.readFully(in, replyHeader, 0, Wire.HEADER_BYTES);
+    link.readFully(replyHeader, 0, Wire.HEADER_BYTES);
     Wire.Header header = Wire.parseHeader(replyHeader, 0);
     if (header.kind() != kind.replyCode()) {
       throw new WireFormatException(
@@ -57,7 +47,7 @@ final class WireClient implements Closeable {
           kind + " reply body of " + header.bodyLength() + " bytes, expected " + expected);
     }
     replyBody = Streams.ensureCapacity(replyBody, expected);
-    Streams.readFully(in, replyBody, 0, expected);
+    link.readFully(replyBody, 0, expected);
     long status = Wire.getU32(replyBody, 4);
     if (status != Wire.STATUS_OK) {
       throw new WorkerException(ErrorKind.REMOTE, kind + " failed at the server: status " + status);
@@ -90,7 +80,7 @@ final class WireClient implements Closeable {
 
   private void control(Kind kind, int bodyLength) throws IOException {
     Wire.putHeader(controlFrame, 0, kind.code, bodyLength);
-    send(controlFrame, Wire.HEADER_BYTES + bodyLength);
+    link.write(controlFrame, 0, Wire.HEADER_BYTES + bodyLength);
   }
 
   private Counts counts(int offset) {
@@ -99,6 +89,6 @@ final class WireClient implements Closeable {
 
   @Override
   public void close() throws IOException {
-    socket.close();
+    link.close();
   }
 }

@@ -1,0 +1,116 @@
+package org.orbench.socket;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+
+/**
+ * The java-socket baseline's transport: java.net.Socket streams. Plain blocking I/O with no socket timeout
+ * on purpose: with a timeout, the JDK's socket switches to non-blocking reads plus poll(), more system calls
+ * per message than the blocking read this baseline is meant to measure. Reads go through a 64 KB
+ * BufferedInputStream, so a header and a small body usually take one read call.
+ */
+final class StreamTransport implements Transport {
+  private static final int INPUT_BUFFER_BYTES = 64 * 1024;
+  private static final int BACKLOG = 50;
+
+  @Override
+  public String description() {
+    return "java.net.Socket";
+  }
+
+  @Override
+  public Link connect(InetSocketAddress address, boolean tcpNoDelay) throws IOException {
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(tcpNoDelay);
+      // No connect timeout: with one, the JDK puts the socket in non-blocking mode for good (see above).
+      socket.connect(address);
+      return new StreamLink(socket);
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public Listener listen(InetSocketAddress address) throws IOException {
+    ServerSocket listener = new ServerSocket();
+    listener.setReuseAddress(true);
+    listener.bind(address, BACKLOG);
+    return new Listener() {
+      @Override
+      public Link accept() throws IOException {
+        Socket socket;
+        try {
+          socket = listener.accept();
+        } catch (SocketException e) {
+          if (listener.isClosed()) {
+            return null;
+          }
+          throw e;
+        }
+        // Replies are single writes, so Nagle would rarely delay them; off anyway, like the ORBs' servers.
+        socket.setTcpNoDelay(true);
+        return new StreamLink(socket);
+      }
+
+      @Override
+      public InetSocketAddress localAddress() {
+        return (InetSocketAddress) listener.getLocalSocketAddress();
+      }
+
+      @Override
+      public void close() throws IOException {
+        listener.close();
+      }
+    };
+  }
+
+  private static final class StreamLink implements Link {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private byte[] scratch = new byte[INPUT_BUFFER_BYTES];
+
+    StreamLink(Socket socket) throws IOException {
+      this.socket = socket;
+      this.in = new BufferedInputStream(socket.getInputStream(), INPUT_BUFFER_BYTES);
+      this.out = socket.getOutputStream();
+    }
+
+    @Override
+    public Frame prepare(byte[] bytes, int length) {
+      byte[] frame = java.util.Arrays.copyOf(bytes, length);
+      return () -> out.write(frame, 0, length);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      out.write(bytes, offset, length);
+    }
+
+    @Override
+    public boolean readFullyOrEof(byte[] into, int offset, int length) throws IOException {
+      return Streams.readFullyOrEof(in, into, offset, length);
+    }
+
+    @Override
+    public void discard(int length) throws IOException {
+      // Into a reusable array, as the server has always read payloads: the same work as before the
+      // transports were split out, so java-socket numbers stay comparable.
+      scratch = Streams.ensureCapacity(scratch, length);
+      Streams.readFully(in, scratch, 0, length);
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}
