@@ -49,8 +49,12 @@ cpp: deps-system
 	cmake -S cpp -B cpp/build -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build cpp/build -j2
 
+# Maven builds the workers (and, with a JDK 22+ found, the FFM transport); CMake then builds the java-jni
+# baselines' C library from the JNI header javac wrote, into java/target/native/.
 java:
-	$(MVN) -DskipTests package
+	$(MVN) -DskipTests package $(JAVA_FFM_FLAGS)
+	cmake -S java/jni -B java/target/jni-build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build java/target/jni-build
 
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
