@@ -11,6 +11,12 @@ CAMPAIGN ?= quick
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning).
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux
 MVN := mvn -q -B -f java/pom.xml
+# A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
+# under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
+# `orbench targets` says so.
+FFM_JDK ?= $(shell for d in /usr/lib/jvm/*/; do v=$$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' $$d/release 2>/dev/null); \
+  [ -n "$$v" ] && [ "$$v" -ge 22 ] && [ -x $$d/bin/javac ] && echo "$${d%/}"; done | tail -1)
+JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 
 .PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean
 

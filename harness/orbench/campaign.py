@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 
 from orbench.errors import UserError
+from orbench.jdk import Jdk, resolve_jdk
 from orbench.targets import Target, load_targets
 
 
@@ -44,6 +45,7 @@ class Campaign:
     settings: dict[str, Any]
     targets: list[Target]
     added_baselines: list[str] = field(default_factory=list)
+    jdk: Jdk | None = None   # the `jdk` key resolved; None: the default JVM (ORBENCH_JAVA, JAVA_HOME, PATH)
 
     @property
     def name(self) -> str:
@@ -80,7 +82,10 @@ class Campaign:
 
     def as_run(self) -> dict[str, Any]:
         """The campaign exactly as run (defaults filled in), for the manifest."""
-        return {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
+        run = {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
+        if self.jdk is not None:
+            run["jdk_resolved"] = self.jdk.as_dict()
+        return run
 
 
 def _where(error: jsonschema.ValidationError) -> str:
@@ -103,7 +108,8 @@ def _explain(path: Path, error: jsonschema.ValidationError, schema: dict) -> str
     return f"{path}: key {where}: value {error.instance!r}: {error.message}"
 
 
-def load_campaign(path: Path | str, targets: dict[str, Target] | None = None) -> Campaign:
+def load_campaign(path: Path | str, targets: dict[str, Target] | None = None, jdk: str | None = None) -> Campaign:
+    """`jdk` (from `orbench run --jdk`) overrides the file's `jdk` key."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"campaign file {path} not found")
@@ -118,6 +124,12 @@ def load_campaign(path: Path | str, targets: dict[str, Target] | None = None) ->
     settings = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
     settings.update(data)
     settings.setdefault("description", "")
+    resolved_jdk = None
+    if jdk is not None:
+        settings["jdk"] = jdk
+        resolved_jdk = resolve_jdk(jdk, "--jdk")
+    elif "jdk" in settings:
+        resolved_jdk = resolve_jdk(settings["jdk"], f"{path}: key jdk")
 
     targets = targets if targets is not None else load_targets()
     chosen: list[Target] = []
@@ -134,10 +146,12 @@ def load_campaign(path: Path | str, targets: dict[str, Target] | None = None) ->
         if t.baseline and t.baseline not in [c.name for c in chosen]:
             chosen.append(targets[t.baseline])
             added.append(t.baseline)
+    if resolved_jdk is not None:
+        chosen = [t.with_java(resolved_jdk.java) for t in chosen]
     settings["targets"] = [t.name for t in chosen]
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(
                 f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
             )
-    return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added)
+    return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)

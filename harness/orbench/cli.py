@@ -39,10 +39,18 @@ def _campaign_path(spec: str) -> Path:
     raise UserError(f"campaign {spec!r} not found (neither a file nor one of: {known})")
 
 
+def _java(args: argparse.Namespace) -> str | None:
+    """The JVM of `--jdk` (resolved, validated), or None for the default."""
+    from orbench.jdk import resolve_jdk
+
+    return resolve_jdk(args.jdk, "--jdk").java if getattr(args, "jdk", None) else None
+
+
 def cmd_targets(args: argparse.Namespace) -> int:
     from orbench.targets import load_targets, unavailable_reason
 
-    targets = load_targets()
+    java = _java(args)
+    targets = {name: t.with_java(java) for name, t in load_targets().items()}
     width = max(len(n) for n in targets)
     for name, t in sorted(targets.items(), key=lambda kv: (kv[1].kind, kv[0])):
         why = unavailable_reason(t)
@@ -60,8 +68,9 @@ def cmd_check_target(args: argparse.Namespace) -> int:
     from orbench.targets import get_target
 
     failed = 0
+    java = _java(args)
     for name in args.names:
-        target = get_target(name)
+        target = get_target(name).with_java(java)
         checks = Conformance(target, host=args.host).run()
         print(format_checks(target, checks))
         failed += sum(not c.passed for c in checks)
@@ -75,7 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from orbench.summary import write_summary
     from orbench.table import format_table
 
-    campaign = load_campaign(_campaign_path(args.campaign))
+    campaign = load_campaign(_campaign_path(args.campaign), jdk=args.jdk)
     for name in campaign.added_baselines:
         print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
     store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
@@ -149,17 +158,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("targets", help="list targets and whether each is available here (and why not)")
     p.add_argument("-v", "--verbose", action="store_true", help="also show description, modes and payload types")
+    p.add_argument("--jdk", metavar="JDK", help='run Java targets on this JDK: a feature version ("25") or a path')
     p.set_defaults(func=cmd_targets)
 
     p = sub.add_parser("check-target", help="run targets' real workers through the worker contract")
     p.add_argument("names", nargs="+", metavar="NAME", help="target name(s), see `orbench targets`")
     p.add_argument("--host", default="127.0.0.1", help="address the server binds (default 127.0.0.1)")
+    p.add_argument("--jdk", metavar="JDK", help='run Java targets on this JDK: a feature version ("25") or a path')
     p.set_defaults(func=cmd_check_target)
 
     p = sub.add_parser("run", help="run a campaign, then write summary.json, the table and the report")
     p.add_argument("campaign", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
+    p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("summarize", help="recompute summary.json of a run from its raw samples")

@@ -74,8 +74,9 @@ def collect_python() -> dict:
     return {"version": sys.version.split()[0], "executable": sys.executable}
 
 
-def collect_java() -> dict:
-    java = java_executable()
+def collect_java(java: str | None = None) -> dict:
+    """The JVM the Java targets run on: the campaign's `jdk` when it set one, else the default."""
+    java = java or java_executable()
     if shutil.which(java) is None and not os.access(java, os.X_OK):
         return {"executable": java, "missing": True}
     return {"executable": java, "version": _run([java, "-version"]).splitlines()}
@@ -135,11 +136,11 @@ COLLECTORS: list[tuple[str, Callable[[], dict]]] = [
 ]
 
 
-def collect_environment() -> dict:
+def collect_environment(java: str | None = None) -> dict:
     env: dict = {}
     for name, collector in COLLECTORS:
         try:
-            env[name] = collector()
+            env[name] = collect_java(java) if collector is collect_java else collector()
         except Exception as exc:  # noqa: BLE001 - an unknown fact is recorded, never fatal
             env[name] = {"error": f"{type(exc).__name__}: {exc}"}
     return env

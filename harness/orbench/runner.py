@@ -111,7 +111,7 @@ class Runner:
             "status": "running",
             "campaign": self.campaign.as_run(),
             "hosts": {"local": {"role": "server and client", "address": self.campaign.host}},
-            "environment": collect_environment(),
+            "environment": collect_environment(self.campaign.jdk.java if self.campaign.jdk else None),
             "placements": [resolve(p).as_dict() for p in self.campaign.placements],
             "targets": {
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from orbench.errors import UserError
@@ -41,7 +41,13 @@ class Target:
     required_files: tuple[str, ...] = ()
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
+    required_java: int | None = None   # the lowest JDK feature version it runs on ([requires] java_version)
     path: Path = field(default=Path("."), compare=False)
+    java: str | None = field(default=None, compare=False)   # the JVM for {java}; None: java_executable()
+
+    def with_java(self, java: str | None) -> Target:
+        """The same target on another JVM (a campaign's `jdk`); socket and C++ targets are unchanged."""
+        return replace(self, java=java) if self.is_jvm else self
 
     @property
     def is_jvm(self) -> bool:
@@ -49,7 +55,7 @@ class Target:
 
     def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
         """Fill {root}, {java}, {host}, {port} in a descriptor's argv."""
-        values = {"root": str(repo_root()), "java": java_executable(), **values}
+        values = {"root": str(repo_root()), "java": self.java or java_executable(), **values}
         try:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
@@ -83,6 +89,16 @@ def _strings(data: dict, key: str, path: Path, where: str = "") -> tuple[str, ..
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserError(f"{path}: {where}{key} must be a list of strings, got {value!r}")
     return tuple(value)
+
+
+def _java_version(requires: dict, path: Path) -> int | None:
+    value = requires.get("java_version")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 8:
+        raise UserError(f"{path}: requires.java_version must be a JDK feature version (an integer like 22), "
+                        f"got {value!r}")
+    return value
 
 
 def load_descriptor(path: Path) -> Target:
@@ -135,6 +151,7 @@ def load_descriptor(path: Path) -> Target:
         required_files=_strings(requires, "files", path, "requires."),
         required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
         required_commands=_strings(requires, "commands", path, "requires."),
+        required_java=_java_version(requires, path),
         path=path,
     )
 
@@ -171,6 +188,15 @@ def unavailable_reason(target: Target) -> str | None:
         exe = target.expand((cmd,))[0]
         if not (shutil.which(exe) or (os.path.isabs(exe) and os.access(exe, os.X_OK))):
             return f"command {exe!r} not found"
+    if target.required_java is not None:
+        from orbench.jdk import probe
+
+        java = target.expand(("{java}",))[0]
+        jdk = probe(java)
+        if jdk is None or jdk.feature < target.required_java:
+            have = f"JDK {jdk.feature}" if jdk else "no working JVM"
+            return (f"needs JDK {target.required_java}+, {java} is {have}: "
+                    f"run with jdk = \"25\" (campaign key) or --jdk 25, or any JDK {target.required_java}+")
     for pkg in target.required_pkg_config:
         if shutil.which("pkg-config") is None:
             return "pkg-config not found (apt-get install pkg-config)"
