@@ -67,7 +67,7 @@ bench: deps build
 
 test: deps build lint
 	cd cpp/build && ctest --output-on-failure
-	$(MVN) test
+	$(MVN) test $(JAVA_FFM_FLAGS)
 	cd harness && $(PY) -m pytest -q
 
 check: deps build

@@ -16,6 +16,8 @@ EPILOG = """\
 examples:
   orbench targets                          which targets exist and whether each can run here
   orbench check-target omniorb             run one target through the worker contract
+  orbench check-target --jdk 25 java-ffm   the same on another JDK (a feature version or a path)
+  orbench new-target orbacus --like jacorb a starting descriptor for a new target, and what to do next
   orbench run quick                        run harness/campaigns/quick.toml, then summary and report
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
@@ -75,6 +77,16 @@ def cmd_check_target(args: argparse.Namespace) -> int:
         print(format_checks(target, checks))
         failed += sum(not c.passed for c in checks)
     return 1 if failed else 0
+
+
+def cmd_new_target(args: argparse.Namespace) -> int:
+    from orbench.newtarget import new_target
+
+    path, steps = new_target(args.name, args.like, Path(args.dir) if args.dir else None)
+    print(f"wrote {path}\nnext:")
+    for i, step in enumerate(steps, 1):
+        print(f"  {i}. {step}")
+    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -166,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address the server binds (default 127.0.0.1)")
     p.add_argument("--jdk", metavar="JDK", help='run Java targets on this JDK: a feature version ("25") or a path')
     p.set_defaults(func=cmd_check_target)
+
+    p = sub.add_parser("new-target", help="start a target descriptor from the closest existing one")
+    p.add_argument("name", help="the new target's name (lower-case, digits, '-')")
+    p.add_argument("--like", required=True, metavar="TARGET", help="the existing target to copy, e.g. jacorb")
+    p.add_argument("--dir", help="where to write NAME.toml (default: harness/targets/)")
+    p.set_defaults(func=cmd_new_target)
 
     p = sub.add_parser("run", help="run a campaign, then write summary.json, the table and the report")
     p.add_argument("campaign", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")

@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from orbench.errors import UserError
@@ -31,7 +31,7 @@ class Jdk:
         return {"java": self.java, "feature": self.feature, "version": list(self.version)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def probe(java: str) -> Jdk | None:
     """`java -version` of an executable: None when it does not run or says no version."""
     try:

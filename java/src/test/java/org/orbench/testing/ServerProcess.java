@@ -30,12 +30,20 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts {@code mainClass --target TARGET --host 127.0.0.1 --port 0} with {@code jvmOptions}. */
   public static ServerProcess start(String mainClass, String target, List<String> jvmOptions, Path stderr)
       throws IOException {
+    return start(mainClass, target, jvmOptions, List.of(), stderr);
+  }
+
+  /** As above, with {@code extraArgs} after the standard ones (e.g. {@code --transport nio}). */
+  public static ServerProcess start(
+      String mainClass, String target, List<String> jvmOptions, List<String> extraArgs, Path stderr)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.addAll(jvmOptions);
     command.addAll(List.of(mainClass, "--target", target, "--host", "127.0.0.1", "--port", "0"));
+    command.addAll(extraArgs);
     Process process = new ProcessBuilder(command)
         .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
         .start();

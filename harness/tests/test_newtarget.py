@@ -1,0 +1,38 @@
+"""`orbench new-target`: a descriptor that loads, carries the new name everywhere, and never overwrites."""
+
+import pytest
+from orbench.errors import UserError
+from orbench.newtarget import new_target
+from orbench.targets import load_descriptor
+
+from tests.conftest import run_cli
+
+
+def test_a_new_target_like_jacorb_loads_under_its_own_name(tmp_path):
+    path, steps = new_target("orbx", "jacorb", tmp_path)
+    target = load_descriptor(path)
+    assert target.name == "orbx" and target.kind == "orb" and target.baseline == "java-socket"
+    argv = " ".join(target.server_argv + target.client_argv)
+    assert "--target orbx" in argv and "--target jacorb" not in argv
+    assert target.description.startswith("TODO")
+    assert any("java/target/lib/orbx/" in s for s in steps)
+    assert steps[-2] == "build it (make java), then: orbench check-target orbx"
+
+
+def test_existing_names_and_bad_names_are_refused(tmp_path):
+    with pytest.raises(UserError, match="exists already"):
+        new_target("glassfish", "jacorb", tmp_path)
+    (tmp_path / "orby.toml").write_text("x")
+    with pytest.raises(UserError, match="exists already"):
+        new_target("orby", "jacorb", tmp_path)
+    assert (tmp_path / "orby.toml").read_text() == "x"
+    with pytest.raises(UserError, match="lower-case"):
+        new_target("Bad Name", "jacorb", tmp_path)
+    with pytest.raises(UserError, match="unknown target 'nosuch'"):
+        new_target("orbz", "nosuch", tmp_path)
+
+
+def test_the_command_prints_the_path_and_the_steps(tmp_path):
+    code, out, err = run_cli("new-target", "csock2", "--like", "c-socket", "--dir", str(tmp_path))
+    assert code == 0, err
+    assert f"wrote {tmp_path}/csock2.toml" in out and "orbench check-target csock2" in out
