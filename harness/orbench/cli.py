@@ -7,6 +7,7 @@ Exit status: 0 all went well; 1 the run finished but some trials failed (their r
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
     store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
     runner = Runner(campaign, store, argv=sys.argv)
+    _interrupt_on_signals()
     interrupted = False
     try:
         failed = runner.run()
@@ -100,6 +102,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
+    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _make_report(run_dir: Path) -> Path | None:
