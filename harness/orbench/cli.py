@@ -20,6 +20,7 @@ examples:
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
+  orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
 
 Campaign files are TOML, described key by key in harness/orbench/campaign.schema.json and
 harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.
@@ -89,11 +90,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("\norbench: interrupted; every worker stopped, finished trials are kept", file=sys.stderr)
     summary = write_summary(store)
     print(format_table(summary))
-    for w in summary["warnings"]:
-        print(f"warning: {w}", file=sys.stderr)
     if not args.no_report and not interrupted:
         _make_report(store.path)
     print(f"results: {store.path}")
+    for w in summary["warnings"]:  # last, so they are what a reader sees when the run ends
+        print(f"warning: {w}", file=sys.stderr)
     if interrupted:
         return 130
     if failed:
@@ -137,6 +138,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0 if _make_report(store.path) else 2
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from orbench.compare import compare_runs, format_comparison
+    from orbench.results import open_run
+
+    result = compare_runs(open_run(args.run_a), open_run(args.run_b))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(format_comparison(result))
+    if not result["points"]:
+        print("orbench: the two runs have no point in common", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="orbench",
@@ -169,6 +186,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="make the figures and report.html of a run")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="the same points of two runs side by side, changes beyond their intervals "
+                       "flagged")
+    p.add_argument("run_a", metavar="RUN_A", help="the reference run (directory, results/<campaign> or name)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    p.set_defaults(func=cmd_compare)
     return parser
 
 
