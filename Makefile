@@ -8,8 +8,9 @@ PY := $(VENV)/bin/python
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
-# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning).
-DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux
+# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
+# report's browser test, sockperf for make bench-fidelity.
+DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf
 MVN := mvn -q -B -f java/pom.xml
 
 .PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from orbench import stats
+from orbench import equivalence, stats
 from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
 
 # Trials of one point whose p50s differ by more than this (max-min over median) are flagged: the machine was
@@ -161,6 +161,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
         "status": manifest.get("status"),
         "units": "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)",
         "points": points,
+        "equivalence": _equivalence(store, by_point, targets_info),
         "warnings": warnings + manifest.get("warnings", []),
     }
 
@@ -213,4 +214,27 @@ def _pinning_warnings(manifest: dict[str, Any]) -> list[str]:
                 if got is not None and got != want:
                     out.append(f"placement {pl_name}: {target} {role} may run on CPUs {got}, not only on {want} "
                                "as the placement asks: pinning is missing")
+    return out
+
+
+def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_info: dict) -> list[dict]:
+    """Seed 004's equivalence tests between every two socket baselines measured at the same point."""
+    sockets = sorted({k[4] for k in by_point if targets_info.get(k[4], {}).get("kind") == "socket"})
+    out = []
+    for key in sorted(k for k in by_point if k[4] == (sockets[0] if sockets else None)):
+        for other in sockets[1:]:
+            okey = key[:4] + (other,)
+            if okey not in by_point:
+                continue
+            a = {int(t["trial"]): t for t in by_point[key] if t["status"] == "ok"}
+            b = {int(t["trial"]): t for t in by_point[okey] if t["status"] == "ok"}
+            paired = sorted(set(a) & set(b))
+            try:
+                result = equivalence.compare_traces(
+                    [stats.read_samples(store.path / a[k]["samples_file"]) for k in paired],
+                    [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[4], other)
+            except ValueError as exc:
+                result = {"a": key[4], "b": other, "why_missing": str(exc)}
+            out.append({"placement": key[0], "mode": key[1], "payload_type": key[2], "payload_bytes": key[3],
+                        **result})
     return out
