@@ -21,6 +21,7 @@ examples:
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
   orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
+  orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
 
 Campaign files are TOML, described key by key in harness/orbench/campaign.schema.json and
 harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.
@@ -154,6 +155,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from orbench.export import export_run
+    from orbench.results import open_run
+
+    store = open_run(args.run)
+    result = export_run(store, Path(args.out) if args.out else None)
+    print(f"csv: {result['csv']} ({result['rows']} samples)")
+    print(f"hdr: {len(result['hdr_logs'])} HdrHistogram log(s) in {Path(result['csv']).parent / 'hdr'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="orbench",
@@ -193,6 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("export", help="a run's samples as CSV and as HdrHistogram interval logs")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.add_argument("--out", metavar="DIR", help="where to write (default: <run>/export)")
+    p.set_defaults(func=cmd_export)
     return parser
 
 
