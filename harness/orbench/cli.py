@@ -166,6 +166,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ingest_jmh(args: argparse.Namespace) -> int:
+    from orbench.jmh import ingest, rows
+
+    store = ingest(Path(args.file), Path(args.results) if args.results else None)
+    for r in rows(__import__("json").loads((store.path / "jmh.json").read_text())):
+        params = ",".join(f"{k}={v}" for k, v in r["params"].items())
+        alloc = "" if r["alloc_bytes_per_op"] is None else f"  {r['alloc_bytes_per_op']:.1f} B/op"
+        print(f"{r['benchmark']:<40} {params:<14} {r['score']:>12.3f} {r['unit']}{alloc}")
+    print(f"jmh results: {store.path}")
+    return 0
+
+
+def cmd_fidelity(args: argparse.Namespace) -> int:
+    from orbench.fidelity import SIZES, format_rows, run_fidelity
+
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
+    store, rows = run_fidelity(sizes, placement=args.placement, trials=args.trials, calls=args.calls,
+                               root=Path(args.results) if args.results else None)
+    print(format_rows(rows))
+    print(f"results: {store.path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="orbench",
@@ -205,6 +228,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("ingest-jmh", help="copy a JMH JSON result file into results/jmh/<run-id>/ for the report")
+    p.add_argument("file", help="JMH result file (-rf json)")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_ingest_jmh)
+
+    p = sub.add_parser("fidelity", help="orbench's C socket baseline vs sockperf ping-pong, ratio per size")
+    p.add_argument("--sizes", help="payload sizes, comma separated (default 16,128,1024,4096,16384,32168)")
+    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
+    p.add_argument("--trials", type=int, default=3, help="orbench trials and sockperf runs per size")
+    p.add_argument("--calls", type=int, default=5000, help="orbench calls per trial")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_fidelity)
 
     p = sub.add_parser("export", help="a run's samples as CSV and as HdrHistogram interval logs")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
