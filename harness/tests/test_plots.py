@@ -10,14 +10,20 @@ from orbench.summary import write_summary
 from tests.conftest import FIXTURES
 
 
-def test_report_shows_both_headline_figures(tmp_path):
+@pytest.fixture(scope="module")
+def fixture_report(tmp_path_factory):
+    """The fixture run's report, made once for this module (figures take a few seconds)."""
     from orbench_plots.report import make_report
 
-    run = tmp_path / "run"
+    run = tmp_path_factory.mktemp("report") / "run"
     shutil.copytree(FIXTURES / "run-small", run)
     write_summary(RunStore(run))
-    report = make_report(run)
-    text = report.read_text()
+    return make_report(run)
+
+
+def test_report_shows_both_headline_figures(fixture_report):
+    run = fixture_report.parent
+    text = fixture_report.read_text()
     images = re.findall(r"<img src='([^']+)'", text)
     assert any(i.startswith("figures/orb-added-") for i in images)
     assert any(i.startswith("figures/latency-twoway-") for i in images)
@@ -27,6 +33,10 @@ def test_report_shows_both_headline_figures(tmp_path):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, img
     assert "Environment" in text and "kernel" in text.lower()
     assert "ORB-added" in text
+    for name in ("cdf-twoway-", "spectrum-twoway-", "throughput-"):
+        assert any(i.startswith(f"figures/{name}") for i in images), name
+    assert "Latency vs number of clients" in text and "Figures not made" in text
+    assert text.count("<figcaption>") == len(images)
 
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -45,15 +55,12 @@ def rendered_body(report, profile) -> dict[str, str]:
     return dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
 
 
-def test_report_renders_in_a_real_browser_with_every_image(tmp_path):
-    from orbench_plots.report import make_report
-
+def test_report_renders_in_a_real_browser_with_every_image(fixture_report, tmp_path):
     if shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (make deps installs it)")
     run = tmp_path / "run"
-    shutil.copytree(FIXTURES / "run-small", run)
-    write_summary(RunStore(run))
-    report = make_report(run)
+    shutil.copytree(fixture_report.parent, run)
+    report = run / "report.html"
     images = re.findall(r"<img src='([^']+)'", report.read_text())
     assert len(images) >= 6
     body = rendered_body(report, tmp_path / "profile1")
