@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fidelity", help="orbench's C socket baseline vs sockperf ping-pong, ratio per size")
     p.add_argument("--sizes", help="payload sizes, comma separated (default 16,128,1024,4096,16384,32168)")
     p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
-    p.add_argument("--trials", type=int, default=3, help="orbench trials and sockperf runs per size")
+    p.add_argument("--trials", type=int, default=5, help="orbench trials per size, each followed by one sockperf run (default 5)")
     p.add_argument("--calls", type=int, default=5000, help="orbench calls per trial")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.set_defaults(func=cmd_fidelity)

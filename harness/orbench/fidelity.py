@@ -5,7 +5,8 @@ Like with like: sockperf's ping-pong echoes each message (the same size back) an
 (RTT/2). orbench's `twoway` sends an empty 24-byte reply, so the comparison uses orbench's `echo` mode (the
 payload comes back, after a 24-byte header+preamble), halved. sockperf's message is the payload plus orbench's
 12-byte request header, so the request carries the same bytes on the wire; orbench's reply is 12 bytes longer.
-Both run pinned as the placement says (same-core: server and client on one CPU).
+Both run pinned as the placement says (same-core: server and client on one CPU), and they alternate: after each
+orbench trial at a size, one sockperf run at that size.
 """
 
 from __future__ import annotations
@@ -76,42 +77,59 @@ def sockperf_p50_us(msg_bytes: int, seconds: float, placement: str, log: Path) -
     return float(m.group(1)), int(n.group(1)) if n else 0
 
 
-def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials: int = 3, calls: int = 5000,
+def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials: int = 5, calls: int = 5000,
                  sockperf_seconds: float = 2.0, root: Path | None = None) -> tuple[RunStore, list[dict[str, Any]]]:
+    """orbench's c-socket echo trials and sockperf runs alternate (trial, sockperf run, trial, ...), so the
+    machine's drift hits both; each pair gives one ratio, and the row reports their median and range."""
     if shutil.which("sockperf") is None:
         raise UserError("sockperf not found (apt-get install sockperf, or: make deps)")
+    sockperf_runs: dict[int, list[tuple[int, float, int]]] = {size: [] for size in sizes}
+
+    def after_trial(runner: Runner, point, trial: int, row: dict) -> None:
+        # The orbench workers sit idle (blocked in read) while sockperf runs.
+        msg = point.payload_bytes + HEADER_BYTES
+        p50, n = sockperf_p50_us(msg, sockperf_seconds, placement, runner.store.logs_dir / f"sockperf-{msg}B.log")
+        sockperf_runs[point.payload_bytes].append((trial, p50 * 1e3, n))
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fidelity.toml"
         path.write_text(CAMPAIGN.format(sizes=sizes, placement=placement, trials=trials, calls=calls))
         campaign = load_campaign(path)
         store = RunStore.create(campaign.name, root)
-        Runner(campaign, store).run()
-    summary = write_summary(store)
-    echo = {p["payload_bytes"]: p for p in summary["points"] if p["mode"] == "echo" and p.get("latency_ns")}
+        Runner(campaign, store, on_trial_done=after_trial).run()
+    write_summary(store)
+    trial_p50 = {(int(r["payload_bytes"]), int(r["trial"])): float(r["p50_ns"])
+                 for r in store.read_trials() if r["status"] == "ok"}
     rows = []
     for size in sizes:
-        msg = size + HEADER_BYTES
-        runs = [sockperf_p50_us(msg, sockperf_seconds, placement, store.logs_dir / f"sockperf-{msg}B.log")
-                for _ in range(trials)]
-        sp = float(np.median([r[0] for r in runs])) * 1e3
-        ob = echo.get(size)
-        ob_half = ob["p50_ci95_ns"]["estimate"] / 2 if ob else None
-        rows.append({"payload_bytes": size, "sockperf_msg_bytes": msg, "orbench_echo_p50_ns": None if not ob else
-                     ob["p50_ci95_ns"]["estimate"], "orbench_half_rtt_p50_ns": ob_half,
-                     "sockperf_half_rtt_p50_ns": sp, "sockperf_runs_p50_ns": [r[0] * 1e3 for r in runs],
-                     "sockperf_observations": sum(r[1] for r in runs),
-                     "ratio_orbench_over_sockperf": None if ob_half is None else ob_half / sp})
+        pairs = [(trial_p50[(size, t)] / 2, sp) for t, sp, _n in sockperf_runs[size] if (size, t) in trial_p50]
+        ratios = [o / sp for o, sp in pairs]
+        rows.append({
+            "payload_bytes": size, "sockperf_msg_bytes": size + HEADER_BYTES, "pairs": len(pairs),
+            "orbench_half_rtt_p50_ns": float(np.median([o for o, _ in pairs])) if pairs else None,
+            "sockperf_half_rtt_p50_ns": float(np.median([sp for _, sp in pairs])) if pairs else None,
+            "orbench_trials_half_rtt_p50_ns": [o for o, _ in pairs],
+            "sockperf_runs_p50_ns": [sp for _, sp in pairs],
+            "sockperf_observations": sum(n for _t, _sp, n in sockperf_runs[size]),
+            "ratio_orbench_over_sockperf": float(np.median(ratios)) if ratios else None,
+            "ratio_range": [min(ratios), max(ratios)] if ratios else None,
+        })
     write_json_atomic(store.path / "fidelity.json", {"placement": placement, "rows": rows, "note": __doc__})
     store.mark_latest()
     return store, rows
 
 
 def format_rows(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{'payload':>8} {'sockperf -m':>11} {'orbench echo/2 p50':>19} {'sockperf RTT/2 p50':>19} {'ratio':>6}"]
+    lines = [f"{'payload':>8} {'sockperf -m':>11} {'orbench echo/2 p50':>19} {'sockperf RTT/2 p50':>19} {'ratio':>6}"
+             "  (median of paired ratios; range)"]
     for r in rows:
         ob = r["orbench_half_rtt_p50_ns"]
+        if r["sockperf_half_rtt_p50_ns"] is None:
+            lines.append(f"{r['payload_bytes']:>7}B  no paired measurement")
+            continue
         ratio = r["ratio_orbench_over_sockperf"]
         lines.append(f"{r['payload_bytes']:>7}B {r['sockperf_msg_bytes']:>10}B "
                      f"{'-' if ob is None else f'{ob / 1e3:.2f} us':>19} {r['sockperf_half_rtt_p50_ns'] / 1e3:>16.2f} us "
-                     f"{'-' if ratio is None else f'{ratio:.2f}':>6}")
+                     f"{'-' if ratio is None else f'{ratio:.2f}':>6}"
+                     + ("" if not r["ratio_range"] else f"  [{r['ratio_range'][0]:.2f}, {r['ratio_range'][1]:.2f}]"))
     return "\n".join(lines)

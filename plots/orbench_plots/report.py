@@ -198,7 +198,9 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                      "coefficient beta of B on A through the origin (1.0: A's value predicts B's), on the paired trials' p50s and on "
                      "single calls (call i of trial k of each; these pairs are independent draws, so heavy tails pull "
                      "the per-call beta below 1 even for equal traces), and the share of each trace inside "
-                     "the other's empirical 95% band; equivalent when both shares are at least 95%.</p>"
+                     "the other's empirical 95% band; equivalent when both shares are at least 95%. With heavy-tailed latencies "
+                     "the running MSE is large and the band wide, so the capture test rarely rejects; read it together "
+                     "with the CDF overlay and beta.</p>"
                      + _equivalence_table(summary["equivalence"]))
     parts.append(_gc_table(run_dir))
     parts += extra_sections(run_dir)

@@ -228,7 +228,8 @@ def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Fi
     n = min(600, a.size, b.size)
     lo, hi, first = empirical_band(a[:n])
     idx = np.arange(first, first + lo.size)
-    ax2.fill_between(idx, lo / 1e3, hi / 1e3, color=colour(pick["a"]), alpha=0.2, lw=0,
+    floor = float(min(a[:n].min(), b[:n].min())) * 0.5  # a band reaching below 0 is drawn to the axis' floor
+    ax2.fill_between(idx, np.maximum(lo, floor) / 1e3, hi / 1e3, color=colour(pick["a"]), alpha=0.2, lw=0,
                      label=f"{pick['a']} empirical 95% band")
     ax2.plot(np.arange(n), b[:n] / 1e3, ".", ms=2, color=colour(pick["b"]), label=f"{pick['b']} calls")
     ax2.set_yscale("log")
