@@ -1,8 +1,8 @@
 """`orbench compare RUN_A RUN_B`: the points both runs measured, side by side, with the changes that are larger
 than their intervals flagged.
 
-A change is flagged when the two runs' 95% intervals of the same quantity do not overlap: the p50 (bootstrap
-over each run's trials) and the ORB-added latency (paired trials within each run). Disjoint 95% intervals are a
+A change is flagged when the two runs' 95% intervals of the same quantity do not overlap: the p50 (the wider
+of the bootstrap and the Student-t interval over each run's trials) and the ORB-added latency (paired trials within each run). Disjoint 95% intervals are a
 conservative test (a difference can be real with overlapping intervals), so a flag means "this moved", and no
 flag means "not shown to have moved", never "the same". Both summaries are recomputed from the raw samples, so
 runs made by an older orbench compare on today's statistics.
@@ -41,8 +41,14 @@ def _key(p: dict) -> Key:
 
 def _p50(p: dict) -> Interval:
     ci = p.get("p50_ci95_ns") or {}
+    if ci and ci.get("low") is not None:
+        # The wider of the bootstrap and Student-t intervals: with 3-5 trials the percentile bootstrap is too
+        # narrow, and a flag should mean a change, not a lucky draw of trials.
+        lows = [v for v in (ci.get("low"), ci.get("t_low")) if v is not None]
+        highs = [v for v in (ci.get("high"), ci.get("t_high")) if v is not None]
+        return Interval(ci.get("estimate"), min(lows), max(highs))
     if ci:
-        return Interval(ci.get("estimate"), ci.get("low"), ci.get("high"))
+        return Interval(ci.get("estimate"), None, None)
     return Interval((p.get("latency_ns") or {}).get("p50"), None, None)
 
 
@@ -98,8 +104,8 @@ def format_comparison(result: dict[str, Any]) -> str:
         rows.append((r["placement"], r["mode"], size, r["target"], *_cell(r["p50"]), *_cell(r.get("orb_added"))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {result['run_a']}", f"B = {result['run_b']}",
-             "flag: the two runs' 95% intervals do not overlap (bootstrap over trials for p50, paired trials for "
-             "ORB-added)", ""]
+             "flag: the two runs' 95% intervals do not overlap (p50: the wider of bootstrap and Student t over trials; "
+             "ORB-added: Student t over paired trials)", ""]
     for n, row in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if n == 0:
