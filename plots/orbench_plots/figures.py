@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,11 +41,21 @@ def _bytes_label(x: float, _pos: int = 0) -> str:
     return f"{x:g} B"
 
 
+def _two_five(y: float, _pos: int = 0) -> str:
+    """Minor-tick label only at 2x and 5x a power of ten, so a wide log axis stays readable."""
+    if y <= 0:
+        return ""
+    mantissa = round(y / 10 ** math.floor(math.log10(y)), 6)
+    return f"{y:.3g}" if mantissa in (2.0, 5.0) else ""
+
+
 def _us_axis(ax) -> None:
     # Plain numbers on a log axis (12, 20, 50), not 1.2x10^1: minor ticks carry labels on narrow ranges.
+    # Called after the data is drawn: over more than a decade, minor labels would overlap, so only majors.
     plain = FuncFormatter(lambda y, _p: f"{y:.3g}")
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
+    lo, hi = ax.get_ylim()
+    ax.yaxis.set_minor_formatter(plain if lo > 0 and hi / lo <= 10 else FuncFormatter(_two_five))
 
 
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
