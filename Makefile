@@ -8,11 +8,13 @@ PY := $(VENV)/bin/python
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
-# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning).
-DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux
+# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
+# report's browser test, sockperf for make bench-fidelity.
+DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf
 MVN := mvn -q -B -f java/pom.xml
 
-.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean
+.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
+	bench-fidelity
 
 help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
@@ -21,6 +23,8 @@ help:
 	@echo "make build      build the C++ (cpp/build) and Java (java/target) workers"
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
+	@echo "make jmh        build and run the JMH suite (java/jmh), ingest it into results/jmh/ (~6 min)"
+	@echo "make bench-fidelity  orbench's C socket baseline vs sockperf ping-pong, ratio per size"
 	@echo "variables: CAMPAIGN=name-or-file (default quick)"
 
 deps: deps-system deps-python
@@ -55,7 +59,7 @@ java:
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
 
-test: deps build lint
+test: deps build lint jmh-build
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test
 	cd harness && $(PY) -m pytest -q
@@ -70,4 +74,22 @@ lint: deps-python
 	$(VENV)/bin/ruff check harness plots
 
 clean:
-	rm -rf cpp/build java/target
+	rm -rf cpp/build java/target java/jmh/target
+
+# JMH: its own Maven project (java/jmh), built by `make test` as a compile check, run only here. JMH_ARGS passes
+# options through, e.g. JMH_ARGS='-wi 1 -i 2 -r 500ms CdrBench' for a short look.
+JMH_ARGS ?=
+JMH_JSON := $(ROOT)/results/jmh-last.json
+jmh-build: java
+	mvn -q -B -f java/jmh/pom.xml package
+
+jmh: deps jmh-build
+	@mkdir -p results
+	java -Djava.library.path=$(ROOT)/java/jmh/target/native -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+	  -cp "$(ROOT)/java/jmh/target/jmh-classes.jar:$(ROOT)/java/jmh/target/lib/*:$(ROOT)/java/target/orbench-workers.jar" \
+	  org.openjdk.jmh.Main -prof gc -rf json -rff $(JMH_JSON) $(JMH_ARGS)
+	$(ORBENCH) ingest-jmh $(JMH_JSON)
+
+# orbench's C socket baseline (echo, halved) vs sockperf's TCP ping-pong (RTT/2), same pinning and sizes.
+bench-fidelity: deps cpp
+	$(ORBENCH) fidelity

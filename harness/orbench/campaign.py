@@ -119,6 +119,10 @@ def load_campaign(path: Path | str, targets: dict[str, Target] | None = None) ->
     settings.update(data)
     settings.setdefault("description", "")
 
+    if settings.get("target_ci_pct") is not None and settings["max_trials"] < settings["trials"]:
+        raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
+                        f"({settings['trials']}), the minimum the stopping rule runs")
+
     targets = targets if targets is not None else load_targets()
     chosen: list[Target] = []
     for i, name in enumerate(settings["targets"]):

@@ -21,6 +21,8 @@ examples:
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
+  orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
+  orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
 
 Campaign files are TOML, described key by key in harness/orbench/campaign.schema.json and
 harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.
@@ -91,11 +93,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("\norbench: interrupted; every worker stopped, finished trials are kept", file=sys.stderr)
     summary = write_summary(store)
     print(format_table(summary))
-    for w in summary["warnings"]:
-        print(f"warning: {w}", file=sys.stderr)
     if not args.no_report and not interrupted:
         _make_report(store.path)
     print(f"results: {store.path}")
+    for w in summary["warnings"]:  # last, so they are what a reader sees when the run ends
+        print(f"warning: {w}", file=sys.stderr)
     if interrupted:
         return 130
     if failed:
@@ -150,6 +152,56 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0 if _make_report(store.path) else 2
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from orbench.compare import compare_runs, format_comparison
+    from orbench.results import open_run
+
+    result = compare_runs(open_run(args.run_a), open_run(args.run_b))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(format_comparison(result))
+    if not result["points"]:
+        print("orbench: the two runs have no point in common", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from orbench.export import export_run
+    from orbench.results import open_run
+
+    store = open_run(args.run)
+    result = export_run(store, Path(args.out) if args.out else None)
+    print(f"csv: {result['csv']} ({result['rows']} samples)")
+    print(f"hdr: {len(result['hdr_logs'])} HdrHistogram log(s) in {Path(result['csv']).parent / 'hdr'}")
+    return 0
+
+
+def cmd_ingest_jmh(args: argparse.Namespace) -> int:
+    from orbench.jmh import ingest, rows
+
+    store = ingest(Path(args.file), Path(args.results) if args.results else None)
+    for r in rows(__import__("json").loads((store.path / "jmh.json").read_text())):
+        params = ",".join(f"{k}={v}" for k, v in r["params"].items())
+        alloc = "" if r["alloc_bytes_per_op"] is None else f"  {r['alloc_bytes_per_op']:.1f} B/op"
+        print(f"{r['benchmark']:<40} {params:<14} {r['score']:>12.3f} {r['unit']}{alloc}")
+    print(f"jmh results: {store.path}")
+    return 0
+
+
+def cmd_fidelity(args: argparse.Namespace) -> int:
+    from orbench.fidelity import SIZES, format_rows, run_fidelity
+
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
+    store, rows = run_fidelity(sizes, placement=args.placement, trials=args.trials, calls=args.calls,
+                               root=Path(args.results) if args.results else None)
+    print(format_rows(rows))
+    print(f"results: {store.path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="orbench",
@@ -182,6 +234,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="make the figures and report.html of a run")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="the same points of two runs side by side, changes beyond their intervals "
+                       "flagged")
+    p.add_argument("run_a", metavar="RUN_A", help="the reference run (directory, results/<campaign> or name)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("ingest-jmh", help="copy a JMH JSON result file into results/jmh/<run-id>/ for the report")
+    p.add_argument("file", help="JMH result file (-rf json)")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_ingest_jmh)
+
+    p = sub.add_parser("fidelity", help="orbench's C socket baseline vs sockperf ping-pong, ratio per size")
+    p.add_argument("--sizes", help="payload sizes, comma separated (default 16,128,1024,4096,16384,32168)")
+    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
+    p.add_argument("--trials", type=int, default=5, help="orbench trials per size, each followed by one sockperf run (default 5)")
+    p.add_argument("--calls", type=int, default=5000, help="orbench calls per trial")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_fidelity)
+
+    p = sub.add_parser("export", help="a run's samples as CSV and as HdrHistogram interval logs")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.add_argument("--out", metavar="DIR", help="where to write (default: <run>/export)")
+    p.set_defaults(func=cmd_export)
     return parser
 
 

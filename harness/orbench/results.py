@@ -11,6 +11,9 @@ A run directory holds
 
 SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here so old runs can be upgraded.
   1: first version.
+  2: trials.csv gains trial_end_unix, other_cpus_busy_pct, steal_pct; manifest gains `stopping` (which rule
+     ended each point) and workers' cpus_allowed; summary points gain p50_ci95_ns, tail percentiles, stopping.
+     Version 1 runs read as before (the new fields are empty).
 """
 
 from __future__ import annotations
@@ -27,13 +30,15 @@ from orbench.campaign import Point
 from orbench.errors import UserError
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TRIAL_FIELDS = [
     "seq", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
     "calls", "warmup", "samples_file", "p50_ns", "p90_ns", "p99_ns", "min_ns", "max_ns", "mean_ns",
     "elapsed_ns", "received_messages", "received_bytes", "lost_messages", "sync_complete",
     "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
+    # since schema 2: when the trial's answer came back (unix s), load on the unpinned CPUs and steal during it
+    "trial_end_unix", "other_cpus_busy_pct", "steal_pct",
 ]
 
 

@@ -18,10 +18,12 @@ from orbench import __version__
 from orbench.campaign import Campaign, Point
 from orbench.environment import collect_environment
 from orbench.errors import WorkerError
+from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
 from orbench.placement import Placement, resolve
 from orbench.progress import Progress
 from orbench.results import RunStore
 from orbench.stats import latency_summary, read_samples
+from orbench.stopping import StoppingRule
 from orbench.targets import Target, unavailable_reason
 from orbench.workers import ClientWorker, ServerWorker
 
@@ -48,13 +50,16 @@ class TargetSession:
     def start(self) -> None:
         self.starts += 1
         tag = f"{self.placement.name}-{self.target.name}"
+        # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
+        gc_log = str(self.store.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
         self.server = ServerWorker(
             self.target.name,
-            self.placement.prefix("server") + self.target.server_command(self.host, 0),
+            self.placement.prefix("server") + self.target.server_command(self.host, 0, gc_log=gc_log % "server"),
             self.store.logs_dir / f"{tag}-server.log",
         )
         try:
-            self.client = ClientWorker(self.target.name, self.placement.prefix("client") + self.target.client_command(),
+            self.client = ClientWorker(self.target.name, self.placement.prefix("client")
+                                       + self.target.client_command(gc_log=gc_log % "client"),
                                        self.store.logs_dir / f"{tag}-client.log")
             hello = self.client.call({"cmd": "hello"}, watch=[self.server])
             if not hello["ok"]:
@@ -94,11 +99,12 @@ class Runner:
         self.broken: dict[str, str] = {}
         self.seq = 0
         self.failed_trials = 0
+        self.stopping = StoppingRule.from_settings(campaign.settings)
         self.progress = Progress(self._total_trials(), stream)
         self.manifest: dict[str, Any] = {}
 
     def _total_trials(self) -> int:
-        return len(self.campaign.point_groups()) * self.campaign.trials * len(self.campaign.targets)
+        return len(self.campaign.point_groups()) * self.stopping.most_trials * len(self.campaign.targets)
 
     # -- manifest -------------------------------------------------------------------------------------------
     def _start_manifest(self) -> None:
@@ -122,6 +128,7 @@ class Runner:
             },
             "skipped_targets": skipped,
             "warnings": [],
+            "stopping": [],
         }
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
         self.store.write_manifest(self.manifest)
@@ -133,6 +140,8 @@ class Runner:
             "client": session.hello.get("worker"),
             "timer": session.hello.get("timer"),
             "starts": session.starts,
+            "cpus_allowed": {"server": cpus_allowed(session.server.pid) if session.server else None,
+                             "client": cpus_allowed(session.client.pid) if session.client else None},
         }
         self.store.write_manifest(self.manifest)
 
@@ -179,10 +188,17 @@ class Runner:
             for (pl, mode, ptype, size) in self.campaign.point_groups():
                 if pl != placement.name:
                     continue
-                for trial in range(self.campaign.trials):
+                trials = self.stopping.start_point()
+                while True:
                     for t in self.campaign.targets:
                         point = Point(pl, mode, ptype, size, t.name)
-                        self._run_trial(point, t, trial, broken_here)
+                        trials.add(t.name, self._run_trial(point, t, trials.rounds, broken_here))
+                    trials.rounds += 1
+                    reason = trials.stop_reason()
+                    if reason:
+                        self.manifest["stopping"].append(trials.record((pl, mode, ptype, size), reason))
+                        self.store.write_manifest(self.manifest)
+                        break
         finally:
             for name in list(self.sessions):
                 self.sessions.pop(name).stop()
@@ -201,15 +217,17 @@ class Runner:
         if self.on_trial_done:
             self.on_trial_done(self, point, trial, row)
 
-    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> None:
+    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> dict:
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
-            self._finish(point, trial, self._row(point, trial, "skipped", why_not))
-            return
+            row = self._row(point, trial, "skipped", why_not)
+            self._finish(point, trial, row)
+            return row
         if target.name in broken:
             status = "skipped" if broken[target.name].startswith("unavailable") else "failed"
-            self._finish(point, trial, self._row(point, trial, status, broken[target.name]))
-            return
+            row = self._row(point, trial, status, broken[target.name])
+            self._finish(point, trial, row)
+            return row
         session = self.sessions[target.name]
         started = time.time()
         try:
@@ -220,6 +238,7 @@ class Runner:
         row["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started))
         row["duration_s"] = round(time.time() - started, 3)
         self._finish(point, trial, row)
+        return row
 
     def _restart(self, session: TargetSession, broken: dict[str, str]) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
@@ -241,7 +260,13 @@ class Runner:
                    "samples_file": str(samples_file), "sync_timeout_ms": self.campaign.sync_timeout_ms}
         timeout = TRIAL_TIMEOUT_BASE_S + (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S \
             + self.campaign.sync_timeout_ms / 1000
+        load_before = cpu_times()
         answer = session.client.call(command, timeout=timeout, watch=[session.server])
+        # When the answer came back: the end of the timed calls to within the client's post-loop work (a
+        # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
+        trial_end_unix = time.time()
+        pinned = parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
+        load = trial_load(load_before, cpu_times(), pinned)
         if not answer["ok"]:
             if answer.get("error_kind") in ("transport", "remote", "internal") or not session.server.alive():
                 raise WorkerError(f"{answer.get('error_kind')}: {answer.get('error')}"
@@ -260,6 +285,7 @@ class Runner:
             "p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
             "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1), "elapsed_ns": answer.get("elapsed_ns"),
             "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
+            "trial_end_unix": round(trial_end_unix, 4), **load,
         }
         if point.mode == "oneway":
             elapsed = answer.get("elapsed_ns") or 0

@@ -48,18 +48,21 @@ class Target:
         return self.language == "java"
 
     def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
-        """Fill {root}, {java}, {host}, {port} in a descriptor's argv."""
-        values = {"root": str(repo_root()), "java": java_executable(), **values}
+        """Fill {root}, {java}, {host}, {port}, {gc_log} in a descriptor's argv.
+
+        {gc_log} is the file a JVM worker writes its GC log to (-Xlog:gc*:file={gc_log}); the runner gives
+        each worker its own in the run's logs/, anything else that starts workers gets /dev/null."""
+        values = {"root": str(repo_root()), "java": java_executable(), "gc_log": os.devnull, **values}
         try:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
 
-    def server_command(self, host: str, port: int = 0) -> list[str]:
-        return self.expand(self.server_argv, host=host, port=str(port))
+    def server_command(self, host: str, port: int = 0, gc_log: str = os.devnull) -> list[str]:
+        return self.expand(self.server_argv, host=host, port=str(port), gc_log=gc_log)
 
-    def client_command(self) -> list[str]:
-        return self.expand(self.client_argv)
+    def client_command(self, gc_log: str = os.devnull) -> list[str]:
+        return self.expand(self.client_argv, gc_log=gc_log)
 
 
 def java_executable() -> str:
