@@ -21,7 +21,7 @@ MIN_SAMPLES_FOR_P99 = 1000
 # A 1-minute load average above this share of the CPUs means other work competed with the benchmark.
 BUSY_LOAD_PER_CPU = 0.5
 
-PointKey = tuple[str, str, str, int, str]  # placement, mode, payload_type, payload_bytes, target
+PointKey = tuple[str, str, str, str, int, str]  # host_pair, placement, mode, payload_type, payload_bytes, target
 
 
 def _num(value: str) -> float | None:
@@ -31,10 +31,11 @@ def _num(value: str) -> float | None:
 def summarize(store: RunStore) -> dict[str, Any]:
     manifest = store.read_manifest()
     targets_info = manifest.get("targets", {})
-    rows = store.read_trials()
+    rows = latest_rows(store.read_trials())
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
-        key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+        key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+               int(row["payload_bytes"]), row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -42,9 +43,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
     warnings: list[str] = []
     few_samples: list[int] = []
     for key, trials in by_point.items():
-        placement, mode, payload_type, payload_bytes, target = key
+        host_pair, placement, mode, payload_type, payload_bytes, target = key
         ok = [t for t in trials if t["status"] == "ok"]
         entry: dict[str, Any] = {
+            "host_pair": host_pair,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
@@ -86,13 +88,15 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_samples)} point(s) have fewer than {MIN_SAMPLES_FOR_P99} samples (as few as "
                         f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
-    # ORB-added latency: pair each ORB point with its baseline at the same placement, mode, payload.
+    # ORB-added latency: pair each ORB point with its baseline on the same host pair (the same link), at the
+    # same placement, mode and payload.
     for entry in points:
         base_name = targets_info.get(entry["target"], {}).get("baseline")
         if entry.get("kind") != "orb" or not base_name:
             continue
-        key = (entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"], entry["target"])
-        base_key = key[:4] + (base_name,)
+        key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
+               entry["target"])
+        base_key = key[:5] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
             added = stats.orb_added_latency(trial_p50[key], trial_p50[base_key])
@@ -116,7 +120,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
     mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
     kind_order = {"orb": 0, "socket": 1}
-    points.sort(key=lambda e: (e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
+    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
                                kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -127,6 +131,16 @@ def summarize(store: RunStore) -> dict[str, Any]:
         "points": points,
         "warnings": warnings + manifest.get("warnings", []),
     }
+
+
+def latest_rows(rows: list[dict]) -> list[dict]:
+    """One row per trial: a resumed run may have run a failed trial again; its last row is the one that
+    counts (an ok row is never followed by another, since --resume skips finished trials)."""
+    last: dict[tuple, dict] = {}
+    for row in rows:
+        last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+              row["payload_bytes"], row["target"], row["trial"])] = row
+    return list(last.values())
 
 
 def write_summary(store: RunStore) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,8 +43,11 @@ def _describe_exit(code: int) -> str:
 class _Process:
     """A child process whose stdout lines arrive on a queue, read by a daemon thread."""
 
-    def __init__(self, role: str, name: str, argv: list[str], log_path: Path | None, env: dict | None = None):
+    def __init__(self, role: str, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
+                 reaper: Callable[[], None] | None = None):
         self.role = role
+        # For a worker behind ssh: ends the remote process after the local ssh process is gone (remote.py).
+        self.reaper = reaper
         self.name = name
         self.argv = argv
         self.log_path = log_path
@@ -143,13 +147,16 @@ class _Process:
                 pass
         if isinstance(self._log, int) is False:
             self._log.close()  # type: ignore[union-attr]
+        if self.reaper is not None:
+            reaper, self.reaper = self.reaper, None
+            reaper()
         return self.proc.returncode
 
 
 class ServerWorker(_Process):
     def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
-                 ready_timeout: float = READY_TIMEOUT_S):
-        super().__init__("server", name, argv, log_path, env)
+                 ready_timeout: float = READY_TIMEOUT_S, reaper: Callable[[], None] | None = None):
+        super().__init__("server", name, argv, log_path, env, reaper)
         try:
             ready = self.read_json(ready_timeout)
         except WorkerError:
@@ -166,8 +173,9 @@ class ServerWorker(_Process):
 
 
 class ClientWorker(_Process):
-    def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None):
-        super().__init__("client", name, argv, log_path, env)
+    def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
+                 reaper: Callable[[], None] | None = None):
+        super().__init__("client", name, argv, log_path, env, reaper)
         self._next_id = 0
 
     def call(self, command: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S,

@@ -40,7 +40,8 @@ def _summary_table(points: list[dict]) -> str:
               if added.get("ci95_low") is not None else "")
         ow = p.get("oneway") or {}
         tput = ow.get("receiver_throughput_mb_per_s")
-        cells = [p["placement"], p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
+        where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
+        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
                  f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
                 _us(added.get("estimate")), ci, "" if tput is None else f"{tput:.1f}",
@@ -121,6 +122,8 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure]) 
     parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])))
     parts.append("<h2>Targets and workers</h2>" + _workers_table(manifest.get("targets", {})))
     parts.append("<h2>Environment</h2>" + _kv_table(env))
+    for name, host_env in (manifest.get("hosts") or {}).items():
+        parts.append(f"<h3>Host {_esc(name)}</h3>" + _kv_table(host_env))
     parts.append("<h2>Campaign as run</h2>" + _kv_table(campaign))
     parts.append("</body></html>")
     return "\n".join(parts)
