@@ -164,6 +164,10 @@ class PairRuntime:
     def client_command(self, target: Target) -> list[str]:
         return self._command(self.client_host, target, "client", target.client_argv)
 
+    def via(self, role: str) -> str | None:
+        host = self.server_host if role == "server" else self.client_host
+        return None if host.spec.is_local else str(host)
+
     def reaper(self, target: Target, role: str) -> Callable[[], None] | None:
         """Called after the local ssh process of a remote worker has ended: make sure the worker has too."""
         host = self.server_host if role == "server" else self.client_host

@@ -37,6 +37,8 @@ FINISHED_STATUSES = ("ok", "skipped")
 # loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
 TRIAL_TIMEOUT_BASE_S = 60.0
 TRIAL_TIMEOUT_PER_CALL_S = 0.002
+# After a transport error, how long to wait for the server's process (or its ssh) to be seen dead.
+SERVER_DEATH_GRACE_S = 2.0
 
 
 @dataclass
@@ -69,6 +71,7 @@ class TargetSession:
             self.client = ClientWorker(self.target.name, self.runtime.client_command(self.target),
                                        self.store.logs_dir / f"{tag}-client.log",
                                        reaper=self.runtime.reaper(self.target, "client"))
+            self.server.via, self.client.via = self.runtime.via("server"), self.runtime.via("client")
             hello = self.client.call({"cmd": "hello"}, watch=[self.server])
             if not hello["ok"]:
                 raise WorkerError(f"{self.target.name} client: hello failed: {hello.get('error')}", "protocol")
@@ -192,6 +195,7 @@ class Runner:
         pair = session.runtime.pair.label
         info[session.placement.name if pair == "local" else f"{pair}/{session.placement.name}"] = {
             "server": session.server.ready.get("worker") if session.server else None,
+            "endpoint": session.server.endpoint if session.server else None,
             "client": session.hello.get("worker"),
             "timer": session.hello.get("timer"),
             "starts": session.starts,
@@ -347,8 +351,10 @@ class Runner:
         answer = session.client.call(command, timeout=timeout, watch=[session.server])
         if not answer["ok"]:
             if answer.get("error_kind") in ("transport", "remote", "internal") or not session.server.alive():
+                # A lost connection usually means a dead server: say so, with its exit, when it is.
+                server_dead = session.server.dead_within(SERVER_DEATH_GRACE_S)
                 raise WorkerError(f"{answer.get('error_kind')}: {answer.get('error')}"
-                                  + ("" if session.server.alive() else f"; {session.server.death()}"))
+                                  + (f"; {session.server.death()}" if server_dead else ""))
             return self._row(point, trial, "failed", f"{answer.get('error_kind')}: {answer.get('error')}")
         try:
             session.runtime.collect_samples(samples_file, self.store.path)

@@ -22,6 +22,8 @@ from orbench.errors import WorkerError
 READY_TIMEOUT_S = 60.0
 # Commands other than `run` (hello, connect, quit) answer in well under a second.
 COMMAND_TIMEOUT_S = 30.0
+# ssh's exit status for its own failures and for a remote command killed by a signal.
+SSH_FAILED = 255
 
 
 def _tail(path: Path | None, lines: int = 8) -> str:
@@ -48,6 +50,7 @@ class _Process:
         self.role = role
         # For a worker behind ssh: ends the remote process after the local ssh process is gone (remote.py).
         self.reaper = reaper
+        self.via: str | None = None  # "host NAME (URL)" when the process is ssh running the worker there
         self.name = name
         self.argv = argv
         self.log_path = log_path
@@ -84,9 +87,21 @@ class _Process:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def dead_within(self, seconds: float) -> bool:
+        """True when the process has ended or ends within `seconds` (an ssh needs a moment to report the
+        death of its remote worker)."""
+        try:
+            self.proc.wait(timeout=seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
     def death(self) -> str:
         code = self.proc.poll()
         why = _describe_exit(code) if code is not None else "closed its stdout"
+        if self.via and code == SSH_FAILED:
+            why = (f"ended: its ssh to {self.via} exited with status 255 (the remote worker was killed by a "
+                   "signal, or the connection dropped)")
         tail = _tail(self.log_path)
         return f"{self.name} {self.role} {why}" + (f"; its stderr ends: {tail}" if tail else "")
 
