@@ -9,18 +9,25 @@ a veth of its own. Traffic stays on these veths: nothing leaves the machine.
 K is picked free on this machine, so parallel test runs do not collide. The namespaces share the machine's
 filesystem and pid space (only the network is separate); `ip netns pids` tells which processes are whose.
 `Lab.close()` removes everything, whatever state the test left.
+
+With `wan={"delay_ms": 1, "loss": 0.005, "rate_mbit": 100}` the hosts are joined instead by TUN devices and a
+userspace link (tests/tunlink.py) that delays, drops and rate-limits packets: the WAN emulation for kernels
+without `tc netem`. Each host's device is still called eth0.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SSHD = "/usr/sbin/sshd"
 
@@ -116,13 +123,15 @@ class Lab:
     root_veth: str = ""
     hosts: list[NsHost] = field(default_factory=list)
     namespaces: list[str] = field(default_factory=list)
+    wan: dict[str, Any] | None = None
+    tunlink: subprocess.Popen | None = None
 
     # -- setup ----------------------------------------------------------------------------------------------
     @classmethod
-    def create(cls, tmp: Path, names: tuple[str, ...] = ("alpha", "beta")) -> Lab:
-        lab = cls(tmp)
+    def create(cls, tmp: Path, names: tuple[str, ...] = ("alpha", "beta"), wan: dict[str, Any] | None = None) -> Lab:
+        lab = cls(tmp, wan=wan)
         try:
-            lab._build(names)
+            lab._build_tun(names) if wan is not None else lab._build(names)
         except BaseException:
             lab.close()
             raise
@@ -159,6 +168,39 @@ class Lab:
             sh("ip", "-n", netns, "link", "set", "lo", "up")
             host = NsHost(name, netns, f"10.200.{k}.{i}", port)
             self.hosts.append(host)
+            self._start_sshd(host)
+        for host in self.hosts:
+            self._wait_for_sshd(host)
+
+    def _build_tun(self, names: tuple[str, ...]) -> None:
+        assert self.wan is not None
+        self.k = k = _free_subnet()
+        tag = f"ob{k}x{os.getpid() % 1000}"
+        self.root_veth = ""
+        links = [{"netns": "", "ifname": f"ob{k}t", "address": f"10.200.{k}.254"}]
+        for i, name in enumerate(names, start=1):
+            netns = f"{tag}h{i}"
+            sh("ip", "netns", "add", netns)
+            self.namespaces.append(netns)
+            links.append({"netns": netns, "ifname": "eth0", "address": f"10.200.{k}.{i}"})
+            self.hosts.append(NsHost(name, netns, f"10.200.{k}.{i}", ""))
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        config = self.tmp / "tunlink.json"
+        config.write_text(json.dumps({**self.wan, "links": links}))
+        self.tunlink = subprocess.Popen([sys.executable, "-m", "tests.tunlink", str(config)],
+                                        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
+                                        stderr=open(self.tmp / "tunlink.log", "wb"), start_new_session=True)
+        assert self.tunlink.stdout is not None
+        if self.tunlink.stdout.readline().strip() != b"ready":
+            raise RuntimeError(f"tunlink did not start: {(self.tmp / 'tunlink.log').read_text()}")
+        for entry in links:
+            ns = ["-n", entry["netns"]] if entry["netns"] else []
+            sh("ip", *ns, "addr", "add", f"{entry['address']}/24", "dev", entry["ifname"])
+            sh("ip", *ns, "link", "set", entry["ifname"], "up")
+            if entry["netns"]:
+                sh("ip", *ns, "link", "set", "lo", "up")
+        self._keys()
+        for host in self.hosts:
             self._start_sshd(host)
         for host in self.hosts:
             self._wait_for_sshd(host)
@@ -217,10 +259,16 @@ Subsystem sftp internal-sftp
 
     # -- faults ---------------------------------------------------------------------------------------------
     def cut(self, host: NsHost) -> None:
-        sh("ip", "-n", self.switch, "link", "set", host.switch_port, "down")
+        if self.wan is not None:
+            sh("ip", "-n", host.netns, "link", "set", "eth0", "down")
+        else:
+            sh("ip", "-n", self.switch, "link", "set", host.switch_port, "down")
 
     def mend(self, host: NsHost) -> None:
-        sh("ip", "-n", self.switch, "link", "set", host.switch_port, "up")
+        if self.wan is not None:
+            sh("ip", "-n", host.netns, "link", "set", "eth0", "up")
+        else:
+            sh("ip", "-n", self.switch, "link", "set", host.switch_port, "up")
 
     def netem(self, spec: str) -> None:
         """Emulate a WAN: netem on every host's egress, so host to host is one netem each way."""
@@ -252,6 +300,9 @@ Subsystem sftp internal-sftp
                 if host.sshd.poll() is None:
                     host.sshd.kill()
                 host.sshd.wait(timeout=10)
+        if self.tunlink is not None:
+            self.tunlink.kill()
+            self.tunlink.wait(timeout=10)
         for netns in reversed(self.namespaces):
             sh("ip", "netns", "del", netns, check=False)
         if self.root_veth:
