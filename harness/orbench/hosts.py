@@ -137,6 +137,9 @@ class Host:
         self._control_dir = control_dir
         self._master: subprocess.Popen | None = None
         self._master_log: Path | None = None
+        # Why this host was given up during a run: later short commands fail at once instead of each waiting
+        # for ssh's ConnectTimeout again. A new Host (e.g. `orbench cleanup`) tries afresh.
+        self.down: str | None = None
 
     @property
     def name(self) -> str:
@@ -174,10 +177,12 @@ class Host:
         if self._control_dir is None:
             self._control_dir = Path(tempfile.mkdtemp(prefix="orbench-ssh-"))
         self._master_log = self._control_dir / f"{self.spec.name}.master.log"
-        argv = [*self._base(False), "-M", "-N", "-o", f"ControlPath={self._control_path()}",
-                "-o", "ControlPersist=no", self.spec.destination]
+        # The master's own session reads its stdin until EOF: if the harness dies (even by SIGKILL), the pipe
+        # closes, the session ends and the master with it (ControlPersist=no), so no ssh outlives the run.
+        argv = [*self._base(False), "-M", "-o", f"ControlPath={self._control_path()}",
+                "-o", "ControlPersist=no", self.spec.destination, "--", "cat >/dev/null"]
         log = open(self._master_log, "wb")
-        self._master = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+        self._master = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
                                         start_new_session=True)
         log.close()
         # The master is usable once its control socket answers `-O check`.
@@ -200,6 +205,13 @@ class Host:
         if self._master is None:
             return
         if self._master.poll() is None:
+            if self._master.stdin is not None:
+                self._master.stdin.close()
+            try:
+                self._master.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        if self._master.poll() is None:
             self._master.terminate()
             try:
                 self._master.wait(timeout=5)
@@ -212,6 +224,8 @@ class Host:
     def run_shell(self, script: str, timeout: float = SHORT_COMMAND_TIMEOUT_S, stdin: bytes | None = None,
                   check: bool = True) -> subprocess.CompletedProcess:
         """Run a short shell script there. Raises HostUnreachable when ssh itself fails (exit 255)."""
+        if self.down:
+            raise HostUnreachable(self.down)
         argv = ["sh", "-c", script] if self.spec.is_local else self.wrap_shell(script)
         try:
             out = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout,

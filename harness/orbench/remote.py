@@ -199,4 +199,8 @@ class PairRuntime:
         """Raises HostUnreachable for the first host of the pair that does not answer."""
         for host in (self.server_host, self.client_host):
             if not host.spec.is_local:
-                host.run_shell("true", timeout=host.ssh.connect_timeout_s + 10)
+                try:
+                    host.run_shell("true", timeout=host.ssh.connect_timeout_s + 10)
+                except HostUnreachable as exc:
+                    host.down = str(exc)
+                    raise

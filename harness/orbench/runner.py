@@ -170,7 +170,9 @@ class Runner:
             "status": "running",
             "campaign": self.campaign.as_run(),
             "hosts": self._hosts_manifest(),
-            "host_pairs": [p.as_dict() for p in self.pairs],
+            "host_pairs": [{**p.as_dict(), "placements": [self._placement(p, name).as_dict()
+                                                          for name in self.campaign.placements]}
+                           for p in self.pairs],
             "environment": collect_environment(),
             "placements": [self._placement(self.pairs[0], p).as_dict() for p in self.campaign.placements],
             "targets": {
