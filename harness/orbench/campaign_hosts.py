@@ -53,6 +53,10 @@ def resolve_host_pairs(path: Path, settings: dict[str, Any]) -> list[HostPair]:
                 raise UserError(f"{path}: key {where}: value {ref!r}: not a [hosts] name ({known}), 'local', "
                                 "or an ssh://user@host:port URL")
         hp = HostPair(specs[0], specs[1])
+        if hp.server.is_local and not hp.client.is_local and _is_loopback(hp.server.address):
+            raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: the server host {hp.server.name!r} "
+                            f"binds {hp.server.address}, which {hp.client.name!r} cannot reach; add [hosts.me] "
+                            "with url = \"local\" and address = \"<this machine's address>\" and use \"me\"")
         if hp.label in labels:
             raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: this pair is listed twice")
         labels.add(hp.label)
@@ -66,6 +70,10 @@ def resolve_host_pairs(path: Path, settings: dict[str, Any]) -> list[HostPair]:
                                 "give them names in [hosts]")
             seen[spec.name] = spec
     return pairs
+
+
+def _is_loopback(address: str) -> bool:
+    return address.startswith("127.") or address in ("localhost", "::1")
 
 
 def resolve_ssh_paths(path: Path, ssh: dict[str, Any]) -> dict[str, Any]:

@@ -113,6 +113,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
     cpus = manifest.get("environment", {}).get("cpu", {}).get("logical_cpus") or 1
     if load[0] > BUSY_LOAD_PER_CPU * cpus:
         warnings.append(f"busy machine: 1-minute load average {load[0]:.2f} on {cpus} CPUs at the start")
+    for name, host in (manifest.get("hosts") or {}).items():
+        env = (host or {}).get("environment") or {}
+        host_load, host_cpus = env.get("loadavg") or [0], env.get("logical_cpus") or 1
+        if name != "local" and isinstance(host_load, list) and host_load[0] > BUSY_LOAD_PER_CPU * host_cpus:
+            warnings.append(f"busy host {name}: 1-minute load average {host_load[0]:.2f} on {host_cpus} CPUs "
+                            "at the start")
     for pl in manifest.get("placements", []):
         if not pl.get("pinned"):
             warnings.append(f"placement {pl['name']}: not pinned; latency depends on where the scheduler put "

@@ -89,6 +89,13 @@ def test_pair_must_have_two_hosts_and_ssh_keys_are_checked(write_campaign):
     assert "ssh.known_hosts" in msg and "no such file" in msg
 
 
+def test_local_server_on_loopback_cannot_serve_a_remote_client(write_campaign):
+    msg = error_of(write_campaign, BASE + 'host_pairs = [["local", "ssh://root@h"]]\n')
+    assert "host_pairs[0]" in msg and "127.0.0.1" in msg and "cannot reach" in msg
+    text = BASE + 'host_pairs = [["me", "ssh://root@h"]]\n[hosts.me]\nurl = "local"\naddress = "10.9.9.9"\n'
+    assert load_campaign(write_campaign(text)).host_pairs()[0].bind_address == "10.9.9.9"
+
+
 def test_what_each_target_deploys():
     targets = load_targets()
     assert target_files(targets["omniorb"]) == ["cpp/build/orbench-omniorb-server", "cpp/build/orbench-omniorb-client"]
