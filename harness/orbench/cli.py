@@ -7,6 +7,7 @@ Exit status: 0 all went well; 1 the run finished but some trials failed (their r
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -70,16 +71,6 @@ def cmd_check_target(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _sigterm_interrupts() -> None:
-    """SIGTERM (a CI timeout, `kill`) cleans up like Ctrl-C: every worker on every host is stopped."""
-    import signal
-
-    def interrupt(_sig, _frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, interrupt)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from orbench.campaign import campaign_from_manifest, load_campaign
     from orbench.results import RunStore, open_run
@@ -100,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
     runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
-    _sigterm_interrupts()
+    _interrupt_on_signals()
     interrupted = False
     try:
         failed = runner.run()
@@ -126,6 +117,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
+    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _make_report(run_dir: Path) -> Path | None:
