@@ -9,8 +9,10 @@ ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
-# report's browser test, sockperf for make bench-fidelity.
-DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf
+# report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
+# server plus iproute2 for the tests' network-namespace hosts.
+DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
+	openssh-client openssh-server iproute2
 MVN := mvn -q -B -f java/pom.xml
 
 .PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
@@ -35,7 +37,7 @@ deps-system:
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
 	  else echo "error: need root (or sudo) to install:$$missing" >&2; exit 1; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=300 $$missing >/dev/null; \
 	fi
 
 # The stamp holds the hash of the Python package definitions, so pip runs again only when they change.

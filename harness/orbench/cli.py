@@ -19,6 +19,8 @@ examples:
   orbench check-target omniorb             run one target through the worker contract
   orbench run quick                        run harness/campaigns/quick.toml, then summary and report
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
+  orbench run --resume results/quick/latest   finish an interrupted run (finished trials are kept)
+  orbench cleanup results/two-hosts/latest    end any worker a run left on its hosts (unreachable at its end)
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
   orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
@@ -72,25 +74,38 @@ def cmd_check_target(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from orbench.campaign import load_campaign
-    from orbench.results import RunStore
+    from orbench.campaign import campaign_from_manifest, load_campaign
+    from orbench.results import RunStore, open_run
     from orbench.runner import Runner
     from orbench.summary import write_summary
     from orbench.table import format_table
 
-    campaign = load_campaign(_campaign_path(args.campaign))
-    for name in campaign.added_baselines:
-        print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
-    store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
-    runner = Runner(campaign, store, argv=sys.argv)
+    if args.resume:
+        if args.campaign:
+            raise UserError("give either a campaign or --resume RUN_DIR, not both")
+        store = open_run(args.resume)
+        campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    elif not args.campaign:
+        raise UserError("give a campaign (a file, or a name from harness/campaigns/), or --resume RUN_DIR")
+    else:
+        campaign = load_campaign(_campaign_path(args.campaign))
+        for name in campaign.added_baselines:
+            print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
+        store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
     _interrupt_on_signals()
     interrupted = False
     try:
         failed = runner.run()
+    except UserError:
+        if not args.resume:
+            store.remove_if_empty()
+        raise
     except KeyboardInterrupt:
         interrupted = True
         failed = runner.failed_trials
-        print("\norbench: interrupted; every worker stopped, finished trials are kept", file=sys.stderr)
+        print("\norbench: interrupted; every worker stopped, finished trials are kept; to finish the run: "
+              f"orbench run --resume {store.path}", file=sys.stderr)
     summary = write_summary(store)
     print(format_table(summary))
     if not args.no_report and not interrupted:
@@ -126,6 +141,25 @@ def _make_report(run_dir: Path) -> Path | None:
     report = make_report(run_dir)
     print(f"report: {report}")
     return report
+
+
+def cmd_cleanup(args: argparse.Namespace) -> int:
+    from orbench.campaign import campaign_from_manifest
+    from orbench.remote import HostSet
+    from orbench.results import open_run
+
+    store = open_run(args.run)
+    campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    hosts = HostSet(campaign.host_pairs(), campaign.ssh_settings(), campaign.name, store.run_id)
+    try:
+        warnings = hosts.sweep_all()
+    finally:
+        hosts.close()
+    for w in warnings:
+        print(f"orbench: {w}", file=sys.stderr)
+    print(f"orbench: {len(hosts.remote)} remote host(s) checked; "
+          f"{'some unreachable' if any('could not' in w for w in warnings) else 'no worker left'}")
+    return 1 if any("could not" in w for w in warnings) else 0
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
@@ -222,10 +256,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check_target)
 
     p = sub.add_parser("run", help="run a campaign, then write summary.json, the table and the report")
-    p.add_argument("campaign", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
+    p.add_argument("campaign", nargs="?", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="finish an interrupted or failed run: runs only the trials not finished (ok or skipped)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("cleanup", help="end every worker a run may have left on its remote hosts")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.set_defaults(func=cmd_cleanup)
 
     p = sub.add_parser("summarize", help="recompute summary.json of a run from its raw samples")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")

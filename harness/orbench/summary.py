@@ -28,7 +28,7 @@ BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
 
-PointKey = tuple[str, str, str, int, str]  # placement, mode, payload_type, payload_bytes, target
+PointKey = tuple[str, str, str, str, int, str]  # host_pair, placement, mode, payload_type, payload_bytes, target
 
 
 def _num(value: str) -> float | None:
@@ -38,10 +38,11 @@ def _num(value: str) -> float | None:
 def summarize(store: RunStore) -> dict[str, Any]:
     manifest = store.read_manifest()
     targets_info = manifest.get("targets", {})
-    rows = store.read_trials()
+    rows = latest_rows(store.read_trials())
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
-        key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+        key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+               int(row["payload_bytes"]), row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -50,9 +51,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for key, trials in by_point.items():
-        placement, mode, payload_type, payload_bytes, target = key
+        host_pair, placement, mode, payload_type, payload_bytes, target = key
         ok = [t for t in trials if t["status"] == "ok"]
         entry: dict[str, Any] = {
+            "host_pair": host_pair,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
@@ -104,13 +106,15 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_samples)} point(s) have fewer than {MIN_SAMPLES_FOR_P99} samples (as few as "
                         f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
-    # ORB-added latency: pair each ORB point with its baseline at the same placement, mode, payload.
+    # ORB-added latency: pair each ORB point with its baseline on the same host pair (the same link), at the
+    # same placement, mode and payload.
     for entry in points:
         base_name = targets_info.get(entry["target"], {}).get("baseline")
         if entry.get("kind") != "orb" or not base_name:
             continue
-        key = (entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"], entry["target"])
-        base_key = key[:4] + (base_name,)
+        key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
+               entry["target"])
+        base_key = key[:5] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
             added = stats.orb_added_latency(trial_p50[key], trial_p50[base_key])
@@ -144,6 +148,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
     cpus = manifest.get("environment", {}).get("cpu", {}).get("logical_cpus") or 1
     if load[0] > BUSY_LOAD_PER_CPU * cpus:
         warnings.append(f"busy machine: 1-minute load average {load[0]:.2f} on {cpus} CPUs at the start")
+    for name, host in (manifest.get("hosts") or {}).items():
+        env = (host or {}).get("environment") or {}
+        host_load, host_cpus = env.get("loadavg") or [0], env.get("logical_cpus") or 1
+        if name != "local" and isinstance(host_load, list) and host_load[0] > BUSY_LOAD_PER_CPU * host_cpus:
+            warnings.append(f"busy host {name}: 1-minute load average {host_load[0]:.2f} on {host_cpus} CPUs "
+                            "at the start")
     for pl in manifest.get("placements", []):
         if not pl.get("pinned"):
             warnings.append(f"placement {pl['name']}: not pinned; latency depends on where the scheduler put "
@@ -152,7 +162,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
     mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
     kind_order = {"orb": 0, "socket": 1}
-    points.sort(key=lambda e: (e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
+    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
                                kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -164,6 +174,16 @@ def summarize(store: RunStore) -> dict[str, Any]:
         "equivalence": _equivalence(store, by_point, targets_info),
         "warnings": warnings + manifest.get("warnings", []),
     }
+
+
+def latest_rows(rows: list[dict]) -> list[dict]:
+    """One row per trial: a resumed run may have run a failed trial again; its last row is the one that
+    counts (an ok row is never followed by another, since --resume skips finished trials)."""
+    last: dict[tuple, dict] = {}
+    for row in rows:
+        last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+              row["payload_bytes"], row["target"], row["trial"])] = row
+    return list(last.values())
 
 
 def write_summary(store: RunStore) -> dict[str, Any]:

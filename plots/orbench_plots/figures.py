@@ -247,6 +247,9 @@ ALL_FIGURES = (orb_added, latency_vs_payload, socket_baselines, throughput)
 def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
+    # Points of different host pairs are different links: one figure per host pair and placement.
+    points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
+              for p in summary["points"]]
     for make in ALL_FIGURES:
-        figures += make(summary["points"], out_dir)
+        figures += make(points, out_dir)
     return figures

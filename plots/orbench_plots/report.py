@@ -66,7 +66,8 @@ def _summary_table(points: list[dict]) -> str:
                       if p50ci.get("low") is not None else "")
         stop = p.get("stopping") or {}
         stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
-        cells = [p["placement"], p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
+        where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
+        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
                  f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
                 _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
@@ -148,9 +149,9 @@ def _hosts(manifest: dict) -> str:
     parts = []
     envs = manifest.get("host_environments") or {}
     for name, host in (manifest.get("hosts") or {"local": {}}).items():
-        env = envs.get(name) or (manifest.get("environment", {}) if name == "local" else {})
-        parts.append(f"<h3>Host <code>{_esc(name)}</code> ({_esc(host.get('role', ''))}, "
-                     f"{_esc(host.get('address', ''))})</h3>" + (_kv_table(env) if env else
+        env = host.get("environment") or envs.get(name) or (manifest.get("environment", {}) if name == "local" else {})
+        facts = {k: v for k, v in host.items() if k != "environment" and isinstance(v, str | int)}
+        parts.append(f"<h3>Host <code>{_esc(name)}</code> ({_esc(', '.join(f'{k} {v}' for k, v in facts.items()))})</h3>" + (_kv_table(env) if env else
                                                                  "<p>no environment recorded</p>"))
     return "<h2>Environment of every host</h2>" + "".join(parts)
 
