@@ -74,3 +74,12 @@ def test_build_without_tao_skips_it_with_one_message(tmp_path):
     error = " ".join(required.stderr.split())  # CMake wraps an error's text
     assert "ORBENCH_WITH_TAO=ON but TAO not found (ACE_ROOT is not set and tao_idl is not on PATH)" in error
     assert error.count("to an installed TAO and run make cpp") == 1
+
+
+def test_cpp_orbs_campaign_is_valid():
+    from orbench.campaign import load_campaign
+    from orbench.paths import campaigns_dir
+
+    c = load_campaign(campaigns_dir() / "cpp-orbs.toml")
+    assert {t.name for t in c.targets} == {"omniorb", "tao", "c-socket"}
+    assert c.payload_bytes == [1, 1024, 32168]
