@@ -50,7 +50,8 @@ if(TAO_IDL_EXECUTABLE AND NOT ACE_ROOT)
   get_filename_component(_tao_prefix "${TAO_IDL_EXECUTABLE}" DIRECTORY)
   get_filename_component(_tao_prefix "${_tao_prefix}" DIRECTORY)
   list(APPEND _ace_lib_hints "${_tao_prefix}/lib")
-  set(_tao_header_hints "${_tao_prefix}/include")
+  # Installed (PREFIX/include/{ace,tao}) or an ACE+TAO tree built in place (PREFIX/ace, PREFIX/TAO/tao).
+  set(_tao_header_hints "${_tao_prefix}/include" "${_tao_prefix}" "${_tao_prefix}/TAO")
 endif()
 find_path(ACE_INCLUDE_DIR ace/ACE.h HINTS ${ACE_ROOT} ${ACE_ROOT}/include ${_tao_header_hints} NO_DEFAULT_PATH)
 find_path(TAO_INCLUDE_DIR tao/ORB.h HINTS ${TAO_ROOT} ${TAO_ROOT}/include ${ACE_ROOT}/include ${_tao_header_hints}
@@ -89,18 +90,26 @@ string(REGEX REPLACE ".*\"(.*)\".*" "\\1" _tao_version "${_tao_version_line}")
 message(STATUS "TAO ${_tao_version} (${TAO_INCLUDE_DIR}, tao_idl ${TAO_IDL_EXECUTABLE}): "
                "building orbench-tao-server/-client")
 
-# Stubs are generated into the build tree, never the source tree. tao_idl needs ACE_ROOT (it runs
-# $ACE_ROOT/bin/ace_gperf for the skeleton's operation table) and its own libraries on the loader path.
+# Stubs are generated into the build tree, never the source tree. tao_idl runs ace_gperf for the skeleton's
+# operation table (by default $ACE_ROOT/bin/ace_gperf, so it is named explicitly with -g where found beside
+# tao_idl) and needs its own libraries on the loader path.
 set(_gen ${CMAKE_CURRENT_BINARY_DIR}/generated/tao)
 get_filename_component(_idl_dir "${ORBENCH_IDL}" DIRECTORY)
-set(_tao_idl_env "LD_LIBRARY_PATH=${_tao_lib_dir}:$ENV{LD_LIBRARY_PATH}" "TAO_ROOT=${TAO_ROOT}")
+get_filename_component(_tao_idl_dir "${TAO_IDL_EXECUTABLE}" DIRECTORY)
+unset(ACE_GPERF_EXECUTABLE CACHE)
+find_program(ACE_GPERF_EXECUTABLE ace_gperf HINTS ${_tao_idl_dir} ${_idl_hints} NO_DEFAULT_PATH)
+set(_tao_idl_flags -o ${_gen} -I${_idl_dir})
+if(ACE_GPERF_EXECUTABLE)
+  list(APPEND _tao_idl_flags -g ${ACE_GPERF_EXECUTABLE})
+endif()
+set(_tao_idl_env "LD_LIBRARY_PATH=${_tao_lib_dir}:$ENV{LD_LIBRARY_PATH}")
 if(ACE_ROOT)
-  list(APPEND _tao_idl_env "ACE_ROOT=${ACE_ROOT}")
+  list(APPEND _tao_idl_env "ACE_ROOT=${ACE_ROOT}" "TAO_ROOT=${TAO_ROOT}")
 endif()
 add_custom_command(
   OUTPUT ${_gen}/orbenchC.h ${_gen}/orbenchC.cpp ${_gen}/orbenchS.h ${_gen}/orbenchS.cpp
   COMMAND ${CMAKE_COMMAND} -E make_directory ${_gen}
-  COMMAND ${CMAKE_COMMAND} -E env ${_tao_idl_env} ${TAO_IDL_EXECUTABLE} -o ${_gen} -I${_idl_dir} ${ORBENCH_IDL}
+  COMMAND ${CMAKE_COMMAND} -E env ${_tao_idl_env} ${TAO_IDL_EXECUTABLE} ${_tao_idl_flags} ${ORBENCH_IDL}
   DEPENDS ${ORBENCH_IDL}
   COMMENT "tao_idl orbench.idl")
 
