@@ -41,6 +41,8 @@ class Target:
     required_files: tuple[str, ...] = ()
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
+    # How to get what `requires` lists, when `make <build>` alone is not enough (e.g. an ORB built by hand).
+    requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
 
     @property
@@ -121,6 +123,9 @@ def load_descriptor(path: Path) -> Target:
         if p not in PAYLOAD_TYPES:
             raise UserError(f"{path}: supports.payload_types has {p!r}, not one of {', '.join(PAYLOAD_TYPES)}")
     requires = data.get("requires", {})
+    hint = requires.get("hint")
+    if hint is not None and not isinstance(hint, str):
+        raise UserError(f"{path}: requires.hint must be a str, got {hint!r}")
     server = _field(data, "server", dict, path)
     client = _field(data, "client", dict, path)
     return Target(
@@ -138,6 +143,7 @@ def load_descriptor(path: Path) -> Target:
         required_files=_strings(requires, "files", path, "requires."),
         required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
         required_commands=_strings(requires, "commands", path, "requires."),
+        requires_hint=hint,
         path=path,
     )
 
@@ -181,5 +187,5 @@ def unavailable_reason(target: Target) -> str | None:
             return f"pkg-config package {pkg!r} not installed (run: make deps)"
     for rel in target.required_files:
         if not (root / rel).exists():
-            return f"not built: {rel} is missing (run: make {target.build})"
+            return f"not built: {rel} is missing ({target.requires_hint or f'run: make {target.build}'})"
     return None

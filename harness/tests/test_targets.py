@@ -4,7 +4,7 @@ import pytest
 from orbench.errors import UserError
 from orbench.targets import load_descriptor, load_targets
 
-EXPECTED = {"omniorb", "jacorb", "c-socket", "java-socket"}
+EXPECTED = {"omniorb", "tao", "jacorb", "c-socket", "java-socket"}
 
 
 def test_every_descriptor_loads_and_pairs_with_a_baseline():
