@@ -8,8 +8,11 @@ PY := $(VENV)/bin/python
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
-# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning).
-DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux
+# nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
+# report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
+# server plus iproute2 for the tests' network-namespace hosts.
+DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
+	openssh-client openssh-server iproute2
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
@@ -18,7 +21,8 @@ FFM_JDK ?= $(shell for d in /usr/lib/jvm/*/; do v=$$(sed -n 's/^JAVA_VERSION="\(
   [ -n "$$v" ] && [ "$$v" -ge 22 ] && [ -x $$d/bin/javac ] && echo "$${d%/}"; done | tail -1)
 JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 
-.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean
+.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
+	bench-fidelity
 
 help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
@@ -27,6 +31,8 @@ help:
 	@echo "make build      build the C++ (cpp/build) and Java (java/target) workers"
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
+	@echo "make jmh        build and run the JMH suite (java/jmh), ingest it into results/jmh/ (~6 min)"
+	@echo "make bench-fidelity  orbench's C socket baseline vs sockperf ping-pong, ratio per size"
 	@echo "variables: CAMPAIGN=name-or-file (default quick)"
 
 deps: deps-system deps-python
@@ -37,7 +43,7 @@ deps-system:
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO=sudo; \
 	  else echo "error: need root (or sudo) to install:$$missing" >&2; exit 1; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=300 $$missing >/dev/null; \
 	fi
 
 # The stamp holds the hash of the Python package definitions, so pip runs again only when they change.
@@ -65,7 +71,7 @@ java:
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
 
-test: deps build lint
+test: deps build lint jmh-build
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test $(JAVA_FFM_FLAGS)
 	cd harness && $(PY) -m pytest -q
@@ -80,4 +86,22 @@ lint: deps-python
 	$(VENV)/bin/ruff check harness plots
 
 clean:
-	rm -rf cpp/build java/target
+	rm -rf cpp/build java/target java/jmh/target
+
+# JMH: its own Maven project (java/jmh), built by `make test` as a compile check, run only here. JMH_ARGS passes
+# options through, e.g. JMH_ARGS='-wi 1 -i 2 -r 500ms CdrBench' for a short look.
+JMH_ARGS ?=
+JMH_JSON := $(ROOT)/results/jmh-last.json
+jmh-build: java
+	mvn -q -B -f java/jmh/pom.xml package
+
+jmh: deps jmh-build
+	@mkdir -p results
+	java -Djava.library.path=$(ROOT)/java/jmh/target/native -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+	  -cp "$(ROOT)/java/jmh/target/jmh-classes.jar:$(ROOT)/java/jmh/target/lib/*:$(ROOT)/java/target/orbench-workers.jar" \
+	  org.openjdk.jmh.Main -prof gc -rf json -rff $(JMH_JSON) $(JMH_ARGS)
+	$(ORBENCH) ingest-jmh $(JMH_JSON)
+
+# orbench's C socket baseline (echo, halved) vs sockperf's TCP ping-pong (RTT/2), same pinning and sizes.
+bench-fidelity: deps cpp
+	$(ORBENCH) fidelity

@@ -15,7 +15,9 @@ from typing import Any
 
 import jsonschema
 
+from orbench.campaign_hosts import check_ssh_files, resolve_host_pairs, resolve_ssh_paths, ssh_settings
 from orbench.errors import UserError
+from orbench.hosts import HostPair, SshSettings
 from orbench.jdk import Jdk, resolve_jdk
 from orbench.targets import Target, load_targets
 
@@ -33,10 +35,12 @@ class Point:
     payload_type: str
     payload_bytes: int
     target: str
+    host_pair: str = "local"  # the HostPair label: "local", or "<server host>--<client host>"
 
     @property
     def key(self) -> str:
-        return f"{self.placement}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
+        where = "" if self.host_pair == "local" else f"{self.host_pair}/"
+        return f"{where}{self.placement}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
 
 
 @dataclass
@@ -80,6 +84,12 @@ class Campaign:
     def connect_options(self, target: Target) -> dict[str, Any]:
         return {k: v for k, v in self.settings["options"].items() if k in target.options}
 
+    def host_pairs(self) -> list[HostPair]:
+        return resolve_host_pairs(self.path, self.settings)
+
+    def ssh_settings(self) -> SshSettings:
+        return ssh_settings(self.settings["ssh"])
+
     def as_run(self) -> dict[str, Any]:
         """The campaign exactly as run (defaults filled in), for the manifest."""
         run = {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
@@ -117,6 +127,23 @@ def load_campaign(path: Path | str, targets: dict[str, Target] | None = None, jd
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+    return campaign_from_data(path, data, targets, jdk)
+
+
+def campaign_from_manifest(manifest: dict, run_dir: Path) -> Campaign:
+    """The campaign exactly as a run recorded it (for --resume: the file may have changed since)."""
+    data = dict(manifest.get("campaign") or {})
+    source = Path(data.pop("source_file", run_dir / "manifest.json"))
+    data.pop("added_baselines", None)
+    data.pop("jdk_resolved", None)  # recorded by as_run(); the `jdk` key is resolved again
+    campaign = campaign_from_data(source, data)
+    campaign.added_baselines = list((manifest.get("campaign") or {}).get("added_baselines", []))
+    return campaign
+
+
+def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None = None,
+                       jdk: str | None = None) -> Campaign:
+    """`jdk` (from `orbench run --jdk`) overrides the data's `jdk` key."""
     schema = campaign_schema()
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
     if errors:
@@ -124,6 +151,12 @@ def load_campaign(path: Path | str, targets: dict[str, Target] | None = None, jd
     settings = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
     settings.update(data)
     settings.setdefault("description", "")
+    settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])
+    check_ssh_files(path, settings["ssh"], resolve_host_pairs(path, settings))
+
+    if settings.get("target_ci_pct") is not None and settings["max_trials"] < settings["trials"]:
+        raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
+                        f"({settings['trials']}), the minimum the stopping rule runs")
     resolved_jdk = None
     if jdk is not None:
         settings["jdk"] = jdk

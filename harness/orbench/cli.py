@@ -7,6 +7,7 @@ Exit status: 0 all went well; 1 the run finished but some trials failed (their r
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -20,8 +21,12 @@ examples:
   orbench new-target orbacus --like jacorb a starting descriptor for a new target, and what to do next
   orbench run quick                        run harness/campaigns/quick.toml, then summary and report
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
+  orbench run --resume results/quick/latest   finish an interrupted run (finished trials are kept)
+  orbench cleanup results/two-hosts/latest    end any worker a run left on its hosts (unreachable at its end)
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
+  orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
+  orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
 
 Campaign files are TOML, described key by key in harness/orbench/campaign.schema.json and
 harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.
@@ -90,37 +95,64 @@ def cmd_new_target(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from orbench.campaign import load_campaign
-    from orbench.results import RunStore
+    from orbench.campaign import campaign_from_manifest, load_campaign
+    from orbench.results import RunStore, open_run
     from orbench.runner import Runner
     from orbench.summary import write_summary
     from orbench.table import format_table
 
-    campaign = load_campaign(_campaign_path(args.campaign), jdk=args.jdk)
-    for name in campaign.added_baselines:
-        print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
-    store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
-    runner = Runner(campaign, store, argv=sys.argv)
+    if args.resume:
+        if args.campaign:
+            raise UserError("give either a campaign or --resume RUN_DIR, not both")
+        if args.jdk:
+            raise UserError("--jdk and --resume: a resumed run keeps the JDK it was started with")
+        store = open_run(args.resume)
+        campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    elif not args.campaign:
+        raise UserError("give a campaign (a file, or a name from harness/campaigns/), or --resume RUN_DIR")
+    else:
+        campaign = load_campaign(_campaign_path(args.campaign), jdk=args.jdk)
+        for name in campaign.added_baselines:
+            print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
+        store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
+    _interrupt_on_signals()
     interrupted = False
     try:
         failed = runner.run()
+    except UserError:
+        if not args.resume:
+            store.remove_if_empty()
+        raise
     except KeyboardInterrupt:
         interrupted = True
         failed = runner.failed_trials
-        print("\norbench: interrupted; every worker stopped, finished trials are kept", file=sys.stderr)
+        print("\norbench: interrupted; every worker stopped, finished trials are kept; to finish the run: "
+              f"orbench run --resume {store.path}", file=sys.stderr)
     summary = write_summary(store)
     print(format_table(summary))
-    for w in summary["warnings"]:
-        print(f"warning: {w}", file=sys.stderr)
     if not args.no_report and not interrupted:
         _make_report(store.path)
     print(f"results: {store.path}")
+    for w in summary["warnings"]:  # last, so they are what a reader sees when the run ends
+        print(f"warning: {w}", file=sys.stderr)
     if interrupted:
         return 130
     if failed:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
+    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _make_report(run_dir: Path) -> Path | None:
@@ -132,6 +164,25 @@ def _make_report(run_dir: Path) -> Path | None:
     report = make_report(run_dir)
     print(f"report: {report}")
     return report
+
+
+def cmd_cleanup(args: argparse.Namespace) -> int:
+    from orbench.campaign import campaign_from_manifest
+    from orbench.remote import HostSet
+    from orbench.results import open_run
+
+    store = open_run(args.run)
+    campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    hosts = HostSet(campaign.host_pairs(), campaign.ssh_settings(), campaign.name, store.run_id)
+    try:
+        warnings = hosts.sweep_all()
+    finally:
+        hosts.close()
+    for w in warnings:
+        print(f"orbench: {w}", file=sys.stderr)
+    print(f"orbench: {len(hosts.remote)} remote host(s) checked; "
+          f"{'some unreachable' if any('could not' in w for w in warnings) else 'no worker left'}")
+    return 1 if any("could not" in w for w in warnings) else 0
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
@@ -156,6 +207,56 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not store.summary_path.exists():
         write_summary(store)
     return 0 if _make_report(store.path) else 2
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from orbench.compare import compare_runs, format_comparison
+    from orbench.results import open_run
+
+    result = compare_runs(open_run(args.run_a), open_run(args.run_b))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(format_comparison(result))
+    if not result["points"]:
+        print("orbench: the two runs have no point in common", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from orbench.export import export_run
+    from orbench.results import open_run
+
+    store = open_run(args.run)
+    result = export_run(store, Path(args.out) if args.out else None)
+    print(f"csv: {result['csv']} ({result['rows']} samples)")
+    print(f"hdr: {len(result['hdr_logs'])} HdrHistogram log(s) in {Path(result['csv']).parent / 'hdr'}")
+    return 0
+
+
+def cmd_ingest_jmh(args: argparse.Namespace) -> int:
+    from orbench.jmh import ingest, rows
+
+    store = ingest(Path(args.file), Path(args.results) if args.results else None)
+    for r in rows(__import__("json").loads((store.path / "jmh.json").read_text())):
+        params = ",".join(f"{k}={v}" for k, v in r["params"].items())
+        alloc = "" if r["alloc_bytes_per_op"] is None else f"  {r['alloc_bytes_per_op']:.1f} B/op"
+        print(f"{r['benchmark']:<40} {params:<14} {r['score']:>12.3f} {r['unit']}{alloc}")
+    print(f"jmh results: {store.path}")
+    return 0
+
+
+def cmd_fidelity(args: argparse.Namespace) -> int:
+    from orbench.fidelity import SIZES, format_rows, run_fidelity
+
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
+    store, rows = run_fidelity(sizes, placement=args.placement, trials=args.trials, calls=args.calls,
+                               root=Path(args.results) if args.results else None)
+    print(format_rows(rows))
+    print(f"results: {store.path}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,11 +287,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new_target)
 
     p = sub.add_parser("run", help="run a campaign, then write summary.json, the table and the report")
-    p.add_argument("campaign", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
+    p.add_argument("campaign", nargs="?", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="finish an interrupted or failed run: runs only the trials not finished (ok or skipped)")
     p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("cleanup", help="end every worker a run may have left on its remote hosts")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.set_defaults(func=cmd_cleanup)
 
     p = sub.add_parser("summarize", help="recompute summary.json of a run from its raw samples")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
@@ -199,6 +306,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="make the figures and report.html of a run")
     p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="the same points of two runs side by side, changes beyond their intervals "
+                       "flagged")
+    p.add_argument("run_a", metavar="RUN_A", help="the reference run (directory, results/<campaign> or name)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("ingest-jmh", help="copy a JMH JSON result file into results/jmh/<run-id>/ for the report")
+    p.add_argument("file", help="JMH result file (-rf json)")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_ingest_jmh)
+
+    p = sub.add_parser("fidelity", help="orbench's C socket baseline vs sockperf ping-pong, ratio per size")
+    p.add_argument("--sizes", help="payload sizes, comma separated (default 16,128,1024,4096,16384,32168)")
+    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
+    p.add_argument("--trials", type=int, default=5, help="orbench trials per size, each followed by one sockperf run (default 5)")
+    p.add_argument("--calls", type=int, default=5000, help="orbench calls per trial")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.set_defaults(func=cmd_fidelity)
+
+    p = sub.add_parser("export", help="a run's samples as CSV and as HdrHistogram interval logs")
+    p.add_argument("run", help="run directory, results/<campaign> (its latest run) or a campaign name")
+    p.add_argument("--out", metavar="DIR", help="where to write (default: <run>/export)")
+    p.set_defaults(func=cmd_export)
     return parser
 
 

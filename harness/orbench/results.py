@@ -11,6 +11,11 @@ A run directory holds
 
 SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here so old runs can be upgraded.
   1: first version.
+  2: trials.csv gains trial_end_unix, other_cpus_busy_pct, steal_pct, and host_pair ("local" when absent);
+     samples of a non-local host pair live under samples/<host_pair>/; the manifest gains `stopping` (which
+     rule ended each point), workers' cpus_allowed, "hosts" (every host's environment) and "host_pairs";
+     summary points gain p50_ci95_ns, tail percentiles, stopping, host_pair. Version 1 runs read as before
+     (the new fields are empty).
 """
 
 from __future__ import annotations
@@ -27,13 +32,15 @@ from orbench.campaign import Point
 from orbench.errors import UserError
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TRIAL_FIELDS = [
-    "seq", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
+    "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
     "calls", "warmup", "samples_file", "p50_ns", "p90_ns", "p99_ns", "min_ns", "max_ns", "mean_ns",
     "elapsed_ns", "received_messages", "received_bytes", "lost_messages", "sync_complete",
     "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
+    # since schema 2: when the trial's answer came back (unix s), load on the unpinned CPUs and steal during it
+    "trial_end_unix", "other_cpus_busy_pct", "steal_pct",
 ]
 
 
@@ -92,6 +99,8 @@ class RunStore:
 
     def samples_path(self, point: Point, trial: int) -> Path:
         d = self.samples_dir / point.placement / point.target
+        if point.host_pair != "local":
+            d = self.samples_dir / point.host_pair / point.placement / point.target
         d.mkdir(parents=True, exist_ok=True)
         return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B-t{trial:03d}.i64"
 
@@ -110,6 +119,14 @@ class RunStore:
             return []
         with open(self.trials_path, newline="") as f:
             return list(csv.DictReader(f))
+
+    def remove_if_empty(self) -> None:
+        """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""
+        if any(self.samples_dir.rglob("*.i64")) or self.trials_path.exists():
+            return
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
 
     def mark_latest(self) -> None:
         link = self.path.parent / "latest"

@@ -1,8 +1,11 @@
-"""Runs a campaign on localhost: starts each target's workers pinned per placement, runs the points' trials with
-the targets interleaved (A B C A B C ...), and stores every trial as it ends.
+"""Runs a campaign: per host pair (server host, client host; `local` by default) and placement, starts each
+target's workers pinned, runs the points' trials with the targets interleaved (A B C A B C ...), and stores
+every trial as it ends. Remote hosts are reached over SSH (remote.py); a local run is the pair local/local.
 
 A worker that crashes fails the trial it was running, with the reason; the harness restarts that target's
-workers for the next trial, and the campaign goes on. Ctrl-C stops every worker and keeps what finished.
+workers for the next trial, and the campaign goes on. A host that stops answering fails the rest of its pair's
+trials at once, with the reason. Ctrl-C stops every worker on every host and keeps what finished;
+`orbench run --resume RUN_DIR` runs the trials that did not finish.
 """
 
 from __future__ import annotations
@@ -18,17 +21,26 @@ from orbench import __version__
 from orbench.campaign import Campaign, Point
 from orbench.environment import collect_environment
 from orbench.errors import WorkerError
-from orbench.placement import Placement, resolve
+from orbench.hosts import HostPair, HostUnreachable
+from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
+from orbench.placement import Placement
 from orbench.progress import Progress
+from orbench.remote import HostSet, PairRuntime, resolve_placement
 from orbench.results import RunStore
 from orbench.stats import latency_summary, read_samples
+from orbench.stopping import StoppingRule
 from orbench.targets import Target, unavailable_reason
 from orbench.workers import ClientWorker, ServerWorker
+
+# Trial statuses that --resume does not run again.
+FINISHED_STATUSES = ("ok", "skipped")
 
 # Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
 # loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
 TRIAL_TIMEOUT_BASE_S = 60.0
 TRIAL_TIMEOUT_PER_CALL_S = 0.002
+# After a transport error, how long to wait for the server's process (or its ssh) to be seen dead.
+SERVER_DEATH_GRACE_S = 2.0
 
 
 @dataclass
@@ -36,26 +48,35 @@ class TargetSession:
     """A target's live server and client for one placement."""
 
     target: Target
-    placement: Placement
+    runtime: PairRuntime
     store: RunStore
     options: dict[str, Any]
-    host: str
     server: ServerWorker | None = None
     client: ClientWorker | None = None
     hello: dict[str, Any] = field(default_factory=dict)
     starts: int = 0
 
+    @property
+    def placement(self) -> Placement:
+        return self.runtime.placement
+
     def start(self) -> None:
         self.starts += 1
-        tag = f"{self.placement.name}-{self.target.name}"
+        pair = self.runtime.pair.label
+        tag = f"{self.placement.name}-{self.target.name}" if pair == "local" \
+            else f"{pair}-{self.placement.name}-{self.target.name}"
+        # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
+        gc_log = str(self.store.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
         self.server = ServerWorker(
-            self.target.name,
-            self.placement.prefix("server") + self.target.server_command(self.host, 0),
-            self.store.logs_dir / f"{tag}-server.log",
+            self.target.name, self.runtime.server_command(self.target, gc_log=gc_log % "server"),
+            self.store.logs_dir / f"{tag}-server.log", reaper=self.runtime.reaper(self.target, "server"),
         )
         try:
-            self.client = ClientWorker(self.target.name, self.placement.prefix("client") + self.target.client_command(),
-                                       self.store.logs_dir / f"{tag}-client.log")
+            self.client = ClientWorker(self.target.name,
+                                       self.runtime.client_command(self.target, gc_log=gc_log % "client"),
+                                       self.store.logs_dir / f"{tag}-client.log",
+                                       reaper=self.runtime.reaper(self.target, "client"))
+            self.server.via, self.client.via = self.runtime.via("server"), self.runtime.via("client")
             hello = self.client.call({"cmd": "hello"}, watch=[self.server])
             if not hello["ok"]:
                 raise WorkerError(f"{self.target.name} client: hello failed: {hello.get('error')}", "protocol")
@@ -85,8 +106,15 @@ class TargetSession:
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Point, int, dict], None] | None = None,
-                 stream=sys.stderr):
+                 stream=sys.stderr, resume: bool = False):
         self.campaign = campaign
+        self.resume = resume
+        self.pairs: list[HostPair] = campaign.host_pairs()
+        self.hosts: HostSet | None = None
+        self.pair_down: str | None = None  # why the current host pair was given up
+        # Trials already finished (only when resuming), by (host_pair, placement, mode, type, bytes, target,
+        # trial), with their rows: a resumed point feeds them to its stopping rule instead of running them.
+        self.finished: dict[tuple, dict] = {}
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
@@ -94,14 +122,53 @@ class Runner:
         self.broken: dict[str, str] = {}
         self.seq = 0
         self.failed_trials = 0
-        self.progress = Progress(self._total_trials(), stream)
+        self.stopping = StoppingRule.from_settings(campaign.settings)
+        if resume:
+            rows = store.read_trials()
+            self.seq = max((int(r["seq"]) for r in rows if str(r.get("seq", "")).isdigit()), default=0)
+            self.finished = {self._trial_key(r.get("host_pair") or "local", r["placement"], r["mode"],
+                                             r["payload_type"], r["payload_bytes"], r["target"], r["trial"]): r
+                             for r in rows if r["status"] in FINISHED_STATUSES}
+        self.progress = Progress(self._total_trials() - len(self.finished), stream)
         self.manifest: dict[str, Any] = {}
 
+    @staticmethod
+    def _trial_key(pair: str, placement: str, mode: str, ptype: str, size: Any, target: str, trial: Any) -> tuple:
+        return (pair, placement, mode, ptype, int(size), target, int(trial))
+
     def _total_trials(self) -> int:
-        return len(self.campaign.point_groups()) * self.campaign.trials * len(self.campaign.targets)
+        return (len(self.pairs) * len(self.campaign.point_groups()) * self.stopping.most_trials
+                * len(self.campaign.targets))
 
     # -- manifest -------------------------------------------------------------------------------------------
+    def _prepare_hosts(self) -> None:
+        """Connect, deploy and check every host before anything runs (UserError lists what is missing)."""
+        hosts = HostSet(self.pairs, self.campaign.ssh_settings(), self.campaign.name, self.store.run_id)
+        runnable = [t for t in self.campaign.targets if unavailable_reason(t) is None]
+        pinned = any(p != "unpinned" for p in self.campaign.placements)
+        hosts.prepare(runnable, pinned, self.progress.note)
+        self.hosts = hosts
+
+    def _hosts_manifest(self) -> dict:
+        assert self.hosts is not None
+        return {name: {**h.spec.as_dict(), "campaign_dir": self.hosts.dirs.get(name),
+                       "deployed": self.hosts.deployed.get(name), "environment": self.hosts.environments.get(name)}
+                for name, h in self.hosts.hosts.items()}
+
     def _start_manifest(self) -> None:
+        self._prepare_hosts()
+        if self.resume:
+            self.manifest = self.store.read_manifest()
+            self.manifest.pop("schema_version", None)
+            self.manifest.setdefault("resumed", []).append({
+                "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": self.argv,
+                "finished_trials_kept": len(self.finished), "hosts": self._hosts_manifest(),
+                "status_before": self.manifest.get("status")})
+            self.manifest["status"] = "running"
+            skipped = self.manifest.get("skipped_targets", {})
+            self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
+            self.store.write_manifest(self.manifest)
+            return
         skipped = {t.name: r for t in self.campaign.targets if (r := unavailable_reason(t))}
         self.manifest = {
             "orbench_version": __version__,
@@ -110,9 +177,12 @@ class Runner:
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "status": "running",
             "campaign": self.campaign.as_run(),
-            "hosts": {"local": {"role": "server and client", "address": self.campaign.host}},
+            "hosts": self._hosts_manifest(),
+            "host_pairs": [{**p.as_dict(), "placements": [self._placement(p, name).as_dict()
+                                                          for name in self.campaign.placements]}
+                           for p in self.pairs],
             "environment": collect_environment(self.campaign.jdk.java if self.campaign.jdk else None),
-            "placements": [resolve(p).as_dict() for p in self.campaign.placements],
+            "placements": [self._placement(self.pairs[0], p).as_dict() for p in self.campaign.placements],
             "targets": {
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
@@ -122,29 +192,43 @@ class Runner:
             },
             "skipped_targets": skipped,
             "warnings": [],
+            "stopping": [],
         }
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
         self.store.write_manifest(self.manifest)
 
+    def _placement(self, pair: HostPair, name: str) -> Placement:
+        assert self.hosts is not None
+        return resolve_placement(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
+
     def _record_workers(self, session: TargetSession) -> None:
         info = self.manifest["targets"][session.target.name]["workers"]
-        info[session.placement.name] = {
+        pair = session.runtime.pair.label
+        info[session.placement.name if pair == "local" else f"{pair}/{session.placement.name}"] = {
             "server": session.server.ready.get("worker") if session.server else None,
+            "endpoint": session.server.endpoint if session.server else None,
             "client": session.hello.get("worker"),
             "timer": session.hello.get("timer"),
             "starts": session.starts,
+            # Local workers only: a remote worker's local pid is its ssh process.
+            "cpus_allowed": {"server": cpus_allowed(session.server.pid) if session.server and not session.server.via
+                             else None,
+                             "client": cpus_allowed(session.client.pid) if session.client and not session.client.via
+                             else None},
         }
         self.store.write_manifest(self.manifest)
 
     # -- running ----------------------------------------------------------------------------------------------
     def run(self) -> int:
         """Returns the number of failed trials; raises KeyboardInterrupt after cleaning up."""
-        self._start_manifest()
         self.progress.start(self.campaign, self.store)
+        self._start_manifest()
         status = "failed"
         try:
-            for placement_name in self.campaign.placements:
-                self._run_placement(resolve(placement_name))
+            for pair in self.pairs:
+                self.pair_down = None
+                for placement_name in self.campaign.placements:
+                    self._run_placement(pair, self._placement(pair, placement_name))
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -153,6 +237,10 @@ class Runner:
             for s in self.sessions.values():
                 s.stop()
             self.sessions.clear()
+            if self.hosts is not None:
+                # Belt and braces: whatever a worker's own stop missed (a channel that died) ends here.
+                self.manifest.setdefault("warnings", []).extend(self.hosts.sweep_all())
+                self.hosts.close()
             self.manifest["status"] = status
             self.manifest["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             self.manifest["failed_trials"] = self.failed_trials
@@ -161,35 +249,80 @@ class Runner:
             self.store.mark_latest()
         return self.failed_trials
 
-    def _run_placement(self, placement: Placement) -> None:
+    def _pending(self, pair: HostPair, placement: Placement, target: Target | None = None) -> bool:
+        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial) not in self.finished
+                   for (pl, mode, pt, size) in self.campaign.point_groups() if pl == placement.name
+                   for t in self.campaign.targets if target is None or t.name == target.name
+                   for trial in range(self.campaign.trials))
+
+    def _run_placement(self, pair: HostPair, placement: Placement) -> None:
+        if not self._pending(pair, placement):
+            return
+        assert self.hosts is not None
+        runtime = PairRuntime(pair, self.hosts, placement)
         broken_here = dict(self.broken)
         for t in self.campaign.targets:
-            if t.name in broken_here:
+            if t.name in broken_here or not self._pending(pair, placement, t):
                 continue
-            session = TargetSession(t, placement, self.store, self.campaign.connect_options(t), self.campaign.host)
+            if self.pair_down:
+                broken_here[t.name] = self.pair_down
+                continue
+            session = TargetSession(t, runtime, self.store, self.campaign.connect_options(t))
             try:
-                self.progress.note(f"starting {t.name} ({placement.name})")
+                where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
+                self.progress.note(f"starting {t.name} ({where})")
                 session.start()
                 self.sessions[t.name] = session
                 self._record_workers(session)
             except WorkerError as exc:
                 broken_here[t.name] = f"could not start: {exc}"
                 self.progress.note(f"{t.name}: {broken_here[t.name]}")
+                self._check_pair(runtime, broken_here)
         try:
             for (pl, mode, ptype, size) in self.campaign.point_groups():
                 if pl != placement.name:
                     continue
-                for trial in range(self.campaign.trials):
+                trials = self.stopping.start_point()
+                while True:
                     for t in self.campaign.targets:
-                        point = Point(pl, mode, ptype, size, t.name)
-                        self._run_trial(point, t, trial, broken_here)
+                        done = self.finished.get(
+                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds))
+                        if done is not None:
+                            trials.add(t.name, done)
+                            continue
+                        point = Point(pl, mode, ptype, size, t.name, pair.label)
+                        trials.add(t.name, self._run_trial(point, t, trials.rounds, broken_here))
+                    trials.rounds += 1
+                    reason = trials.stop_reason()
+                    if reason:
+                        record = trials.record((pl, mode, ptype, size), reason)
+                        if pair.label != "local":
+                            record["host_pair"] = pair.label
+                        self.manifest.setdefault("stopping", []).append(record)
+                        self.store.write_manifest(self.manifest)
+                        break
         finally:
             for name in list(self.sessions):
                 self.sessions.pop(name).stop()
 
+    def _check_pair(self, runtime: PairRuntime, broken: dict[str, str]) -> None:
+        """After a failure: if a host of the pair no longer answers, give up the pair's remaining trials at
+        once (one ConnectTimeout, not one per trial), with the reason."""
+        if runtime.is_local or self.pair_down:
+            return
+        try:
+            runtime.check_reachable()
+        except HostUnreachable as exc:
+            self.pair_down = f"host pair {runtime.pair.label} given up: {exc}"
+            self.progress.note(self.pair_down)
+            for name in list(self.sessions):
+                self.sessions.pop(name).stop()
+            for t in self.campaign.targets:
+                broken.setdefault(t.name, self.pair_down)
+
     def _row(self, point: Point, trial: int, status: str, error: str = "", **extra: Any) -> dict:
         self.seq += 1
-        return {"seq": self.seq, "placement": point.placement, "mode": point.mode,
+        return {"seq": self.seq, "host_pair": point.host_pair, "placement": point.placement, "mode": point.mode,
                 "payload_type": point.payload_type, "payload_bytes": point.payload_bytes, "target": point.target,
                 "trial": trial, "status": status, "error": error, "loadavg_1m": os.getloadavg()[0], **extra}
 
@@ -201,25 +334,30 @@ class Runner:
         if self.on_trial_done:
             self.on_trial_done(self, point, trial, row)
 
-    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> None:
+    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> dict:
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
-            self._finish(point, trial, self._row(point, trial, "skipped", why_not))
-            return
+            row = self._row(point, trial, "skipped", why_not)
+            self._finish(point, trial, row)
+            return row
         if target.name in broken:
             status = "skipped" if broken[target.name].startswith("unavailable") else "failed"
-            self._finish(point, trial, self._row(point, trial, status, broken[target.name]))
-            return
+            row = self._row(point, trial, status, broken[target.name])
+            self._finish(point, trial, row)
+            return row
         session = self.sessions[target.name]
         started = time.time()
         try:
             row = self._measure(session, point, trial)
         except WorkerError as exc:
             row = self._row(point, trial, "failed", str(exc))
-            self._restart(session, broken)
+            self._check_pair(session.runtime, broken)
+            if target.name not in broken:
+                self._restart(session, broken)
         row["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started))
         row["duration_s"] = round(time.time() - started, 3)
         self._finish(point, trial, row)
+        return row
 
     def _restart(self, session: TargetSession, broken: dict[str, str]) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
@@ -238,15 +376,28 @@ class Runner:
         samples_file = self.store.samples_path(point, trial)
         command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
                    "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
-                   "samples_file": str(samples_file), "sync_timeout_ms": self.campaign.sync_timeout_ms}
+                   "samples_file": session.runtime.client_samples_path(samples_file, self.store.path),
+                   "sync_timeout_ms": self.campaign.sync_timeout_ms}
         timeout = TRIAL_TIMEOUT_BASE_S + (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S \
             + self.campaign.sync_timeout_ms / 1000
+        load_before = cpu_times()
         answer = session.client.call(command, timeout=timeout, watch=[session.server])
+        # When the answer came back: the end of the timed calls to within the client's post-loop work (a
+        # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
+        trial_end_unix = time.time()
+        pinned = parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
+        load = trial_load(load_before, cpu_times(), pinned)
         if not answer["ok"]:
             if answer.get("error_kind") in ("transport", "remote", "internal") or not session.server.alive():
+                # A lost connection usually means a dead server: say so, with its exit, when it is.
+                server_dead = session.server.dead_within(SERVER_DEATH_GRACE_S)
                 raise WorkerError(f"{answer.get('error_kind')}: {answer.get('error')}"
-                                  + ("" if session.server.alive() else f"; {session.server.death()}"))
+                                  + (f"; {session.server.death()}" if server_dead else ""))
             return self._row(point, trial, "failed", f"{answer.get('error_kind')}: {answer.get('error')}")
+        try:
+            session.runtime.collect_samples(samples_file, self.store.path)
+        except (HostUnreachable, RuntimeError) as exc:
+            raise WorkerError(f"cannot copy the samples back: {exc}", "samples") from None
         samples = read_samples(samples_file)
         if samples.size != calls:
             raise WorkerError(f"samples file {samples_file.name} holds {samples.size} samples, expected {calls}",
@@ -260,6 +411,7 @@ class Runner:
             "p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
             "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1), "elapsed_ns": answer.get("elapsed_ns"),
             "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
+            "trial_end_unix": round(trial_end_unix, 4), **load,
         }
         if point.mode == "oneway":
             elapsed = answer.get("elapsed_ns") or 0

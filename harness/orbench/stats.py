@@ -97,3 +97,49 @@ def spread_pct(values: Sequence[float]) -> float | None:
         return None
     med = float(np.median(x))
     return float((x.max() - x.min()) / med * 100.0) if med > 0 else None
+
+
+# Tail percentiles a plot or table may show, with the samples each needs: a percentile q rests on
+# (1 - q) * n values beyond it, and fewer than ten such values make it one or two outliers, not a tail.
+TAIL_PERCENTILES = (99.9, 99.99)
+VALUES_BEYOND_PERCENTILE = 10
+
+
+def samples_needed(q: float) -> int:
+    """Samples needed so that VALUES_BEYOND_PERCENTILE values lie beyond percentile q."""
+    return int(math.ceil(round(VALUES_BEYOND_PERCENTILE / (1 - q / 100), 6)))
+
+
+def tail_percentiles(samples: np.ndarray) -> dict[str, float | None]:
+    """p99.9 and p99.99 where the samples support them, else None (never a number that is one outlier)."""
+    out: dict[str, float | None] = {}
+    for q in TAIL_PERCENTILES:
+        out[f"p{q:g}"] = float(np.percentile(samples, q)) if samples.size >= samples_needed(q) else None
+    return out
+
+
+def trial_ci95(values: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES) -> dict | None:
+    """A point's p50 (or any per-trial statistic) over its trials: the mean of the per-trial values with a
+    percentile-bootstrap 95% interval (trials resampled with replacement) and, beside it, the Student-t one.
+
+    The trial is the unit that repeats, so the interval says how far another set of trials on the same machine
+    would land; the calls inside one trial are not independent (they share a JIT state, a cache, a scheduler
+    mood). With few trials the percentile bootstrap is too narrow (it cannot see beyond the values it has):
+    the stopping rule therefore never stops before the campaign's `trials`, and the t interval stays beside it.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return None
+    mean, t_lo, t_hi = mean_ci95(x)
+    b_lo, b_hi = bootstrap_mean_ci95(x, resamples=resamples)
+    width = (b_hi - b_lo) / mean * 100.0 if b_lo is not None and mean > 0 else None
+    return {"estimate": mean, "low": b_lo, "high": b_hi, "width_pct": width,
+            "method": "percentile bootstrap over trials of the mean per-trial value, 2000 resamples",
+            "t_low": t_lo, "t_high": t_hi, "trials": int(x.size)}
+
+
+def intervals_overlap(a_low: float | None, a_high: float | None, b_low: float | None, b_high: float | None) -> bool:
+    """True unless both intervals exist and are disjoint (a missing interval never claims a change)."""
+    if None in (a_low, a_high, b_low, b_high):
+        return True
+    return not (a_high < b_low or b_high < a_low)  # type: ignore[operator]

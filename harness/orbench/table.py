@@ -38,7 +38,9 @@ def format_table(summary: dict) -> str:
             if e["status"] != "ok":
                 extra += f" ({e['trials_failed']} trials failed)"
         size = f"{e['payload_bytes']} B" + ("" if e["payload_type"] == "octets" else f" {e['payload_type']}")
-        rows.append((e["placement"], e["mode"], size, e["target"], *cells, _added(e), extra))
+        pair = e.get("host_pair", "local")
+        where = e["placement"] if pair == "local" else f"{pair} {e['placement']}"
+        rows.append((where, e["mode"], size, e["target"], *cells, _added(e), extra))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
     for n, r in enumerate(rows):

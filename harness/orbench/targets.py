@@ -42,6 +42,8 @@ class Target:
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
     required_java: int | None = None   # the lowest JDK feature version it runs on ([requires] java_version)
+    # How to get what `requires` lists, when `make <build>` alone is not enough (e.g. an ORB built by hand).
+    requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
     java: str | None = field(default=None, compare=False)   # the JVM for {java}; None: java_executable()
 
@@ -54,18 +56,22 @@ class Target:
         return self.language == "java"
 
     def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
-        """Fill {root}, {java}, {host}, {port} in a descriptor's argv."""
-        values = {"root": str(repo_root()), "java": self.java or java_executable(), **values}
+        """Fill {root}, {java}, {host}, {port}, {gc_log} in a descriptor's argv.
+
+        {gc_log} is the file a JVM worker writes its GC log to (-Xlog:gc*:file={gc_log}); the runner gives
+        each worker its own in the run's logs/, anything else that starts workers gets /dev/null.
+        {java} is the campaign's `jdk` when it set one (with_java), else the default JVM."""
+        values = {"root": str(repo_root()), "java": self.java or java_executable(), "gc_log": os.devnull, **values}
         try:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
 
-    def server_command(self, host: str, port: int = 0) -> list[str]:
-        return self.expand(self.server_argv, host=host, port=str(port))
+    def server_command(self, host: str, port: int = 0, gc_log: str = os.devnull) -> list[str]:
+        return self.expand(self.server_argv, host=host, port=str(port), gc_log=gc_log)
 
-    def client_command(self) -> list[str]:
-        return self.expand(self.client_argv)
+    def client_command(self, gc_log: str = os.devnull) -> list[str]:
+        return self.expand(self.client_argv, gc_log=gc_log)
 
 
 def java_executable() -> str:
@@ -134,6 +140,9 @@ def load_descriptor(path: Path) -> Target:
         if p not in PAYLOAD_TYPES:
             raise UserError(f"{path}: supports.payload_types has {p!r}, not one of {', '.join(PAYLOAD_TYPES)}")
     requires = data.get("requires", {})
+    hint = requires.get("hint")
+    if hint is not None and not isinstance(hint, str):
+        raise UserError(f"{path}: requires.hint must be a str, got {hint!r}")
     server = _field(data, "server", dict, path)
     client = _field(data, "client", dict, path)
     return Target(
@@ -152,6 +161,7 @@ def load_descriptor(path: Path) -> Target:
         required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
         required_commands=_strings(requires, "commands", path, "requires."),
         required_java=_java_version(requires, path),
+        requires_hint=hint,
         path=path,
     )
 
@@ -204,5 +214,5 @@ def unavailable_reason(target: Target) -> str | None:
             return f"pkg-config package {pkg!r} not installed (run: make deps)"
     for rel in target.required_files:
         if not (root / rel).exists():
-            return f"not built: {rel} is missing (run: make {target.build})"
+            return f"not built: {rel} is missing ({target.requires_hint or f'run: make {target.build}'})"
     return None

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,6 +22,8 @@ from orbench.errors import WorkerError
 READY_TIMEOUT_S = 60.0
 # Commands other than `run` (hello, connect, quit) answer in well under a second.
 COMMAND_TIMEOUT_S = 30.0
+# ssh's exit status for its own failures and for a remote command killed by a signal.
+SSH_FAILED = 255
 
 
 def _tail(path: Path | None, lines: int = 8) -> str:
@@ -42,8 +45,12 @@ def _describe_exit(code: int) -> str:
 class _Process:
     """A child process whose stdout lines arrive on a queue, read by a daemon thread."""
 
-    def __init__(self, role: str, name: str, argv: list[str], log_path: Path | None, env: dict | None = None):
+    def __init__(self, role: str, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
+                 reaper: Callable[[], None] | None = None):
         self.role = role
+        # For a worker behind ssh: ends the remote process after the local ssh process is gone (remote.py).
+        self.reaper = reaper
+        self.via: str | None = None  # "host NAME (URL)" when the process is ssh running the worker there
         self.name = name
         self.argv = argv
         self.log_path = log_path
@@ -80,9 +87,21 @@ class _Process:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def dead_within(self, seconds: float) -> bool:
+        """True when the process has ended or ends within `seconds` (an ssh needs a moment to report the
+        death of its remote worker)."""
+        try:
+            self.proc.wait(timeout=seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
     def death(self) -> str:
         code = self.proc.poll()
         why = _describe_exit(code) if code is not None else "closed its stdout"
+        if self.via and code == SSH_FAILED:
+            why = (f"ended: its ssh to {self.via} exited with status 255 (the remote worker was killed by a "
+                   "signal, or the connection dropped)")
         tail = _tail(self.log_path)
         return f"{self.name} {self.role} {why}" + (f"; its stderr ends: {tail}" if tail else "")
 
@@ -143,13 +162,16 @@ class _Process:
                 pass
         if isinstance(self._log, int) is False:
             self._log.close()  # type: ignore[union-attr]
+        if self.reaper is not None:
+            reaper, self.reaper = self.reaper, None
+            reaper()
         return self.proc.returncode
 
 
 class ServerWorker(_Process):
     def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
-                 ready_timeout: float = READY_TIMEOUT_S):
-        super().__init__("server", name, argv, log_path, env)
+                 ready_timeout: float = READY_TIMEOUT_S, reaper: Callable[[], None] | None = None):
+        super().__init__("server", name, argv, log_path, env, reaper)
         try:
             ready = self.read_json(ready_timeout)
         except WorkerError:
@@ -166,8 +188,9 @@ class ServerWorker(_Process):
 
 
 class ClientWorker(_Process):
-    def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None):
-        super().__init__("client", name, argv, log_path, env)
+    def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,
+                 reaper: Callable[[], None] | None = None):
+        super().__init__("client", name, argv, log_path, env, reaper)
         self._next_id = 0
 
     def call(self, command: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S,

@@ -84,3 +84,18 @@ def test_java_ffm_is_missing_on_an_old_jdk_with_the_reason():
 
 def test_probe_refuses_what_is_not_a_jvm():
     assert probe("/bin/false") is None
+
+
+def test_a_local_run_starts_java_workers_on_the_campaigns_jdk(write_campaign):
+    """The runner builds worker commands through the host pair (remote.py), not Target alone: check it there."""
+    from orbench.placement import Placement
+    from orbench.remote import HostSet, PairRuntime
+
+    jdk = _default_jdk()
+    campaign = load_campaign(write_campaign(CAMPAIGN + f'jdk = "{jdk.java}"\n'))
+    pair = campaign.host_pairs()[0]
+    hosts = HostSet([pair], campaign.ssh_settings(), campaign.name, "test")
+    runtime = PairRuntime(pair, hosts, Placement("unpinned", None, None))
+    by_name = {t.name: t for t in campaign.targets}
+    assert runtime.client_command(by_name["java-socket"])[0] == jdk.java
+    assert runtime.server_command(by_name["java-socket"])[0] == jdk.java

@@ -3,20 +3,27 @@
 import re
 import shutil
 
+import pytest
 from orbench.results import RunStore
 from orbench.summary import write_summary
 
 from tests.conftest import FIXTURES
 
 
-def test_report_shows_both_headline_figures(tmp_path):
+@pytest.fixture(scope="module")
+def fixture_report(tmp_path_factory):
+    """The fixture run's report, made once for this module (figures take a few seconds)."""
     from orbench_plots.report import make_report
 
-    run = tmp_path / "run"
+    run = tmp_path_factory.mktemp("report") / "run"
     shutil.copytree(FIXTURES / "run-small", run)
     write_summary(RunStore(run))
-    report = make_report(run)
-    text = report.read_text()
+    return make_report(run)
+
+
+def test_report_shows_both_headline_figures(fixture_report):
+    run = fixture_report.parent
+    text = fixture_report.read_text()
     images = re.findall(r"<img src='([^']+)'", text)
     assert any(i.startswith("figures/orb-added-") for i in images)
     assert any(i.startswith("figures/latency-twoway-") for i in images)
@@ -26,3 +33,40 @@ def test_report_shows_both_headline_figures(tmp_path):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, img
     assert "Environment" in text and "kernel" in text.lower()
     assert "ORB-added" in text
+    for name in ("cdf-twoway-", "spectrum-twoway-", "throughput-"):
+        assert any(i.startswith(f"figures/{name}") for i in images), name
+    assert "Latency vs number of clients" in text and "Figures not made" in text
+    assert text.count("<figcaption>") == len(images)
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--virtual-time-budget=10000", "--dump-dom"]
+
+
+def rendered_body(report, profile) -> dict[str, str]:
+    """report.html as headless Chromium renders it: the <body> attributes its image check sets on load."""
+    import subprocess
+
+    proc = subprocess.run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", report.as_uri()],
+                          capture_output=True, text=True, timeout=90)
+    body = re.search(r"<body([^>]*)>", proc.stdout)
+    assert body, f"chromium rendered no body: {proc.stderr[-500:]}"
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
+
+
+def test_report_renders_in_a_real_browser_with_every_image(fixture_report, tmp_path):
+    if shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed (make deps installs it)")
+    run = tmp_path / "run"
+    shutil.copytree(fixture_report.parent, run)
+    report = run / "report.html"
+    images = re.findall(r"<img src='([^']+)'", report.read_text())
+    assert len(images) >= 6
+    body = rendered_body(report, tmp_path / "profile1")
+    assert body.get("data-images") == str(len(images)), body
+    assert body.get("data-images-loaded") == str(len(images)), body
+    # The check can fail: a figure that is not a PNG any more is reported broken by the browser.
+    (run / images[0]).write_bytes(b"not a png")
+    body = rendered_body(report, tmp_path / "profile2")
+    assert body.get("data-images-loaded") == str(len(images) - 1) and body.get("data-images-broken") == images[0]

@@ -28,7 +28,7 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert code == 0, err
     run_dir = results_root / "small" / "latest"
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["schema_version"] == 1
+    assert manifest["status"] == "complete" and manifest["schema_version"] == 2
     assert manifest["environment"]["kernel"]["release"] and manifest["placements"][0]["pinned"]
     assert manifest["targets"]["omniorb"]["workers"]["same-core"]["server"]["orb_version"]
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -81,3 +81,33 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
 def test_unknown_target_on_the_command_line(results_root):
     code, out, err = run_cli("check-target", "nosuchorb")
     assert code == 2 and "unknown target 'nosuchorb'" in err
+
+
+def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campaign, results_root):
+    import subprocess
+    import sys
+    import time
+
+    from orbench.paths import repo_root
+
+    require_targets("omniorb", "c-socket")
+    path = write_campaign(SMALL.replace("calls = 300", "calls = 3000").replace("trials = 3", "trials = 20"))
+    proc = subprocess.Popen([sys.executable, "-m", "orbench", "run", str(path), "--no-report"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    trials = results_root / "small" / "latest" / "trials.csv"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run_dirs = list((results_root / "small").glob("2*/trials.csv")) if (results_root / "small").exists() else []
+        if run_dirs and len(run_dirs[0].read_text().splitlines()) >= 4:
+            trials = run_dirs[0]
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    manifest = json.loads((trials.parent / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted"
+    assert len(trials.read_text().splitlines()) >= 4, "finished trials are kept"
+    assert (trials.parent / "summary.json").exists()
+    leftover = subprocess.run(["pgrep", "-f", f"{repo_root()}/cpp/build/orbench-"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", f"workers left running: {leftover.stdout}"

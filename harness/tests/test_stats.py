@@ -57,3 +57,26 @@ def test_read_samples_little_endian(tmp_path):
     path = tmp_path / "s.i64"
     path.write_bytes((1234).to_bytes(8, "little") + (5).to_bytes(8, "little"))
     assert stats.read_samples(path).tolist() == [1234, 5]
+
+
+def test_samples_needed_for_tail_percentiles():
+    assert stats.samples_needed(99.9) == 10_000
+    assert stats.samples_needed(99.99) == 100_000
+    tails = stats.tail_percentiles(np.arange(1, 10_001, dtype=np.int64))
+    assert tails["p99.9"] == pytest.approx(np.percentile(np.arange(1, 10_001), 99.9))
+    assert tails["p99.99"] is None  # 10,000 samples leave one value beyond p99.99
+
+
+def test_trial_ci95_brackets_the_mean_and_reports_its_width():
+    ci = stats.trial_ci95([100.0, 102.0, 98.0, 101.0, 99.0])
+    assert ci["estimate"] == pytest.approx(100.0)
+    assert 98.0 <= ci["low"] < 100.0 < ci["high"] <= 102.0
+    assert ci["width_pct"] == pytest.approx(ci["high"] - ci["low"])
+    assert ci["t_low"] < ci["low"] and ci["t_high"] > ci["high"]  # t is wider with five trials
+    assert stats.trial_ci95([5.0])["low"] is None
+
+
+def test_intervals_overlap():
+    assert stats.intervals_overlap(1, 2, 2, 3)
+    assert not stats.intervals_overlap(1, 2, 2.5, 3)
+    assert stats.intervals_overlap(1, 2, None, None)

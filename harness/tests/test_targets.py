@@ -4,7 +4,7 @@ import pytest
 from orbench.errors import UserError
 from orbench.targets import load_descriptor, load_targets
 
-EXPECTED = {"omniorb", "jacorb", "glassfish", "c-socket", "java-socket", "java-nio", "java-jni", "java-ffm"}
+EXPECTED = {"omniorb", "tao", "jacorb", "glassfish", "c-socket", "java-socket", "java-nio", "java-jni", "java-ffm"}
 
 
 def test_every_descriptor_loads_and_pairs_with_a_baseline():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,11 +41,21 @@ def _bytes_label(x: float, _pos: int = 0) -> str:
     return f"{x:g} B"
 
 
+def _two_five(y: float, _pos: int = 0) -> str:
+    """Minor-tick label only at 2x and 5x a power of ten, so a wide log axis stays readable."""
+    if y <= 0:
+        return ""
+    mantissa = round(y / 10 ** math.floor(math.log10(y)), 6)
+    return f"{y:.3g}" if mantissa in (2.0, 5.0) else ""
+
+
 def _us_axis(ax) -> None:
     # Plain numbers on a log axis (12, 20, 50), not 1.2x10^1: minor ticks carry labels on narrow ranges.
+    # Called after the data is drawn: over more than a decade, minor labels would overlap, so only majors.
     plain = FuncFormatter(lambda y, _p: f"{y:.3g}")
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
+    lo, hi = ax.get_ylim()
+    ax.yaxis.set_minor_formatter(plain if lo > 0 and hi / lo <= 10 else FuncFormatter(_two_five))
 
 
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
@@ -145,47 +156,100 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def oneway_throughput(points: list[dict], out_dir: Path) -> list[Figure]:
+def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
+    """Payload MB/s: oneway as the receiver counted it, twoway as the client's timed calls carried it."""
     figures = []
-    for (placement, mode, ptype), pts in sorted(_groups(points).items()):
-        if mode != "oneway":
-            continue
-        fig, ax = plt.subplots(figsize=(8, 5))
-        sizes = []
-        for target, series in sorted(_by_target(pts).items()):
-            series = [p for p in series if (p.get("oneway") or {}).get("receiver_throughput_mb_per_s")]
-            if not series:
+    by: dict[tuple[str, str], dict[str, list[dict]]] = defaultdict(dict)
+    for (placement, mode, ptype), pts in _groups(points).items():
+        by[(placement, ptype)][mode] = pts
+    for (placement, ptype), modes in sorted(by.items()):
+        panels = [m for m in ("oneway", "twoway") if m in modes]
+        fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.8), squeeze=False)
+        drawn = False
+        for ax, mode in zip(axes[0], panels):
+            sizes = []
+            for target, series in sorted(_by_target(modes[mode]).items()):
+                if mode == "oneway":
+                    series = [p for p in series if (p.get("oneway") or {}).get("receiver_throughput_mb_per_s")]
+                    y = [p["oneway"]["receiver_throughput_mb_per_s"] for p in series]
+                else:
+                    series = [p for p in series if p.get("client_throughput_mb_per_s")]
+                    y = [p["client_throughput_mb_per_s"] for p in series]
+                if not series:
+                    continue
+                x = [p["payload_bytes"] for p in series]
+                sizes += x
+                style = "-" if series[0].get("kind") == "orb" else "--"
+                ax.plot(x, y, style, marker="o", ms=4, color=colour(target), label=target)
+            if not sizes:
                 continue
-            x = [p["payload_bytes"] for p in series]
-            sizes += x
-            y = [p["oneway"]["receiver_throughput_mb_per_s"] for p in series]
-            style = "-" if series[0].get("kind") == "orb" else "--"
-            ax.plot(x, y, style, marker="o", ms=4, color=colour(target), label=target)
-        if not sizes:
+            drawn = True
+            _payload_axis(ax, sizes)
+            ax.set_yscale("log")
+            _us_axis(ax)
+            ax.set_ylabel("payload throughput (MB/s)")
+            ax.set_title(f"{mode}: " + ("receiver, to the sync barrier" if mode == "oneway" else
+                                         "one client, call after call"))
+            ax.legend(fontsize=8)
+        if not drawn:
             plt.close(fig)
             continue
-        _payload_axis(ax, sizes)
-        ax.set_yscale("log")
-        _us_axis(ax)
-        ax.set_ylabel("receiver throughput (MB/s)")
-        ax.set_title(f"oneway receiver throughput ({ptype}, {placement})")
-        ax.legend(fontsize=8)
-        path = out_dir / f"throughput-oneway-{ptype}-{placement}.png"
+        path = out_dir / f"throughput-{ptype}-{placement}.png"
         fig.tight_layout()
         fig.savefig(path, dpi=110)
         plt.close(fig)
-        figures.append(Figure(path, f"Oneway throughput, {ptype}, {placement}",
-                              "Payload bytes the server counted per second, from the first oneway to the return of "
-                              "the closing sync barrier; higher is better."))
+        figures.append(Figure(path, f"Throughput, {ptype}, {placement}",
+                              "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the closing "
+                              "sync barrier, twoway as one client's back-to-back calls carried them; higher is better."))
     return figures
 
 
-ALL_FIGURES = (orb_added, latency_vs_payload, oneway_throughput)
+def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
+    """The socket baselines alone, side by side: how far apart the languages' plain sockets already are."""
+    sockets = [p for p in points if p.get("kind") == "socket" and p.get("latency_ns")]
+    if len({p["target"] for p in sockets}) < 2:
+        return []
+    figures = []
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for p in sockets:
+        by[(p["placement"], p["payload_type"])].append(p)
+    for (placement, ptype), pts in sorted(by.items()):
+        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
+        fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
+        for ax, mode in zip(axes[0], modes):
+            sizes = []
+            for target, series in sorted(_by_target([p for p in pts if p["mode"] == mode]).items()):
+                x = [p["payload_bytes"] for p in series]
+                sizes += x
+                p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
+                p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
+                ax.plot(x, p50, "-", marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
+                ax.fill_between(x, p50, p99, color=colour(target), alpha=0.12, lw=0)
+            _payload_axis(ax, sizes)
+            ax.set_yscale("log")
+            _us_axis(ax)
+            ax.set_ylabel("client time per call (µs)" if mode == "oneway" else f"{mode} round trip (µs)")
+            ax.set_title(f"{mode}: socket baselines")
+            ax.legend(fontsize=8)
+        path = out_dir / f"socket-baselines-{ptype}-{placement}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(path, f"Socket baselines side by side, {ptype}, {placement}",
+                              "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
+                              "the gap is the language's socket cost, which no ORB-added number contains."))
+    return figures
+
+
+ALL_FIGURES = (orb_added, latency_vs_payload, socket_baselines, throughput)
 
 
 def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
+    # Points of different host pairs are different links: one figure per host pair and placement.
+    points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
+              for p in summary["points"]]
     for make in ALL_FIGURES:
-        figures += make(summary["points"], out_dir)
+        figures += make(points, out_dir)
     return figures

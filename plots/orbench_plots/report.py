@@ -6,7 +6,11 @@ import html
 import json
 from pathlib import Path
 
+from orbench.gclog import parse_gc_log, pause_summary
+
+from orbench_plots.extra_sections import extra_sections
 from orbench_plots.figures import Figure, make_figures
+from orbench_plots.sample_figures import make_sample_figures
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -20,6 +24,23 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font-size: 0.9em; }
 """
 
+# Sets data-images / data-images-loaded on <body> once the page has loaded, so a headless browser (the report
+# test) can tell that every figure really decoded, and a reader's devtools can too.
+IMAGE_CHECK = """<script>
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.body.setAttribute('data-images', String(imgs.length));
+  document.body.setAttribute('data-images-loaded', String(ok.length));
+  document.body.setAttribute('data-images-broken',
+    imgs.filter(function (i) { return ok.indexOf(i) < 0; }).map(function (i) { return i.getAttribute('src'); }).join(' '));
+});
+</script>"""
+
+NOT_MADE_ALWAYS = [("Latency vs number of clients",
+                    "no data: every campaign so far runs one client per target; the figure needs a campaign key for "
+                    "several clients, which the runner does not have yet")]
+
 
 def _us(ns: float | None) -> str:
     return "" if ns is None else f"{ns / 1e3:.2f}"
@@ -31,7 +52,7 @@ def _esc(value: object) -> str:
 
 def _summary_table(points: list[dict]) -> str:
     head = ("placement", "mode", "payload", "target", "trials ok/failed", "p50 µs", "p90 µs", "p99 µs", "max µs",
-            "ORB-added µs", "95% CI µs", "oneway MB/s", "lost", "errors")
+            "ORB-added µs", "95% CI µs", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
         lat = p.get("latency_ns") or {}
@@ -39,11 +60,17 @@ def _summary_table(points: list[dict]) -> str:
         ci = (f"[{_us(added['ci95_low'])}, {_us(added['ci95_high'])}]"
               if added.get("ci95_low") is not None else "")
         ow = p.get("oneway") or {}
-        tput = ow.get("receiver_throughput_mb_per_s")
-        cells = [p["placement"], p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
+        tput = ow.get("receiver_throughput_mb_per_s") or p.get("client_throughput_mb_per_s")
+        p50ci = p.get("p50_ci95_ns") or {}
+        p50ci_text = (f"[{_us(p50ci['low'])}, {_us(p50ci['high'])}] ({p50ci['trials']})"
+                      if p50ci.get("low") is not None else "")
+        stop = p.get("stopping") or {}
+        stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
+        where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
+        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
                  f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
-                _us(added.get("estimate")), ci, "" if tput is None else f"{tput:.1f}",
+                _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
                 str(ow.get("lost_messages", ""))]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
                     + "".join(f'<td class="num">{_esc(c)}</td>' for c in nums)
@@ -85,7 +112,52 @@ def _workers_table(targets: dict) -> str:
     return "<table>" + "\n".join(rows) + "</table>"
 
 
-def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure]) -> str:
+def _equivalence_table(rows: list[dict]) -> str:
+    head = ("placement", "mode", "payload", "A", "B", "mean A µs", "mean B µs", "sd A µs", "sd B µs",
+            "beta per trial p50", "beta per call", "outlier pairs", "B in A's band", "A in B's band", "equivalent")
+    out = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for e in rows:
+        if "capture" not in e:
+            out.append(f"<tr><td colspan='{len(head)}'>{_esc(e.get('why_missing'))}</td></tr>")
+            continue
+        a, b = e["a"], e["b"]
+        m = e["moments"]
+        cells = [e["placement"], e["mode"], f"{e['payload_bytes']} B", a, b, _us(m[a]["mean"]), _us(m[b]["mean"]),
+                 _us(m[a]["stdev"]), _us(m[b]["stdev"]),
+                 f"{e['regression_trial_p50_b_on_a']['beta']:.3f}" if "regression_trial_p50_b_on_a" in e else "",
+                 f"{e['regression_b_on_a']['beta']:.3f}",
+                 e["regression_b_on_a"]["outlier_pairs_dropped"], f"{e['capture'][f'{b} in {a}' + chr(39) + 's band']:.1%}",
+                 f"{e['capture'][f'{a} in {b}' + chr(39) + 's band']:.1%}", "yes" if e["equivalent_by_capture"] else "no"]
+        out.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
+    return "<table>" + "\n".join(out) + "</table>"
+
+
+def _gc_table(run_dir: Path) -> str:
+    logs = sorted((run_dir / "logs").glob("*-gc-*.log"))
+    if not logs:
+        return ""
+    rows = ["<tr><th>GC log</th><th>pauses</th><th>total ms</th><th>longest ms</th></tr>"]
+    for log in logs:
+        s = pause_summary(parse_gc_log(log))
+        rows.append(f"<tr><td>logs/{_esc(log.name)}</td><td class='num'>{s['pauses']}</td>"
+                    f"<td class='num'>{s['total_ms']:.1f}</td><td class='num'>{s['max_ms']:.2f}</td></tr>")
+    return ("<h2>JVM GC pauses</h2><p>Stop-the-world pauses in each Java worker's GC log over the whole run "
+            "(warm-up included).</p><table>" + "\n".join(rows) + "</table>")
+
+
+def _hosts(manifest: dict) -> str:
+    parts = []
+    envs = manifest.get("host_environments") or {}
+    for name, host in (manifest.get("hosts") or {"local": {}}).items():
+        env = host.get("environment") or envs.get(name) or (manifest.get("environment", {}) if name == "local" else {})
+        facts = {k: v for k, v in host.items() if k != "environment" and isinstance(v, str | int)}
+        parts.append(f"<h3>Host <code>{_esc(name)}</code> ({_esc(', '.join(f'{k} {v}' for k, v in facts.items()))})</h3>" + (_kv_table(env) if env else
+                                                                 "<p>no environment recorded</p>"))
+    return "<h2>Environment of every host</h2>" + "".join(parts)
+
+
+def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
+           not_made: list[tuple[str, str]] | None = None) -> str:
     campaign = manifest.get("campaign", {})
     env = manifest.get("environment", {})
     parts = [
@@ -118,11 +190,25 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure]) 
                      f"<figcaption><b>{_esc(f.title)}.</b> {_esc(f.caption)}</figcaption></figure>")
     if not figures:
         parts.append("<p>No figure: no point finished.</p>")
+    if not_made:
+        parts.append("<h3>Figures not made</h3><ul>" + "".join(
+            f"<li><b>{_esc(t)}</b>: {_esc(why)}</li>" for t, why in not_made) + "</ul>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])))
+    if summary.get("equivalence"):
+        parts.append("<h2>Equivalence of the socket baselines (seed 004)</h2><p>Moments, the paired least-squares "
+                     "coefficient beta of B on A through the origin (1.0: A's value predicts B's), on the paired trials' p50s and on "
+                     "single calls (call i of trial k of each; these pairs are independent draws, so heavy tails pull "
+                     "the per-call beta below 1 even for equal traces), and the share of each trace inside "
+                     "the other's empirical 95% band; equivalent when both shares are at least 95%. With heavy-tailed latencies "
+                     "the running MSE is large and the band wide, so the capture test rarely rejects; read it together "
+                     "with the CDF overlay and beta.</p>"
+                     + _equivalence_table(summary["equivalence"]))
+    parts.append(_gc_table(run_dir))
+    parts += extra_sections(run_dir)
     parts.append("<h2>Targets and workers</h2>" + _workers_table(manifest.get("targets", {})))
-    parts.append("<h2>Environment</h2>" + _kv_table(env))
+    parts.append(_hosts(manifest))
     parts.append("<h2>Campaign as run</h2>" + _kv_table(campaign))
-    parts.append("</body></html>")
+    parts.append(IMAGE_CHECK + "</body></html>")
     return "\n".join(parts)
 
 
@@ -131,6 +217,25 @@ def make_report(run_dir: Path | str) -> Path:
     summary = json.loads((run_dir / "summary.json").read_text())
     manifest = json.loads((run_dir / "manifest.json").read_text())
     figures = make_figures(summary, run_dir / "figures")
+    figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
     out = run_dir / "report.html"
-    out.write_text(render(run_dir, summary, manifest, figures))
+    out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
+    return out
+
+
+def not_made(summary: dict, manifest: dict, figures: list[Figure]) -> list[tuple[str, str]]:
+    """Figures the report has no data for, and why, so a missing figure is never silent."""
+    names = " ".join(f.path.name for f in figures)
+    out = list(NOT_MADE_ALWAYS)
+    if "socket-baselines-" not in names:
+        out.append(("Socket baselines side by side", "fewer than two socket targets in this run"))
+    if "equivalence-" not in names:
+        out.append(("Equivalence of two traces", "the run does not have two socket baselines at one point"))
+    if "timeline-gc-" not in names:
+        java = [t for t, i in manifest.get("targets", {}).items() if i.get("language") == "java"]
+        out.append(("Per-call latency over time with GC pauses",
+                    "no Java target in this run" if not java else
+                    "no GC log or no trial timing in this run (runs made before schema 2 have neither)"))
+    if "orb-added-" not in names:
+        out.append(("ORB-added latency", "no ORB with its baseline measured at the same point"))
     return out

@@ -1,5 +1,4 @@
-// The TAO part of the ORB workers (see orb_port.hpp). Not built yet (no TAO on this machine); kept next to
-// the omniORB part so the TAO target needs only its CMake rules. See cpp/README.md, "Adding TAO".
+// The TAO part of the ORB workers (see orb_port.hpp). Built by tao.cmake where TAO is found.
 #include "orb_port.hpp"
 
 #include <tao/Version.h>
@@ -20,6 +19,19 @@ std::vector<std::string> server_orb_args(const std::string& host, int port) {
 
 std::vector<std::string> client_orb_args() { return {}; }
 
-std::string minor_code_text(const CORBA::SystemException&) { return ""; }
+std::string minor_code_text(const CORBA::SystemException& error) {
+  // TAO explains a minor code only inside _info(): "system exception, ID '<repo id>'" then, after a newline
+  // (or "; " when TAO was built with TAO_SUPPRESS_NEW_LINE_IN_EXCEPTION_LOGGING), the explanation, e.g.
+  // "TAO exception, minor code = 2 (<where>; <errno>), completed = NO". Keep the explanation, less the
+  // completion status, which the caller prints itself.
+  const std::string info = error._info().c_str();
+  std::size_t start = info.find('\n');
+  if (start == std::string::npos) start = info.find("'; ");
+  if (start == std::string::npos) return "";
+  std::string detail = info.substr(info[start] == '\n' ? start + 1 : start + 3);
+  const std::size_t end = detail.rfind(", completed = ");
+  if (end != std::string::npos) detail.resize(end);
+  return detail;
+}
 
 }  // namespace orbench::orb_port

@@ -1,0 +1,65 @@
+"""JMH results in the results store: `orbench ingest-jmh FILE` copies a JMH JSON result file (-rf json) into
+results/jmh/<run-id>/jmh.json beside a manifest (environment, git commit, source file), and points
+results/jmh/latest at it; the report of any run in the same store shows the newest JMH run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from orbench import __version__
+from orbench.environment import collect_environment
+from orbench.errors import UserError
+from orbench.results import RunStore, write_json_atomic
+
+ALLOC_METRIC = "gc.alloc.rate.norm"
+
+
+def load_jmh(path: Path) -> list[dict[str, Any]]:
+    """A JMH JSON result file, checked enough that a wrong file fails here with its name, not in the report."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable JMH JSON result file ({exc})") from None
+    if not isinstance(data, list) or not all(isinstance(r, dict) and "benchmark" in r and "primaryMetric" in r
+                                             for r in data):
+        raise UserError(f"{path}: not a JMH JSON result file (expected a list of results with 'benchmark' and "
+                        "'primaryMetric'; run JMH with -rf json)")
+    return data
+
+
+def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One flat row per benchmark x parameters: score, its 99.9% error, unit, and bytes allocated per op."""
+    out = []
+    for r in data:
+        pm = r["primaryMetric"]
+        secondary = {k.lstrip("·"): v for k, v in (r.get("secondaryMetrics") or {}).items()}
+        alloc = secondary.get(ALLOC_METRIC)
+        out.append({
+            "benchmark": r["benchmark"].rsplit(".", 2)[-2] + "." + r["benchmark"].rsplit(".", 1)[-1],
+            "params": r.get("params") or {},
+            "mode": r.get("mode"),
+            "score": pm.get("score"),
+            "error": pm.get("scoreError"),
+            "unit": pm.get("scoreUnit"),
+            "alloc_bytes_per_op": None if alloc is None else alloc.get("score"),
+            "forks": r.get("forks"),
+            "jvm": r.get("vmVersion") or r.get("jdkVersion"),
+        })
+    return out
+
+
+def ingest(path: Path, root: Path | None = None) -> RunStore:
+    data = load_jmh(Path(path))
+    store = RunStore.create("jmh", root)
+    shutil.copyfile(path, store.path / "jmh.json")
+    store.write_manifest({"orbench_version": __version__, "run_id": store.run_id, "kind": "jmh",
+                          "source_file": str(Path(path).resolve()), "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                          "benchmarks": len(data), "environment": collect_environment(), "status": "complete"})
+    write_json_atomic(store.path / "jmh-rows.json", rows(data))
+    store.mark_latest()
+    return store

@@ -1,0 +1,128 @@
+package org.orbench.jmh;
+
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import orbench.Bench;
+import orbench.BenchHelper;
+import orbench.BenchPOA;
+import orbench.Counters;
+import orbench.Record;
+import orbench.SyncResult;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.omg.CORBA.ORB;
+import org.omg.PortableServer.POA;
+import org.omg.PortableServer.POAHelper;
+
+/**
+ * A JacORB twoway {@code send(octets)} over loopback TCP, client and server ORBs in one JVM (two ORB instances,
+ * so the call really goes through GIOP and the socket, not a colocated shortcut). Run with {@code -prof gc}:
+ * {@code gc.alloc.rate.norm} is then the bytes both sides allocate per call: marshaling, the request and reply
+ * objects, the servant's unmarshaled payload. {@link #baseline} is an empty operation.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = LoopbackCall.WARMUP_ITERATIONS, time = 1)
+@Measurement(iterations = LoopbackCall.MEASUREMENT_ITERATIONS, time = 1)
+@Fork(value = LoopbackCall.FORKS, jvmArgsAppend = {"-Xms256m", "-Xmx256m", "-XX:+UseG1GC"})
+public class LoopbackCall {
+  static final int WARMUP_ITERATIONS = 3;
+  static final int MEASUREMENT_ITERATIONS = 5;
+  static final int FORKS = 1;
+
+  /** Payload bytes of send(): 1 B, 1 KiB, 64 KiB. */
+  @Param({"1", "1024", "65536"})
+  int bytes;
+
+  ORB serverOrb;
+  ORB clientOrb;
+  Thread serverThread;
+  Bench bench;
+  byte[] payload;
+
+  /** The smallest servant: counts nothing, returns at once; the ORB's work is what is measured. */
+  static final class EmptyServant extends BenchPOA {
+    @Override public void push(byte[] data) {}
+
+    @Override public void push_records(Record[] data) {}
+
+    @Override public void send(byte[] data) {}
+
+    @Override public void send_records(Record[] data) {}
+
+    @Override public byte[] echo_octets(byte[] data) {
+      return data;
+    }
+
+    @Override public Record[] echo_records(Record[] data) {
+      return data;
+    }
+
+    @Override public SyncResult sync(long expected, int timeoutMs) {
+      return new SyncResult(true, new Counters(0, 0));
+    }
+
+    @Override public Counters counters() {
+      return new Counters(0, 0);
+    }
+
+    @Override public void reset_counters() {}
+
+    @Override public void shutdown() {}
+  }
+
+  static ORB jacorb(boolean server) {
+    Properties p = new Properties();
+    p.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
+    p.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
+    if (server) {
+      p.setProperty("OAIAddr", "127.0.0.1");
+      p.setProperty("OAPort", "0");
+    }
+    return ORB.init(new String[0], p);
+  }
+
+  @Setup(Level.Trial)
+  public void setup() throws Exception {
+    serverOrb = jacorb(true);
+    POA root = POAHelper.narrow(serverOrb.resolve_initial_references("RootPOA"));
+    root.the_POAManager().activate();
+    org.omg.CORBA.Object ref = root.servant_to_reference(new EmptyServant());
+    String ior = serverOrb.object_to_string(ref);
+    serverThread = new Thread(serverOrb::run, "server-orb");
+    serverThread.setDaemon(true);
+    serverThread.start();
+    clientOrb = jacorb(false);
+    bench = BenchHelper.narrow(clientOrb.string_to_object(ior));
+    payload = Payloads.octets(bytes);
+    bench.reset_counters();
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    clientOrb.shutdown(true);
+    serverOrb.shutdown(true);
+  }
+
+  @Benchmark
+  public void baseline() {
+    // Empty: JMH's own per-operation cost.
+  }
+
+  @Benchmark
+  public void twowaySend() {
+    bench.send(payload);
+  }
+}

@@ -1,0 +1,256 @@
+"""Figures drawn from a run's raw samples (not only summary.json): CDFs, percentile spectra, the per-call time
+line with the JVM's GC pauses, and the seed-004 equivalence of two socket baselines."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter
+from orbench import stats
+from orbench.equivalence import empirical_band
+from orbench.gclog import GcPause, gc_logs, parse_gc_log
+from orbench.results import RunStore
+
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour
+
+# The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
+SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
+
+
+class RunSamples:
+    """The ok trials of a run, by point, with their raw samples read on demand."""
+
+    def __init__(self, run_dir: Path):
+        self.store = RunStore(run_dir)
+        self.trials: dict[tuple, list[dict]] = defaultdict(list)
+        for row in self.store.read_trials():
+            if row["status"] == "ok":
+                key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+                self.trials[key].append(row)
+
+    def samples(self, key: tuple) -> np.ndarray:
+        return np.concatenate([stats.read_samples(self.store.path / t["samples_file"]) for t in self.trials[key]])
+
+    def groups(self) -> dict[tuple[str, str, str], dict[int, list[str]]]:
+        """(placement, mode, payload_type) -> payload -> targets."""
+        out: dict[tuple[str, str, str], dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for (pl, mode, pt, size, target) in sorted(self.trials):
+            out[(pl, mode, pt)][size].append(target)
+        return out
+
+
+def chosen_payloads(sizes: list[int]) -> list[int]:
+    """The smallest, the one nearest 1 KiB, and the largest payload of a campaign."""
+    sizes = sorted(set(sizes))
+    picks = [sizes[0], min(sizes, key=lambda s: abs(np.log2(max(s, 1)) - 10)), sizes[-1]]
+    return sorted(set(picks))
+
+
+def _tidy_log_axis(ax) -> None:
+    """Plain numbers on a log latency axis; minor ticks unlabelled once the range spans more than a decade."""
+    _us_axis(ax)  # majors, plus minors at 2x and 5x on a wide range
+
+
+def _save(fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def cdfs(run: RunSamples, out_dir: Path) -> list[Figure]:
+    figures = []
+    for (pl, mode, pt), by_size in sorted(run.groups().items()):
+        sizes = chosen_payloads(list(by_size))
+        fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
+        for ax, size in zip(axes[0], sizes):
+            for target in by_size[size]:
+                x = np.sort(run.samples((pl, mode, pt, size, target))) / 1e3
+                y = np.arange(1, x.size + 1) / x.size
+                ax.plot(x, y, color=colour(target), lw=1.2, label=target)
+            ax.set_xscale("log")
+            ax.set_title(f"{_bytes_label(size)}")
+            ax.set_xlabel("latency per call (µs)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        axes[0][0].set_ylabel("fraction of calls at or below")
+        fig.suptitle(f"{mode} latency CDF ({pt}, {pl})")
+        path = out_dir / f"cdf-{mode}-{pt}-{pl}.png"
+        _save(fig, path)
+        figures.append(Figure(path, f"CDF, {mode}, {pt}, {pl}",
+                              "Share of calls (y) that took at most x µs, at the smallest, ~1 KiB and largest "
+                              "payload; a curve further left is faster, a long flat top is a tail."))
+    return figures
+
+
+def _nines(q: float) -> float:
+    return -np.log10(1 - q / 100) if q < 100 else 5.0
+
+
+TICKS = (50, 90, 99, 99.9, 99.99, 100)
+
+
+def _nines_label(v: float, _pos: int = 0) -> str:
+    labels = {round(_nines(q), 3): ("max" if q == 100 else f"p{q:g}") for q in TICKS}
+    return labels.get(round(v, 3), "")
+
+
+def spectra(run: RunSamples, out_dir: Path) -> list[Figure]:
+    figures = []
+    for (pl, mode, pt), by_size in sorted(run.groups().items()):
+        sizes = chosen_payloads(list(by_size))
+        fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
+        for ax, size in zip(axes[0], sizes):
+            for target in by_size[size]:
+                x = run.samples((pl, mode, pt, size, target))
+                qs = [q for q in SPECTRUM]
+                vals = np.percentile(x, qs) / 1e3
+                ok = [x.size >= stats.samples_needed(q) or q <= 99 for q in qs]
+                xs = [_nines(q) for q in qs]
+                ax.plot([a for a, k in zip(xs, ok) if k], [v for v, k in zip(vals, ok) if k], "-o", ms=3,
+                        color=colour(target), label=target)
+                thin = [(a, v) for a, v, k in zip(xs, vals, ok) if not k]
+                if thin:  # tails the samples do not support: hollow, dashed
+                    last = [(a, v) for a, v, k in zip(xs, vals, ok) if k][-1:]
+                    px, py = zip(*(last + thin))
+                    ax.plot(px, py, "--o", ms=4, mfc="white", color=colour(target), lw=0.8)
+                ax.plot([_nines(100)], [x.max() / 1e3], "x", color=colour(target))
+            ax.xaxis.set_major_locator(FixedLocator([_nines(q) for q in TICKS]))
+            ax.xaxis.set_major_formatter(FuncFormatter(_nines_label))
+            ax.set_yscale("log")
+            _tidy_log_axis(ax)
+            ax.set_title(_bytes_label(size))
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        axes[0][0].set_ylabel("latency per call (µs)")
+        fig.suptitle(f"{mode} percentile spectrum ({pt}, {pl})")
+        path = out_dir / f"spectrum-{mode}-{pt}-{pl}.png"
+        _save(fig, path)
+        figures.append(Figure(path, f"Percentile spectrum, {mode}, {pt}, {pl}",
+                              "Latency at each percentile from p0 to p99.99 (x: number of nines), max as x; hollow "
+                              "dashed points are percentiles with fewer than 10 samples beyond them. Flat is good."))
+    return figures
+
+
+def _call_times_ms(samples: np.ndarray, elapsed_ns: float) -> np.ndarray:
+    """When each timed call started, in ms after the first, spreading the loop's own overhead evenly."""
+    starts = np.concatenate(([0.0], np.cumsum(samples[:-1], dtype=float)))
+    scale = elapsed_ns / float(samples.sum()) if samples.sum() > 0 else 1.0
+    return starts * scale / 1e6
+
+
+def _window(t: dict) -> tuple[float, float]:
+    """A trial's timed calls in wall-clock seconds: they end when the answer came back."""
+    end = float(t["trial_end_unix"])
+    return end - int(t["elapsed_ns"]) / 1e9, end
+
+
+def _overlapping(t: dict, pauses: dict[str, list[GcPause]]) -> list[tuple[str, GcPause]]:
+    a, b = _window(t)
+    return [(r, p) for r, ps in pauses.items() for p in ps if p.end_unix >= a and p.start_unix <= b]
+
+
+def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]:
+    """For each Java target, the twoway trial at its largest payload that overlaps the most GC pauses."""
+    figures = []
+    java = [t for t, info in manifest.get("targets", {}).items() if info.get("language") == "java"]
+    for target in java:
+        keys = [k for k in run.trials if k[4] == target and k[1] == "twoway"] or \
+               [k for k in run.trials if k[4] == target]
+        if not keys:
+            continue
+        key = max(keys, key=lambda k: k[3])
+        logs = gc_logs(run.store.logs_dir, key[0], target)
+        pauses: dict[str, list[GcPause]] = {role: [p for f in files for p in parse_gc_log(f)]
+                                            for role, files in logs.items()}
+        if not any(logs.values()):
+            continue
+
+        trials = [t for t in run.trials[key] if t.get("trial_end_unix") and t.get("elapsed_ns")]
+        if not trials:
+            continue
+
+        trial = max(trials, key=lambda t: (len(_overlapping(t, pauses)), float(t["max_ns"])))
+        x = stats.read_samples(run.store.path / trial["samples_file"])
+        times = _call_times_ms(x, int(trial["elapsed_ns"]))
+        start, _end = _window(trial)
+        fig, ax = plt.subplots(figsize=(10, 4.2))
+        ax.plot(times, x / 1e3, lw=0.5, color=colour(target))
+        for role, p in _overlapping(trial, pauses):
+            c = "#d62728" if role == "client" else "#ff7f0e"
+            ax.axvspan((p.start_unix - start) * 1e3, max((p.end_unix - start) * 1e3, (p.start_unix - start) * 1e3
+                       + 0.05), color=c, alpha=0.35, lw=0)
+        ax.plot([], [], color="#d62728", alpha=0.5, lw=6, label="client GC pause")
+        ax.plot([], [], color="#ff7f0e", alpha=0.5, lw=6, label="server GC pause")
+        ax.set_yscale("log")
+        _tidy_log_axis(ax)
+        ax.set_xlabel("time since the first timed call (ms)")
+        ax.set_ylabel("latency per call (µs)")
+        n = len(_overlapping(trial, pauses))
+        total = sum(len(v) for v in pauses.values())
+        ax.set_title(f"{target} twoway {_bytes_label(key[3])}, trial {trial['trial']}: {n} GC pause(s) in the "
+                     f"trial, {total} in the workers' logs")
+        ax.legend(fontsize=8, loc="upper right")
+        ax.grid(True, alpha=0.3)
+        path = out_dir / f"timeline-gc-{target}-{key[0]}.png"
+        _save(fig, path)
+        figures.append(Figure(path, f"Per-call latency over time with GC pauses, {target}",
+                              "Each call's latency in call order; shaded spans are stop-the-world GC pauses from the "
+                              "client's (red) and server's (orange) GC logs, placed by wall clock to about 1 ms. "
+                              "A spike under a span is a GC pause."))
+    return figures
+
+
+def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
+    """CDF overlay and empirical band of two socket baselines at the largest twoway payload (seed 004)."""
+    rows = [e for e in summary.get("equivalence", []) if "capture" in e]
+    if not rows:
+        return []
+    pick = max(rows, key=lambda e: (e["mode"] == "twoway", e["payload_bytes"]))
+    key_a = (pick["placement"], pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
+    key_b = key_a[:4] + (pick["b"],)
+    a, b = run.samples(key_a), run.samples(key_b)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
+    for name, x in ((pick["a"], a), (pick["b"], b)):
+        xs = np.sort(x) / 1e3
+        ax1.plot(xs, np.arange(1, xs.size + 1) / xs.size, color=colour(name), label=name)
+    ax1.set_xscale("log")
+    ax1.set_xlabel("latency per call (µs)")
+    ax1.set_ylabel("fraction of calls at or below")
+    ax1.set_title("CDF overlay")
+    ax1.legend(fontsize=8)
+    ax1.grid(True, which="both", alpha=0.3)
+    n = min(600, a.size, b.size)
+    lo, hi, first = empirical_band(a[:n])
+    idx = np.arange(first, first + lo.size)
+    floor = float(min(a[:n].min(), b[:n].min())) * 0.5  # a band reaching below 0 is drawn to the axis' floor
+    ax2.fill_between(idx, np.maximum(lo, floor) / 1e3, hi / 1e3, color=colour(pick["a"]), alpha=0.2, lw=0,
+                     label=f"{pick['a']} empirical 95% band")
+    ax2.plot(np.arange(n), b[:n] / 1e3, ".", ms=2, color=colour(pick["b"]), label=f"{pick['b']} calls")
+    ax2.set_yscale("log")
+    _tidy_log_axis(ax2)
+    ax2.set_xlabel("call index (trial 0)")
+    ax2.set_ylabel("latency per call (µs)")
+    cap = pick["capture"]
+    ax2.set_title(f"{pick['b']} in {pick['a']}'s band: {cap[pick['b'] + ' in ' + pick['a'] + chr(39) + 's band']:.0%}")
+    ax2.legend(fontsize=8)
+    fig.suptitle(f"{pick['a']} vs {pick['b']}, {pick['mode']} {_bytes_label(pick['payload_bytes'])} "
+                 f"({pick['placement']}); beta per trial p50 = {pick['regression_trial_p50_b_on_a']['beta']:.3f}")
+    path = out_dir / f"equivalence-{pick['a']}-{pick['b']}.png"
+    _save(fig, path)
+    return [Figure(path, f"Equivalence of {pick['a']} and {pick['b']}",
+                   "Left: the two traces' CDFs, overlaid (equivalent traces mask each other). Right: one trace's calls "
+                   "against the other's empirical 95% band (sliding-mean forecast ± 2√MSE); seed 004 calls them "
+                   "equivalent when each captures ≥ 95% of the other.")]
+
+
+def make_sample_figures(run_dir: Path, summary: dict, manifest: dict, out_dir: Path) -> list[Figure]:
+    run = RunSamples(run_dir)
+    figures: list[Figure] = []
+    figures += cdfs(run, out_dir)
+    figures += spectra(run, out_dir)
+    figures += equivalence_figure(run, summary, out_dir)
+    figures += gc_timelines(run, out_dir, manifest)
+    return figures
