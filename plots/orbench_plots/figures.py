@@ -58,6 +58,13 @@ def _us_axis(ax) -> None:
     ax.yaxis.set_minor_formatter(plain if lo > 0 and hi / lo <= 10 else FuncFormatter(_two_five))
 
 
+def save(fig, path: Path, dpi: int = 110) -> None:
+    """Every figure is written the same way: laid out, saved, and closed so a long report does not hold them all."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
     out: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for p in points:
@@ -108,9 +115,7 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_title(f"{what} vs payload ({ptype}, {placement})")
         ax.legend(fontsize=8)
         path = out_dir / f"latency-{mode}-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Latency, {mode}, {ptype}, {placement}",
                               f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                               f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
@@ -147,9 +152,7 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
             ax.set_title(f"{mode}: ORB-added latency ({ptype}, {placement})")
             ax.legend(fontsize=8)
         path = out_dir / f"orb-added-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"ORB-added latency, {ptype}, {placement}",
                               "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
                               "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
@@ -195,9 +198,7 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
             plt.close(fig)
             continue
         path = out_dir / f"throughput-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Throughput, {ptype}, {placement}",
                               "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the closing "
                               "sync barrier, twoway as one client's back-to-back calls carried them; higher is better."))
@@ -232,9 +233,7 @@ def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
             ax.set_title(f"{mode}: socket baselines")
             ax.legend(fontsize=8)
         path = out_dir / f"socket-baselines-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Socket baselines side by side, {ptype}, {placement}",
                               "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
                               "the gap is the language's socket cost, which no ORB-added number contains."))

@@ -14,7 +14,7 @@ from orbench.equivalence import empirical_band
 from orbench.gclog import GcPause, gc_logs, parse_gc_log
 from orbench.results import RunStore
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, save
 
 # The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
 SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
@@ -55,9 +55,7 @@ def _tidy_log_axis(ax) -> None:
 
 
 def _save(fig, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
 
 
 def cdfs(run: RunSamples, out_dir: Path) -> list[Figure]:
