@@ -85,7 +85,7 @@ def resolve_interop(path: Path, pairs: list[list[str]], targets: dict[str, Targe
         if client_name == server_name:
             raise UserError(f"{where}: client and server are the same target; list it under targets instead")
         if client.kind != server.kind:
-            raise UserError(f"{where}: a {client.kind} client cannot talk to a {server.kind} server "
+            raise UserError(f"{where}: the {client.kind} client {client_name} cannot talk to the {server.kind} server {server_name} "
                             "(ORBs speak GIOP, socket baselines the OBSK wire format)")
         target = interop_target(client, server)
         if not target.modes:
