@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from orbench import equivalence, stats
+from orbench.campaign import load_label
 from orbench.load_summary import add_interop_comparison, load_section
 from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
 
@@ -60,6 +61,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     for key, trials in by_point.items():
         host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, target = key
         ok = [t for t in trials if t["status"] == "ok"]
+        where_load = f" {load_label(clients, rate_hz)}" if load_label(clients, rate_hz) else ""
         entry: dict[str, Any] = {
             "host_pair": host_pair,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
@@ -88,7 +90,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
                                      "spread_pct": stats.spread_pct(list(p50s.values()))}
             spread = entry["trial_p50_ns"]["spread_pct"]
             if spread is not None and spread > SPREAD_WARNING_PCT:
-                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}: trial p50s spread "
+                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}{where_load}: trial p50s spread "
                                 f"{spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); differences below that are noise")
             if samples.size < MIN_SAMPLES_FOR_P99:
                 few_samples.append(int(samples.size))
@@ -108,7 +110,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
                     "sync_incomplete_trials": sum(1 for t in ok if t["sync_complete"] == "False"),
                 }
                 if lost:
-                    warnings.append(f"{placement} oneway {payload_bytes} B {target}: {lost} of {calls} messages lost")
+                    warnings.append(f"{placement} oneway {payload_bytes} B {target}{where_load}: {lost} of {calls} "
+                                    "messages lost")
         points.append(entry)
 
     if few_samples:
