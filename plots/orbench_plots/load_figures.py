@@ -57,7 +57,7 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         if len(clients) < 2:
             continue
         rates = sorted({p["rate_hz"] for p in group})
-        fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates), 4.8), sharey=True, squeeze=False)
+        fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates) + 2.5, 4.8), sharey=True, squeeze=False)
         for ax, rate in zip(axes[0], rates):
             by_target: dict[str, list[dict]] = defaultdict(list)
             for p in sorted(group, key=lambda p: p["clients"]):
@@ -76,7 +76,7 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
             ax.grid(True, which="both", alpha=0.3)
         axes[0][0].set_ylabel("latency per call, µs (log)")
         _us_axis(axes[0][0])
-        axes[0][-1].legend(fontsize=7, ncol=2)
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.suptitle(f"{mode} {_bytes_label(size)} {ptype}: latency vs number of clients ({pl})")
         fig.tight_layout()
         path = out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png"
