@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from orbench import equivalence, stats
+from orbench.campaign import load_label
+from orbench.load_summary import add_interop_comparison, load_section
 from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
 
 # Trials of one point whose p50s differ by more than this (max-min over median) are flagged: the machine was
@@ -28,7 +30,13 @@ BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
 
-PointKey = tuple[str, str, str, str, int, str]  # host_pair, placement, mode, payload_type, payload_bytes, target
+# host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, target (always last)
+PointKey = tuple[str, str, str, str, int, int, float, str]
+
+
+def _load_of(row: dict) -> tuple[int, float]:
+    """A row's (clients, rate_hz); rows of schema 2 and older are one closed-loop client."""
+    return int(row.get("clients") or 1), float(row.get("rate_hz") or 0)
 
 
 def _num(value: str) -> float | None:
@@ -42,7 +50,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
         key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-               int(row["payload_bytes"]), row["target"])
+               int(row["payload_bytes"]), *_load_of(row), row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -51,13 +59,15 @@ def summarize(store: RunStore) -> dict[str, Any]:
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for key, trials in by_point.items():
-        host_pair, placement, mode, payload_type, payload_bytes, target = key
+        host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, target = key
         ok = [t for t in trials if t["status"] == "ok"]
+        where_load = f" {load_label(clients, rate_hz)}" if load_label(clients, rate_hz) else ""
         entry: dict[str, Any] = {
             "host_pair": host_pair,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
+            "clients": clients, "rate_hz": rate_hz,
             "placement": placement, "trials_ok": len(ok), "trials_failed": len(trials) - len(ok),
             "errors": sorted({t["error"] for t in trials if t["status"] != "ok" and t["error"]}),
             "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0]["status"]),
@@ -74,12 +84,13 @@ def summarize(store: RunStore) -> dict[str, Any]:
                 # Client-side payload throughput: payload bytes of the timed calls over their elapsed time.
                 entry["client_throughput_mb_per_s"] = float(np.mean(
                     [int(t["calls"]) * payload_bytes / int(t["elapsed_ns"]) * 1e3 for t in ok if t.get("elapsed_ns")]))
+            entry.update(load_section(ok, clients, rate_hz))
             trial_p50[key] = p50s
             entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)],
                                      "spread_pct": stats.spread_pct(list(p50s.values()))}
             spread = entry["trial_p50_ns"]["spread_pct"]
             if spread is not None and spread > SPREAD_WARNING_PCT:
-                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}: trial p50s spread "
+                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}{where_load}: trial p50s spread "
                                 f"{spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); differences below that are noise")
             if samples.size < MIN_SAMPLES_FOR_P99:
                 few_samples.append(int(samples.size))
@@ -99,7 +110,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
                     "sync_incomplete_trials": sum(1 for t in ok if t["sync_complete"] == "False"),
                 }
                 if lost:
-                    warnings.append(f"{placement} oneway {payload_bytes} B {target}: {lost} of {calls} messages lost")
+                    warnings.append(f"{placement} oneway {payload_bytes} B {target}{where_load}: {lost} of {calls} "
+                                    "messages lost")
         points.append(entry)
 
     if few_samples:
@@ -113,8 +125,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
         if entry.get("kind") != "orb" or not base_name:
             continue
         key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
-               entry["target"])
-        base_key = key[:5] + (base_name,)
+               entry["clients"], entry["rate_hz"], entry["target"])
+        base_key = key[:-1] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
             added = stats.orb_added_latency(trial_p50[key], trial_p50[base_key])
@@ -131,10 +143,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as few as "
                         f"{min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} "
                         "values; the percentile spectrum draws such tails hollow and summary.json leaves them null")
-    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"]): s
+    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"], *_load_of(s)): s
                 for s in manifest.get("stopping", [])}
+    add_interop_comparison(points)
     for entry in points:
-        rule = stopping.get((entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"]))
+        rule = stopping.get((entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
+                             entry["clients"], entry["rate_hz"]))
         if rule:
             entry["stopping"] = {"reason": rule["reason"], "trials": rule["trials"],
                                  "target_ci_pct": rule.get("target_ci_pct"),
@@ -163,7 +177,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
     kind_order = {"orb": 0, "socket": 1}
     points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
-                               kind_order.get(e.get("kind"), 9), e["target"]))
+                               e["clients"], e["rate_hz"], kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
         "campaign": manifest.get("campaign", {}).get("name"),
@@ -182,7 +196,7 @@ def latest_rows(rows: list[dict]) -> list[dict]:
     last: dict[tuple, dict] = {}
     for row in rows:
         last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-              row["payload_bytes"], row["target"], row["trial"])] = row
+              row["payload_bytes"], *_load_of(row), row["target"], row["trial"])] = row
     return list(last.values())
 
 
@@ -239,11 +253,11 @@ def _pinning_warnings(manifest: dict[str, Any]) -> list[str]:
 
 def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_info: dict) -> list[dict]:
     """Seed 004's equivalence tests between every two socket baselines measured at the same point."""
-    sockets = sorted({k[4] for k in by_point if targets_info.get(k[4], {}).get("kind") == "socket"})
+    sockets = sorted({k[-1] for k in by_point if targets_info.get(k[-1], {}).get("kind") == "socket"})
     out = []
-    for key in sorted(k for k in by_point if k[4] == (sockets[0] if sockets else None)):
+    for key in sorted(k for k in by_point if k[-1] == (sockets[0] if sockets else None)):
         for other in sockets[1:]:
-            okey = key[:4] + (other,)
+            okey = key[:-1] + (other,)
             if okey not in by_point:
                 continue
             a = {int(t["trial"]): t for t in by_point[key] if t["status"] == "ok"}
@@ -252,9 +266,11 @@ def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_
             try:
                 result = equivalence.compare_traces(
                     [stats.read_samples(store.path / a[k]["samples_file"]) for k in paired],
-                    [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[4], other)
+                    [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[-1], other)
             except ValueError as exc:
-                result = {"a": key[4], "b": other, "why_missing": str(exc)}
-            out.append({"placement": key[0], "mode": key[1], "payload_type": key[2], "payload_bytes": key[3],
+                result = {"a": key[-1], "b": other, "why_missing": str(exc)}
+            out.append({"placement": key[1], "mode": key[2], "payload_type": key[3], "payload_bytes": key[4],
+                        **({"host_pair": key[0]} if key[0] != "local" else {}),
+                        **({"clients": key[5], "rate_hz": key[6]} if key[5] != 1 or key[6] else {}),
                         **result})
     return out

@@ -249,6 +249,10 @@ def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     # Points of different host pairs are different links: one figure per host pair and placement.
     points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
               for p in summary["points"]]
+    from orbench_plots.load_figures import at_base_load, make_load_figures
+
+    # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.
     for make in ALL_FIGURES:
-        figures += make(points, out_dir)
+        figures += make(at_base_load(points), out_dir)
+    figures += make_load_figures(points, out_dir)
     return figures

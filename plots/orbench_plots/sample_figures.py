@@ -26,8 +26,11 @@ class RunSamples:
     def __init__(self, run_dir: Path):
         self.store = RunStore(run_dir)
         self.trials: dict[tuple, list[dict]] = defaultdict(list)
-        for row in self.store.read_trials():
-            if row["status"] == "ok":
+        rows = self.store.read_trials()
+        # One load per point key: the lightest of the run (1 client, closed loop, where measured).
+        base = min(((int(r.get("clients") or 1), float(r.get("rate_hz") or 0)) for r in rows), default=(1, 0.0))
+        for row in rows:
+            if row["status"] == "ok" and (int(row.get("clients") or 1), float(row.get("rate_hz") or 0)) == base:
                 key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
                 self.trials[key].append(row)
 
