@@ -46,13 +46,18 @@ def _two_five(y: float, _pos: int = 0) -> str:
     if y <= 0:
         return ""
     mantissa = round(y / 10 ** math.floor(math.log10(y)), 6)
-    return f"{y:.3g}" if mantissa in (2.0, 5.0) else ""
+    return _plain(y) if mantissa in (2.0, 5.0) else ""
+
+
+def _plain(y: float) -> str:
+    """12, 0.5, 2000: never 1e+03 on an axis people read."""
+    return f"{y:.0f}" if y >= 100 else f"{y:.3g}"
 
 
 def _us_axis(ax) -> None:
     # Plain numbers on a log axis (12, 20, 50), not 1.2x10^1: minor ticks carry labels on narrow ranges.
     # Called after the data is drawn: over more than a decade, minor labels would overlap, so only majors.
-    plain = FuncFormatter(lambda y, _p: f"{y:.3g}")
+    plain = FuncFormatter(lambda y, _p: _plain(y))
     ax.yaxis.set_major_formatter(plain)
     lo, hi = ax.get_ylim()
     ax.yaxis.set_minor_formatter(plain if lo > 0 and hi / lo <= 10 else FuncFormatter(_two_five))
