@@ -19,6 +19,7 @@ from orbench.campaign_hosts import check_ssh_files, resolve_host_pairs, resolve_
 from orbench.errors import UserError
 from orbench.hosts import HostPair, SshSettings
 from orbench.jdk import Jdk, resolve_jdk
+from orbench.options import OptionPlan, option_label, plan_options
 from orbench.targets import Target, load_targets
 
 
@@ -36,11 +37,13 @@ class Point:
     payload_bytes: int
     target: str
     host_pair: str = "local"  # the HostPair label: "local", or "<server host>--<client host>"
+    options: str = ""         # the option set's label (options.option_label); "" for no options
 
     @property
     def key(self) -> str:
         where = "" if self.host_pair == "local" else f"{self.host_pair}/"
-        return f"{where}{self.placement}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
+        opts = f"/{self.options}" if self.options else ""
+        return f"{where}{self.placement}{opts}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
 
 
 @dataclass
@@ -82,7 +85,15 @@ class Campaign:
         return None
 
     def connect_options(self, target: Target) -> dict[str, Any]:
+        """The [options] a target takes at connect (those it lists); option_sets are planned by option_plans."""
         return {k: v for k, v in self.settings["options"].items() if k in target.options}
+
+    def option_sets(self) -> list[dict[str, Any]]:
+        """Every option set, merged over [options], in run order."""
+        return [{**self.settings["options"], **s} for s in self.settings["option_sets"]]
+
+    def option_plan(self, target: Target, option_set: dict[str, Any]) -> OptionPlan:
+        return plan_options(target, option_set)
 
     def host_pairs(self) -> list[HostPair]:
         return resolve_host_pairs(self.path, self.settings)
@@ -182,6 +193,13 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     if resolved_jdk is not None:
         chosen = [t.with_java(resolved_jdk.java) for t in chosen]
     settings["targets"] = [t.name for t in chosen]
+    labels: dict[str, int] = {}
+    for i, option_set in enumerate(settings["option_sets"]):
+        label = option_label({**settings["options"], **option_set})
+        if label in labels:
+            raise UserError(f"{path}: key option_sets[{i}]: value {option_set!r} is the same set as "
+                            f"option_sets[{labels[label]}] ({label or 'no options'}) once merged over [options]")
+        labels[label] = i
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(

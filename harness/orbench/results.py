@@ -16,6 +16,10 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      rule ended each point), workers' cpus_allowed, "hosts" (every host's environment) and "host_pairs";
      summary points gain p50_ci95_ns, tail percentiles, stopping, host_pair. Version 1 runs read as before
      (the new fields are empty).
+  3: trials.csv gains `options` (the option set's label, "" for none; options.option_label); samples of a point
+     with options live under samples/[<host_pair>/]<placement>/<target>/<options>/; summary points gain
+     `options`; manifest targets gain `option_sets` (per set: client options and server arguments, or why the
+     target cannot run it). Older runs read as option set "".
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from orbench.campaign import Point
 from orbench.errors import UserError
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 TRIAL_FIELDS = [
     "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
@@ -41,6 +45,8 @@ TRIAL_FIELDS = [
     "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
     # since schema 2: when the trial's answer came back (unix s), load on the unpinned CPUs and steal during it
     "trial_end_unix", "other_cpus_busy_pct", "steal_pct",
+    # since schema 3: the option set's label
+    "options",
 ]
 
 
@@ -101,6 +107,8 @@ class RunStore:
         d = self.samples_dir / point.placement / point.target
         if point.host_pair != "local":
             d = self.samples_dir / point.host_pair / point.placement / point.target
+        if point.options:
+            d = d / point.options
         d.mkdir(parents=True, exist_ok=True)
         return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B-t{trial:03d}.i64"
 

@@ -28,7 +28,8 @@ BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
 
-PointKey = tuple[str, str, str, str, int, str]  # host_pair, placement, mode, payload_type, payload_bytes, target
+# host_pair, placement, options (the option set's label), mode, payload_type, payload_bytes, target
+PointKey = tuple[str, str, str, str, str, int, str]
 
 
 def _num(value: str) -> float | None:
@@ -41,8 +42,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
     rows = latest_rows(store.read_trials())
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
-        key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-               int(row["payload_bytes"]), row["target"])
+        key = (row.get("host_pair") or "local", row["placement"], row.get("options") or "", row["mode"],
+               row["payload_type"], int(row["payload_bytes"]), row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -51,10 +52,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for key, trials in by_point.items():
-        host_pair, placement, mode, payload_type, payload_bytes, target = key
+        host_pair, placement, options, mode, payload_type, payload_bytes, target = key
         ok = [t for t in trials if t["status"] == "ok"]
         entry: dict[str, Any] = {
-            "host_pair": host_pair,
+            "host_pair": host_pair, "options": options,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
@@ -107,14 +108,14 @@ def summarize(store: RunStore) -> dict[str, Any]:
                         f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
     # ORB-added latency: pair each ORB point with its baseline on the same host pair (the same link), at the
-    # same placement, mode and payload.
+    # same placement, option set, mode and payload.
     for entry in points:
         base_name = targets_info.get(entry["target"], {}).get("baseline")
         if entry.get("kind") != "orb" or not base_name:
             continue
-        key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
-               entry["target"])
-        base_key = key[:5] + (base_name,)
+        key = (entry["host_pair"], entry["placement"], entry["options"], entry["mode"], entry["payload_type"],
+               entry["payload_bytes"], entry["target"])
+        base_key = key[:-1] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
             added = stats.orb_added_latency(trial_p50[key], trial_p50[base_key])
@@ -131,10 +132,11 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as few as "
                         f"{min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} "
                         "values; the percentile spectrum draws such tails hollow and summary.json leaves them null")
-    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"]): s
+    stopping = {(s["placement"], s.get("options", ""), s["mode"], s["payload_type"], s["payload_bytes"]): s
                 for s in manifest.get("stopping", [])}
     for entry in points:
-        rule = stopping.get((entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"]))
+        rule = stopping.get((entry["placement"], entry["options"], entry["mode"], entry["payload_type"],
+                             entry["payload_bytes"]))
         if rule:
             entry["stopping"] = {"reason": rule["reason"], "trials": rule["trials"],
                                  "target_ci_pct": rule.get("target_ci_pct"),
@@ -162,7 +164,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
     mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
     kind_order = {"orb": 0, "socket": 1}
-    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
+    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], e["options"],
+                               mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
                                kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -181,8 +184,8 @@ def latest_rows(rows: list[dict]) -> list[dict]:
     counts (an ok row is never followed by another, since --resume skips finished trials)."""
     last: dict[tuple, dict] = {}
     for row in rows:
-        last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-              row["payload_bytes"], row["target"], row["trial"])] = row
+        last[(row.get("host_pair") or "local", row["placement"], row.get("options") or "", row["mode"],
+              row["payload_type"], row["payload_bytes"], row["target"], row["trial"])] = row
     return list(last.values())
 
 
@@ -239,11 +242,11 @@ def _pinning_warnings(manifest: dict[str, Any]) -> list[str]:
 
 def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_info: dict) -> list[dict]:
     """Seed 004's equivalence tests between every two socket baselines measured at the same point."""
-    sockets = sorted({k[4] for k in by_point if targets_info.get(k[4], {}).get("kind") == "socket"})
+    sockets = sorted({k[-1] for k in by_point if targets_info.get(k[-1], {}).get("kind") == "socket"})
     out = []
-    for key in sorted(k for k in by_point if k[4] == (sockets[0] if sockets else None)):
+    for key in sorted(k for k in by_point if k[-1] == (sockets[0] if sockets else None)):
         for other in sockets[1:]:
-            okey = key[:4] + (other,)
+            okey = key[:-1] + (other,)
             if okey not in by_point:
                 continue
             a = {int(t["trial"]): t for t in by_point[key] if t["status"] == "ok"}
@@ -252,9 +255,10 @@ def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_
             try:
                 result = equivalence.compare_traces(
                     [stats.read_samples(store.path / a[k]["samples_file"]) for k in paired],
-                    [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[4], other)
+                    [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[-1], other)
             except ValueError as exc:
-                result = {"a": key[4], "b": other, "why_missing": str(exc)}
-            out.append({"placement": key[0], "mode": key[1], "payload_type": key[2], "payload_bytes": key[3],
-                        **result})
+                result = {"a": key[-1], "b": other, "why_missing": str(exc)}
+            host_pair, placement, options, mode, payload_type, payload_bytes, _ = key
+            out.append({"host_pair": host_pair, "placement": placement, "options": options, "mode": mode,
+                        "payload_type": payload_type, "payload_bytes": payload_bytes, **result})
     return out

@@ -247,9 +247,11 @@ ALL_FIGURES = (orb_added, latency_vs_payload, socket_baselines, throughput)
 def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
-    # Points of different host pairs are different links: one figure per host pair and placement.
+    # Points of different host pairs are different links: one figure per host pair and placement; likewise one
+    # figure per option set (tcp_nodelay=false, ...), since ORB-added latency pairs only within a set.
     points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
               for p in summary["points"]]
+    points = [{**p, "placement": f"{p['placement']}_{p['options']}"} if p.get("options") else p for p in points]
     for make in ALL_FIGURES:
         figures += make(points, out_dir)
     return figures

@@ -67,6 +67,8 @@ def _summary_table(points: list[dict]) -> str:
         stop = p.get("stopping") or {}
         stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
         where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
+        if p.get("options"):
+            where += f" {p['options']}"
         cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
                  f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
