@@ -40,6 +40,8 @@ def format_table(summary: dict) -> str:
         size = f"{e['payload_bytes']} B" + ("" if e["payload_type"] == "octets" else f" {e['payload_type']}")
         pair = e.get("host_pair", "local")
         where = e["placement"] if pair == "local" else f"{pair} {e['placement']}"
+        if e.get("options"):
+            where += f" {e['options']}"
         rows.append((where, e["mode"], size, e["target"], *cells, _added(e), extra))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
