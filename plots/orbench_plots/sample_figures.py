@@ -28,7 +28,9 @@ class RunSamples:
         self.trials: dict[tuple, list[dict]] = defaultdict(list)
         for row in self.store.read_trials():
             if row["status"] == "ok":
-                key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+                # An option set's label rides on the placement, as in the summary figures (figures.py).
+                placement = f"{row['placement']}_{row['options']}" if row.get("options") else row["placement"]
+                key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
                 self.trials[key].append(row)
 
     def samples(self, key: tuple) -> np.ndarray:
