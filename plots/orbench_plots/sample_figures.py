@@ -207,11 +207,13 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
 
 def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
     """CDF overlay and empirical band of two socket baselines at the largest twoway payload (seed 004)."""
-    rows = [e for e in summary.get("equivalence", []) if "capture" in e]
+    # Local pairs only: RunSamples keys points by placement (an option set's label folded in), not host pair.
+    rows = [e for e in summary.get("equivalence", []) if "capture" in e and e.get("host_pair", "local") == "local"]
     if not rows:
         return []
-    pick = max(rows, key=lambda e: (e["mode"] == "twoway", e["payload_bytes"]))
-    key_a = (pick["placement"], pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
+    pick = max(rows, key=lambda e: (e["mode"] == "twoway", not e.get("options"), e["payload_bytes"]))
+    placement = f"{pick['placement']}_{pick['options']}" if pick.get("options") else pick["placement"]
+    key_a = (placement, pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
     key_b = key_a[:4] + (pick["b"],)
     a, b = run.samples(key_a), run.samples(key_b)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
