@@ -31,9 +31,9 @@ help:
 	@echo "make build      build the C++ (cpp/build) and Java (java/target) workers"
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
-	@echo "make jmh        build and run the JMH suite (java/jmh), ingest it into results/jmh/ (~6 min)"
+	@echo "make jmh        build and run the JMH suite (java/jmh) per Java ORB, ingest it into results/jmh/ (~10 min)"
 	@echo "make bench-fidelity  orbench's C socket baseline vs sockperf ping-pong, ratio per size"
-	@echo "variables: CAMPAIGN=name-or-file (default quick)"
+	@echo "variables: CAMPAIGN=name-or-file (default quick); JMH_ORBS (default jacorb glassfish), JMH_ARGS"
 
 deps: deps-system deps-python
 
@@ -88,19 +88,23 @@ lint: deps-python
 clean:
 	rm -rf cpp/build java/target java/jmh/target
 
-# JMH: its own Maven project (java/jmh), built by `make test` as a compile check, run only here. JMH_ARGS passes
-# options through, e.g. JMH_ARGS='-wi 1 -i 2 -r 500ms CdrBench' for a short look.
+# JMH: its own Maven project (java/jmh), built by `make test` as a compile check, run only here. One JMH run per
+# Java ORB in JMH_ORBS (java/jmh/run-orb.sh: that ORB's jars alone on the class path); the first also runs the
+# ORB-independent JniBench. All runs are ingested as one JMH run, even when a benchmark failed (then make fails).
+# JMH_ARGS passes options through, e.g. JMH_ARGS='-wi 1 -i 2 -r 500ms CdrBench' for a short look.
 JMH_ARGS ?=
-JMH_JSON := $(ROOT)/results/jmh-last.json
+JMH_ORBS ?= jacorb glassfish
 jmh-build: java
 	mvn -q -B -f java/jmh/pom.xml package
 
 jmh: deps jmh-build
 	@mkdir -p results
-	java -Djava.library.path=$(ROOT)/java/jmh/target/native -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-	  -cp "$(ROOT)/java/jmh/target/jmh-classes.jar:$(ROOT)/java/jmh/target/lib/*:$(ROOT)/java/target/orbench-workers.jar" \
-	  org.openjdk.jmh.Main -prof gc -rf json -rff $(JMH_JSON) $(JMH_ARGS)
-	$(ORBENCH) ingest-jmh $(JMH_JSON)
+	@status=0; files=""; extra=""; for orb in $(JMH_ORBS); do \
+	  java/jmh/run-orb.sh $$orb $(ROOT)/results/jmh-$$orb.json $$extra $(JMH_ARGS) || status=1; \
+	  [ -s $(ROOT)/results/jmh-$$orb.json ] && files="$$files $(ROOT)/results/jmh-$$orb.json"; extra="-e JniBench"; \
+	done; \
+	if [ -n "$$files" ]; then $(ORBENCH) ingest-jmh $$files || status=1; else echo "error: no JMH results" >&2; status=1; fi; \
+	exit $$status
 
 # orbench's C socket baseline (echo, halved) vs sockperf's TCP ping-pong (RTT/2), same pinning and sizes.
 bench-fidelity: deps cpp

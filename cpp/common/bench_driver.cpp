@@ -1,5 +1,6 @@
 #include "bench_driver.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "samples_file.hpp"
@@ -13,29 +14,58 @@ nlohmann::ordered_json counts_json(const Counts& counts) {
 }  // namespace
 
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
+  return run_benchmark(driver, spec, LoadSpec{});
+}
+
+nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load) {
   const bool oneway = spec.mode == Mode::oneway;
+  // Several clients share the server's counters: the harness reset them once before it sent `run` to all of
+  // them, and no client resets them again (it would wipe the others' counts). The barriers wait for the sums.
+  const bool shared = load.shared();
   driver.prepare(spec);
   // Allocated and touched (zeroed) before timing, so no page fault lands inside a sample.
   std::vector<int64_t> samples_ns(spec.calls);
 
-  driver.reset_counters();
+  if (!shared) driver.reset_counters();
+  nlohmann::ordered_json start_json;
   if (spec.warmup > 0) {
     driver.untimed_calls(spec.warmup);
     // Oneway warm-up calls may still be queued at the server; without this barrier they would be counted
     // after the next reset.
-    if (oneway) driver.sync(spec.warmup, spec.sync_timeout_ms);
+    if (oneway && !shared) driver.sync(spec.warmup, spec.sync_timeout_ms);
   }
-  driver.reset_counters();
+  if (shared) {
+    // The start barrier: every client of the group has made its warm-up calls (and the server has counted
+    // them), so the timed calls of all clients overlap. In every mode, since every mode's calls are counted.
+    const int64_t wait_start = monotonic_ns();
+    const SyncOutcome outcome = driver.sync(load.clients * spec.warmup, spec.sync_timeout_ms);
+    start_json = {{"complete", outcome.complete}, {"wait_ns", monotonic_ns() - wait_start}};
+    if (!outcome.complete) {
+      std::fprintf(stderr, "orbench: start barrier incomplete: %llu of %llu warm-up messages\n",
+                   static_cast<unsigned long long>(outcome.received.messages),
+                   static_cast<unsigned long long>(load.clients * spec.warmup));
+    }
+  } else {
+    driver.reset_counters();
+  }
 
-  const TimedSpan span = driver.timed_calls(samples_ns.data(), spec.calls);
+  TimedSpan span;
+  {
+    PacingScope pacing(load.rate_hz);
+    span = driver.timed_calls(samples_ns.data(), spec.calls);
+  }
   int64_t end_ns = span.end_ns;
 
   nlohmann::ordered_json sync_json;
-  if (oneway) {
+  if (oneway || shared) {
+    // Shared: the closing barrier waits for every message of every client (warm-up included), so each
+    // client's `received` is the group's total and loss is the group's.
+    const uint64_t expected = shared ? load.clients * (spec.warmup + spec.calls) : spec.calls;
     const int64_t sync_start = monotonic_ns();
-    const SyncOutcome outcome = driver.sync(spec.calls, spec.sync_timeout_ms);
-    end_ns = monotonic_ns();
-    sync_json = {{"complete", outcome.complete}, {"wait_ns", end_ns - sync_start}};
+    const SyncOutcome outcome = driver.sync(expected, spec.sync_timeout_ms);
+    const int64_t sync_end = monotonic_ns();
+    if (oneway) end_ns = sync_end;
+    sync_json = {{"complete", outcome.complete}, {"wait_ns", sync_end - sync_start}};
   }
   const Counts received = driver.counters();
 
@@ -44,7 +74,25 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
   nlohmann::ordered_json answer = {{"calls", spec.calls},
                                    {"elapsed_ns", end_ns - span.start_ns},
                                    {"received", counts_json(received)}};
-  if (oneway) answer["sync"] = sync_json;
+  if (oneway || shared) answer["sync"] = sync_json;
+  if (shared) {
+    answer["clients"] = load.clients;
+    answer["start_barrier"] = start_json;
+    // This process's CLOCK_MONOTONIC, the same clock in every process of the host: the harness takes the
+    // group's span from the earliest start to the latest end.
+    answer["start_ns"] = span.start_ns;
+    answer["end_ns"] = end_ns;
+  }
+  if (load.rate_hz > 0) {
+    answer["rate_hz"] = load.rate_hz;
+    answer["deadline_misses"] = span.deadline_misses;
+    const int64_t sending = span.last_send_ns - span.first_send_ns;
+    if (spec.calls > 1 && sending > 0) {
+      answer["achieved_rate_hz"] = static_cast<double>(spec.calls - 1) * 1e9 / static_cast<double>(sending);
+    } else {
+      answer["achieved_rate_hz"] = nullptr;
+    }
+  }
   return answer;
 }
 

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "clock.hpp"
+#include "load_spec.hpp"
+#include "pacing.hpp"
 #include "run_spec.hpp"
 
 namespace orbench {
@@ -21,10 +23,14 @@ struct SyncOutcome {
   Counts received;
 };
 
-// First clock read of the first timed call and last clock read of the last one.
+// First clock read of the first timed call and last clock read of the last one. At a fixed rate, start_ns is
+// the first intended send time, and the other fields are filled in (pacing.hpp).
 struct TimedSpan {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  uint64_t deadline_misses = 0;
+  int64_t first_send_ns = 0;  // when the first and the last call were really sent
+  int64_t last_send_ns = 0;
 };
 
 // One implementation per transport. Every method throws WorkerError on failure; none of them is virtual
@@ -45,12 +51,54 @@ class BenchDriver {
 // Runs the PROTOCOL.md `run` sequence (reset, warm-up, [sync], reset, timed calls, [sync], counters), writes
 // the samples file and returns the answer's fields (without "ok" and "id").
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec);
+// The same with the load fields: several clients sharing the server, a fixed rate (PROTOCOL.md).
+nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
+
+// The fixed-rate form of timed_loop (pacing.hpp). Call i waits until t_i = t_0 + i * period when it is early
+// and goes at once when it is late; its sample is completion - t_i. A call is a deadline miss when it
+// completes after the next call's intended send time t_{i+1} (its sample is above one period): from there on
+// the client can keep the rate only by sending late.
+template <typename Call, typename Check>
+TimedSpan paced_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
+  const double period = current_period_ns();
+  const auto period_ns = static_cast<int64_t>(period);
+  TimedSpan span;
+  const int64_t t0 = monotonic_ns();
+  span.start_ns = t0;
+  for (uint64_t i = 0; i < calls; ++i) {
+    const int64_t intended = t0 + static_cast<int64_t>(static_cast<double>(i) * period);
+    wait_until(intended);
+    if constexpr (std::is_void_v<decltype(call(i))>) {
+      const int64_t before = monotonic_ns();
+      call(i);
+      const int64_t after = monotonic_ns();
+      samples_ns[i] = after - intended;
+      if (i == 0) span.first_send_ns = before;
+      span.last_send_ns = before;
+      span.end_ns = after;
+      if (after - intended > period_ns) ++span.deadline_misses;
+      check(i);
+    } else {
+      const int64_t before = monotonic_ns();
+      auto result = call(i);
+      const int64_t after = monotonic_ns();
+      samples_ns[i] = after - intended;
+      if (i == 0) span.first_send_ns = before;
+      span.last_send_ns = before;
+      span.end_ns = after;
+      if (after - intended > period_ns) ++span.deadline_misses;
+      check(i, result);
+    }
+  }
+  return span;
+}
 
 // The timed loop shared by every driver, a template so that the call is inlined between the two clock
 // reads. `call(i)` makes call i; `check(i, result)` (or `check(i)` when the call returns nothing) runs
 // after the second clock read, so that verifying an echo reply is not part of the sample.
 template <typename Call, typename Check>
 TimedSpan timed_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
+  if (current_period_ns() > 0) return paced_loop(samples_ns, calls, call, check);
   TimedSpan span;
   for (uint64_t i = 0; i < calls; ++i) {
     if constexpr (std::is_void_v<decltype(call(i))>) {

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "clock.hpp"
+#include "load_spec.hpp"
 #include "protocol_out.hpp"
 #include "run_spec.hpp"
 #include "worker_error.hpp"
@@ -56,8 +57,16 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit) {
     return ordered_json::object();
   }
   if (name == "run") {
-    const RunSpec spec = parse_run_spec(command, worker.modes(), worker.payload_types());
-    return run_benchmark(worker.driver(), spec);
+    json fields = command;
+    const LoadSpec load = take_load_spec(fields);
+    const RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types());
+    return run_benchmark(worker.driver(), spec, load);
+  }
+  if (name == "reset_counters") {
+    // For a group of clients: the harness resets the shared server once, before it starts them all.
+    reject_unknown_fields(command, {});
+    worker.driver().reset_counters();
+    return ordered_json::object();
   }
   if (name == "quit") {
     reject_unknown_fields(command, {});

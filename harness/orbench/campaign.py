@@ -18,6 +18,7 @@ import jsonschema
 from orbench.campaign_hosts import check_ssh_files, resolve_host_pairs, resolve_ssh_paths, ssh_settings
 from orbench.errors import UserError
 from orbench.hosts import HostPair, SshSettings
+from orbench.interop import resolve_interop
 from orbench.jdk import Jdk, resolve_jdk
 from orbench.options import OptionPlan, option_label, plan_options
 from orbench.targets import Target, load_targets
@@ -37,13 +38,27 @@ class Point:
     payload_bytes: int
     target: str
     host_pair: str = "local"  # the HostPair label: "local", or "<server host>--<client host>"
+    clients: int = 1          # client workers against the one server (campaign key `clients`)
+    rate_hz: float = 0.0      # calls per second per client; 0 = closed loop (campaign key `rates_hz`)
     options: str = ""         # the option set's label (options.option_label); "" for no options
+
+    @property
+    def load_label(self) -> str:
+        """"" for one closed-loop client (every point before the load keys), else e.g. "c4" or "c4-r1000"."""
+        return load_label(self.clients, self.rate_hz)
 
     @property
     def key(self) -> str:
         where = "" if self.host_pair == "local" else f"{self.host_pair}/"
+        load = f"/{self.load_label}" if self.load_label else ""
         opts = f"/{self.options}" if self.options else ""
-        return f"{where}{self.placement}{opts}/{self.mode}/{self.payload_type}/{self.payload_bytes}/{self.target}"
+        return (f"{where}{self.placement}{opts}/{self.mode}/{self.payload_type}/{self.payload_bytes}{load}/"
+                f"{self.target}")
+
+
+def load_label(clients: int, rate_hz: float) -> str:
+    parts = ([f"c{clients}"] if clients != 1 else []) + ([f"r{rate_hz:g}"] if rate_hz else [])
+    return "-".join(parts)
 
 
 @dataclass
@@ -77,6 +92,10 @@ class Campaign:
             for size in self.settings["payload_bytes"]
         ]
 
+    def loads(self) -> list[tuple[int, float]]:
+        """(clients, rate_hz) in run order: clients outermost, so extra client workers start once."""
+        return [(n, float(r)) for n in sorted(self.settings["clients"]) for r in self.settings["rates_hz"]]
+
     def unsupported(self, target: Target, mode: str, payload_type: str) -> str | None:
         if mode not in target.modes:
             return f"{target.name} does not support mode {mode}"
@@ -85,7 +104,7 @@ class Campaign:
         return None
 
     def connect_options(self, target: Target) -> dict[str, Any]:
-        """The [options] a target takes at connect (those it lists); option_sets are planned by option_plans."""
+        """The [options] a target takes at connect (those it lists); option_sets are planned by option_plan."""
         return {k: v for k, v in self.settings["options"].items() if k in target.options}
 
     def option_sets(self) -> list[dict[str, Any]]:
@@ -200,6 +219,11 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             raise UserError(f"{path}: key option_sets[{i}]: value {option_set!r} is the same set as "
                             f"option_sets[{labels[label]}] ({label or 'no options'}) once merged over [options]")
         labels[label] = i
+    if settings["interop"]:
+        by_name = {**targets, **{t.name: t for t in chosen}}
+        if resolved_jdk is not None:
+            by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
+        chosen += resolve_interop(path, settings["interop"], by_name)
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(

@@ -239,11 +239,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_ingest_jmh(args: argparse.Namespace) -> int:
     from orbench.jmh import ingest, rows
 
-    store = ingest(Path(args.file), Path(args.results) if args.results else None)
+    store = ingest([Path(f) for f in args.files], Path(args.results) if args.results else None)
     for r in rows(__import__("json").loads((store.path / "jmh.json").read_text())):
         params = ",".join(f"{k}={v}" for k, v in r["params"].items())
         alloc = "" if r["alloc_bytes_per_op"] is None else f"  {r['alloc_bytes_per_op']:.1f} B/op"
-        print(f"{r['benchmark']:<40} {params:<14} {r['score']:>12.3f} {r['unit']}{alloc}")
+        print(f"{r['benchmark']:<40} {params:<26} {r['score']:>12.3f} {r['unit']}{alloc}")
     print(f"jmh results: {store.path}")
     return 0
 
@@ -314,8 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("ingest-jmh", help="copy a JMH JSON result file into results/jmh/<run-id>/ for the report")
-    p.add_argument("file", help="JMH result file (-rf json)")
+    p = sub.add_parser("ingest-jmh", help="copy JMH JSON result files (one per Java ORB) into results/jmh/<run-id>/ "
+                       "for the report")
+    p.add_argument("files", nargs="+", metavar="FILE", help="JMH result file (-rf json)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.set_defaults(func=cmd_ingest_jmh)
 

@@ -1,12 +1,12 @@
-"""JMH results in the results store: `orbench ingest-jmh FILE` copies a JMH JSON result file (-rf json) into
-results/jmh/<run-id>/jmh.json beside a manifest (environment, git commit, source file), and points
-results/jmh/latest at it; the report of any run in the same store shows the newest JMH run.
+"""JMH results in the results store: `orbench ingest-jmh FILE...` copies JMH JSON result files (-rf json) into
+results/jmh/<run-id>/jmh.json (one list: `make jmh` runs JMH once per Java ORB, each on its own class path)
+beside a manifest (environment, git commit, source files), and points results/jmh/latest at it; the report of
+any run in the same store shows the newest JMH run.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,8 @@ def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append({
             "benchmark": r["benchmark"].rsplit(".", 2)[-2] + "." + r["benchmark"].rsplit(".", 1)[-1],
             "params": r.get("params") or {},
+            # The Java ORB of an ORB benchmark (its `orb` parameter); None for ORB-independent ones (JniBench).
+            "orb": (r.get("params") or {}).get("orb"),
             "mode": r.get("mode"),
             "score": pm.get("score"),
             "error": pm.get("scoreError"),
@@ -53,12 +55,26 @@ def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def ingest(path: Path, root: Path | None = None) -> RunStore:
-    data = load_jmh(Path(path))
+def ingest(paths: Path | list[Path], root: Path | None = None) -> RunStore:
+    """One JMH run in the store from one or more result files (one per ORB), all checked before anything is
+    written. A benchmark with the same parameters in two files is refused: it would show twice in the report."""
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    if not paths:
+        raise UserError("ingest-jmh: no JMH result file given")
+    data: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], Path] = {}
+    for path in paths:
+        for r in load_jmh(path):
+            key = (r["benchmark"], json.dumps(r.get("params") or {}, sort_keys=True))
+            if key in seen:
+                raise UserError(f"{path}: {r['benchmark']} {key[1]} is also in {seen[key]}; ingest each result once")
+            seen[key] = path
+            data.append(r)
     store = RunStore.create("jmh", root)
-    shutil.copyfile(path, store.path / "jmh.json")
+    write_json_atomic(store.path / "jmh.json", data)
     store.write_manifest({"orbench_version": __version__, "run_id": store.run_id, "kind": "jmh",
-                          "source_file": str(Path(path).resolve()), "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                          "source_files": [str(p.resolve()) for p in paths],
+                          "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                           "benchmarks": len(data), "environment": collect_environment(), "status": "complete"})
     write_json_atomic(store.path / "jmh-rows.json", rows(data))
     store.mark_latest()

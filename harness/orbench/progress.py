@@ -43,7 +43,7 @@ class Progress:
 
     def start(self, campaign, store) -> None:
         self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, "
-                   f"{len(campaign.point_groups())} points x {campaign.trials} trials = {self.total} trials "
+                   f"{len(campaign.point_groups()) * len(campaign.loads())} points x {campaign.trials} trials = {self.total} trials "
                    f"-> {store.path}", keep=True)
 
     def note(self, message: str) -> None:
@@ -55,7 +55,7 @@ class Progress:
         eta = elapsed / self.done * (self.total - self.done)
         head = (f"[{self.done:>{len(str(self.total))}}/{self.total} {100 * self.done // self.total:3d}%] "
                 f"{point.placement} {point.mode} {point.payload_type} {point.payload_bytes} B "
-                f"{point.target} t{trial}")
+                f"{point.target}{' ' + point.load_label if point.load_label else ''} t{trial}")
         if row["status"] == "ok":
             self._emit(f"{head}: p50 {fmt_ns(row['p50_ns'])} p99 {fmt_ns(row['p99_ns'])}  eta {fmt_duration(eta)}",
                        keep=False)

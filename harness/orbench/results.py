@@ -16,7 +16,12 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      rule ended each point), workers' cpus_allowed, "hosts" (every host's environment) and "host_pairs";
      summary points gain p50_ci95_ns, tail percentiles, stopping, host_pair. Version 1 runs read as before
      (the new fields are empty).
-  3: trials.csv gains `options` (the option set's label, "" for none; options.option_label); samples of a point
+  3: trials.csv gains clients, rate_hz (a point's load; empty = 1 client, closed loop), deadline_misses,
+     achieved_rate_hz, client_p50s_ns, aggregate_calls_per_s, start_barrier_complete; a point with N clients
+     has one samples file of N x calls samples (client 0's first) and `calls` = N x calls per client; an
+     interop target is named "client->server" ("_to_" in file names); summary points gain clients, rate_hz,
+     and `load` / `interop` sections. Version 2 runs read as 1 client, closed loop.
+  4: trials.csv gains `options` (the option set's label, "" for none; options.option_label); samples of a point
      with options live under samples/[<host_pair>/]<placement>/<target>/<options>/; summary points gain
      `options`; manifest targets gain `option_sets` (per set: client options and server arguments, or why the
      target cannot run it). Older runs read as option set "".
@@ -34,9 +39,10 @@ from typing import Any
 
 from orbench.campaign import Point
 from orbench.errors import UserError
+from orbench.interop import path_safe
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 TRIAL_FIELDS = [
     "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
@@ -45,7 +51,10 @@ TRIAL_FIELDS = [
     "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
     # since schema 2: when the trial's answer came back (unix s), load on the unpinned CPUs and steal during it
     "trial_end_unix", "other_cpus_busy_pct", "steal_pct",
-    # since schema 3: the option set's label
+    # since schema 3: the load dimensions (load.py) and what they measure
+    "clients", "rate_hz", "deadline_misses", "achieved_rate_hz", "client_p50s_ns", "aggregate_calls_per_s",
+    "start_barrier_complete",
+    # since schema 4: the option set's label
     "options",
 ]
 
@@ -104,13 +113,15 @@ class RunStore:
         return json.loads(self.manifest_path.read_text())
 
     def samples_path(self, point: Point, trial: int) -> Path:
-        d = self.samples_dir / point.placement / point.target
+        target = path_safe(point.target)
+        d = self.samples_dir / point.placement / target
         if point.host_pair != "local":
-            d = self.samples_dir / point.host_pair / point.placement / point.target
+            d = self.samples_dir / point.host_pair / point.placement / target
         if point.options:
             d = d / point.options
         d.mkdir(parents=True, exist_ok=True)
-        return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B-t{trial:03d}.i64"
+        load = f"-{point.load_label}" if point.load_label else ""
+        return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B{load}-t{trial:03d}.i64"
 
     def append_trial(self, row: dict) -> None:
         new = not self.trials_path.exists()

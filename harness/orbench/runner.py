@@ -22,6 +22,8 @@ from orbench.campaign import Campaign, Point
 from orbench.environment import collect_environment
 from orbench.errors import WorkerError
 from orbench.hosts import HostPair, HostUnreachable
+from orbench.interop import path_safe
+from orbench.load import measure_group, trial_timeout_s
 from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
 from orbench.options import option_label
 from orbench.placement import Placement
@@ -36,10 +38,8 @@ from orbench.workers import ClientWorker, ServerWorker
 # Trial statuses that --resume does not run again.
 FINISHED_STATUSES = ("ok", "skipped")
 
-# Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
-# loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
-TRIAL_TIMEOUT_BASE_S = 60.0
-TRIAL_TIMEOUT_PER_CALL_S = 0.002
+# A trial's timeout: load.trial_timeout_s (a fixed margin plus a per-call allowance far above any loopback
+# latency, so only a hang or a stall of seconds trips it).
 # After a transport error, how long to wait for the server's process (or its ssh) to be seen dead.
 SERVER_DEATH_GRACE_S = 2.0
 
@@ -56,6 +56,8 @@ class TargetSession:
     client: ClientWorker | None = None
     hello: dict[str, Any] = field(default_factory=dict)
     starts: int = 0
+    # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
+    extra_clients: list[ClientWorker] = field(default_factory=list)
 
     @property
     def placement(self) -> Placement:
@@ -63,9 +65,7 @@ class TargetSession:
 
     def start(self) -> None:
         self.starts += 1
-        pair = self.runtime.pair.label
-        tag = f"{self.placement.name}-{self.target.name}" if pair == "local" \
-            else f"{pair}-{self.placement.name}-{self.target.name}"
+        tag = self._tag()
         # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
         gc_log = str(self.store.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
         self.server = ServerWorker(
@@ -91,7 +91,45 @@ class TargetSession:
             self.stop()
             raise
 
+    def _tag(self) -> str:
+        pair, name = self.runtime.pair.label, path_safe(self.target.name)
+        return f"{self.placement.name}-{name}" if pair == "local" else f"{pair}-{self.placement.name}-{name}"
+
+    def clients(self, n: int) -> list[ClientWorker]:
+        """The first n client workers, connected to the one server; extra ones are started (pinned like the
+        first: the placement's client CPUs) when a point first needs them, and kept for later points."""
+        assert self.client is not None and self.server is not None
+        while len(self.extra_clients) < n - 1:
+            k = len(self.extra_clients) + 1
+            tag = f"{self._tag()}-c{k}"
+            client = ClientWorker(self.target.name,
+                                  self.runtime.client_command(self.target, gc_log=str(
+                                      self.store.logs_dir / f"{tag}-client-gc-{self.starts}.log")),
+                                  self.store.logs_dir / f"{tag}-client.log",
+                                  reaper=self.runtime.reaper(self.target, "client"))
+            client.via = self.runtime.via("client")
+            self.extra_clients.append(client)
+            try:
+                for command in ({"cmd": "hello"},
+                                {"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options}):
+                    answer = client.call(command, watch=[self.server])
+                    if not answer["ok"]:
+                        raise WorkerError(f"{self.target.name} client {k}: {command['cmd']} failed: "
+                                          f"{answer.get('error')}", "connect")
+            except WorkerError:
+                self.extra_clients.pop().stop()
+                raise
+        return [self.client, *self.extra_clients[:n - 1]]
+
     def stop(self) -> None:
+        for extra in self.extra_clients:
+            if extra.alive():
+                try:
+                    extra.call({"cmd": "quit"}, timeout=5)
+                except WorkerError:
+                    pass
+            extra.stop()
+        self.extra_clients = []
         if self.client is not None:
             if self.client.alive():
                 try:
@@ -130,19 +168,19 @@ class Runner:
             self.seq = max((int(r["seq"]) for r in rows if str(r.get("seq", "")).isdigit()), default=0)
             self.finished = {self._trial_key(r.get("host_pair") or "local", r["placement"], r["mode"],
                                              r["payload_type"], r["payload_bytes"], r["target"], r["trial"],
-                                             r.get("options") or ""): r
+                                             r.get("clients") or 1, r.get("rate_hz") or 0, r.get("options") or ""): r
                              for r in rows if r["status"] in FINISHED_STATUSES}
         self.progress = Progress(self._total_trials() - len(self.finished), stream)
         self.manifest: dict[str, Any] = {}
 
     @staticmethod
     def _trial_key(pair: str, placement: str, mode: str, ptype: str, size: Any, target: str, trial: Any,
-                   options: str = "") -> tuple:
-        return (pair, placement, mode, ptype, int(size), target, int(trial), options)
+                   clients: Any = 1, rate_hz: Any = 0, options: str = "") -> tuple:
+        return (pair, placement, mode, ptype, int(size), target, int(trial), int(clients), float(rate_hz), options)
 
     def _total_trials(self) -> int:
         return (len(self.pairs) * len(self.campaign.point_groups()) * self.stopping.most_trials
-                * len(self.campaign.targets) * len(self.campaign.option_sets()))
+                * len(self.campaign.targets) * len(self.campaign.loads()) * len(self.campaign.option_sets()))
 
     # -- manifest -------------------------------------------------------------------------------------------
     def _prepare_hosts(self) -> None:
@@ -259,7 +297,8 @@ class Runner:
         return self.failed_trials
 
     def _pending(self, pair: HostPair, placement: Placement, target: Target | None = None, options: str = "") -> bool:
-        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial, options) not in self.finished
+        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial, n, rate, options) not in self.finished
+                   for (n, rate) in self.campaign.loads()
                    for (pl, mode, pt, size) in self.campaign.point_groups() if pl == placement.name
                    for t in self.campaign.targets if target is None or t.name == target.name
                    for trial in range(self.campaign.trials))
@@ -295,18 +334,19 @@ class Runner:
                 self.progress.note(f"{t.name}: {broken_here[t.name]}")
                 self._check_pair(runtime, broken_here)
         try:
-            for (pl, mode, ptype, size) in self.campaign.point_groups():
+            for (pl, mode, ptype, size, n, rate) in [g + load for load in self.campaign.loads()
+                                                     for g in self.campaign.point_groups()]:
                 if pl != placement.name:
                     continue
                 trials = self.stopping.start_point()
                 while True:
                     for t in self.campaign.targets:
                         done = self.finished.get(
-                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds, opts))
+                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds, n, rate, opts))
                         if done is not None:
                             trials.add(t.name, done)
                             continue
-                        point = Point(pl, mode, ptype, size, t.name, pair.label, opts)
+                        point = Point(pl, mode, ptype, size, t.name, pair.label, n, rate, opts)
                         trials.add(t.name, self._run_trial(point, t, trials.rounds, broken_here))
                     trials.rounds += 1
                     reason = trials.stop_reason()
@@ -314,6 +354,8 @@ class Runner:
                         record = trials.record((pl, mode, ptype, size), reason)
                         if pair.label != "local":
                             record["host_pair"] = pair.label
+                        if n != 1 or rate:
+                            record.update(clients=n, rate_hz=rate)
                         if opts:
                             record["options"] = opts
                         self.manifest.setdefault("stopping", []).append(record)
@@ -343,7 +385,7 @@ class Runner:
         return {"seq": self.seq, "host_pair": point.host_pair, "placement": point.placement, "mode": point.mode,
                 "payload_type": point.payload_type, "payload_bytes": point.payload_bytes, "target": point.target,
                 "trial": trial, "status": status, "error": error, "loadavg_1m": os.getloadavg()[0],
-                "options": point.options, **extra}
+                "clients": point.clients, "rate_hz": point.rate_hz, "options": point.options, **extra}
 
     def _finish(self, point: Point, trial: int, row: dict) -> None:
         self.store.append_trial(row)
@@ -390,6 +432,8 @@ class Runner:
 
     def _measure(self, session: TargetSession, point: Point, trial: int) -> dict:
         assert session.client is not None and session.server is not None
+        if point.clients > 1:
+            return self._row(point, trial, **measure_group(self, session, point, trial))
         calls = self.campaign.calls
         warmup = self.campaign.warmup_for(session.target)
         samples_file = self.store.samples_path(point, trial)
@@ -397,8 +441,9 @@ class Runner:
                    "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
                    "samples_file": session.runtime.client_samples_path(samples_file, self.store.path),
                    "sync_timeout_ms": self.campaign.sync_timeout_ms}
-        timeout = TRIAL_TIMEOUT_BASE_S + (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S \
-            + self.campaign.sync_timeout_ms / 1000
+        if point.rate_hz:
+            command["rate_hz"] = point.rate_hz
+        timeout = trial_timeout_s(self.campaign, calls, warmup, point.rate_hz)
         load_before = cpu_times()
         answer = session.client.call(command, timeout=timeout, watch=[session.server])
         # When the answer came back: the end of the timed calls to within the client's post-loop work (a
@@ -432,6 +477,11 @@ class Runner:
             "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
             "trial_end_unix": round(trial_end_unix, 4), **load,
         }
+        if answer.get("elapsed_ns"):
+            extra["aggregate_calls_per_s"] = round(calls / int(answer["elapsed_ns"]) * 1e9, 1)
+        if point.rate_hz:
+            extra["deadline_misses"] = answer.get("deadline_misses")
+            extra["achieved_rate_hz"] = answer.get("achieved_rate_hz")
         if point.mode == "oneway":
             elapsed = answer.get("elapsed_ns") or 0
             msgs = int(received.get("messages") or 0)

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from orbench import equivalence, stats
+from orbench.campaign import load_label
+from orbench.load_summary import add_interop_comparison, load_section
 from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
 
 # Trials of one point whose p50s differ by more than this (max-min over median) are flagged: the machine was
@@ -28,8 +30,14 @@ BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
 
-# host_pair, placement, options (the option set's label), mode, payload_type, payload_bytes, target
-PointKey = tuple[str, str, str, str, str, int, str]
+# host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, options (the option set's label),
+# target (always last)
+PointKey = tuple[str, str, str, str, int, int, float, str, str]
+
+
+def _load_of(row: dict) -> tuple[int, float]:
+    """A row's (clients, rate_hz); rows of schema 2 and older are one closed-loop client."""
+    return int(row.get("clients") or 1), float(row.get("rate_hz") or 0)
 
 
 def _num(value: str) -> float | None:
@@ -42,8 +50,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
     rows = latest_rows(store.read_trials())
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
-        key = (row.get("host_pair") or "local", row["placement"], row.get("options") or "", row["mode"],
-               row["payload_type"], int(row["payload_bytes"]), row["target"])
+        key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+               int(row["payload_bytes"]), *_load_of(row), row.get("options") or "", row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -52,13 +60,15 @@ def summarize(store: RunStore) -> dict[str, Any]:
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for key, trials in by_point.items():
-        host_pair, placement, options, mode, payload_type, payload_bytes, target = key
+        host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, options, target = key
         ok = [t for t in trials if t["status"] == "ok"]
+        where_load = f" {load_label(clients, rate_hz)}" if load_label(clients, rate_hz) else ""
         entry: dict[str, Any] = {
             "host_pair": host_pair, "options": options,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
+            "clients": clients, "rate_hz": rate_hz,
             "placement": placement, "trials_ok": len(ok), "trials_failed": len(trials) - len(ok),
             "errors": sorted({t["error"] for t in trials if t["status"] != "ok" and t["error"]}),
             "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0]["status"]),
@@ -75,12 +85,13 @@ def summarize(store: RunStore) -> dict[str, Any]:
                 # Client-side payload throughput: payload bytes of the timed calls over their elapsed time.
                 entry["client_throughput_mb_per_s"] = float(np.mean(
                     [int(t["calls"]) * payload_bytes / int(t["elapsed_ns"]) * 1e3 for t in ok if t.get("elapsed_ns")]))
+            entry.update(load_section(ok, clients, rate_hz))
             trial_p50[key] = p50s
             entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)],
                                      "spread_pct": stats.spread_pct(list(p50s.values()))}
             spread = entry["trial_p50_ns"]["spread_pct"]
             if spread is not None and spread > SPREAD_WARNING_PCT:
-                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}: trial p50s spread "
+                warnings.append(f"{placement} {mode} {payload_type} {payload_bytes} B {target}{where_load}: trial p50s spread "
                                 f"{spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); differences below that are noise")
             if samples.size < MIN_SAMPLES_FOR_P99:
                 few_samples.append(int(samples.size))
@@ -100,7 +111,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
                     "sync_incomplete_trials": sum(1 for t in ok if t["sync_complete"] == "False"),
                 }
                 if lost:
-                    warnings.append(f"{placement} oneway {payload_bytes} B {target}: {lost} of {calls} messages lost")
+                    warnings.append(f"{placement} oneway {payload_bytes} B {target}{where_load}: {lost} of {calls} "
+                                    "messages lost")
         points.append(entry)
 
     if few_samples:
@@ -108,13 +120,13 @@ def summarize(store: RunStore) -> dict[str, Any]:
                         f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
     # ORB-added latency: pair each ORB point with its baseline on the same host pair (the same link), at the
-    # same placement, option set, mode and payload.
+    # same placement, mode, payload, load and option set.
     for entry in points:
         base_name = targets_info.get(entry["target"], {}).get("baseline")
         if entry.get("kind") != "orb" or not base_name:
             continue
-        key = (entry["host_pair"], entry["placement"], entry["options"], entry["mode"], entry["payload_type"],
-               entry["payload_bytes"], entry["target"])
+        key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
+               entry["clients"], entry["rate_hz"], entry["options"], entry["target"])
         base_key = key[:-1] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
@@ -132,11 +144,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as few as "
                         f"{min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} "
                         "values; the percentile spectrum draws such tails hollow and summary.json leaves them null")
-    stopping = {(s["placement"], s.get("options", ""), s["mode"], s["payload_type"], s["payload_bytes"]): s
+    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"], *_load_of(s), s.get("options", "")): s
                 for s in manifest.get("stopping", [])}
+    add_interop_comparison(points)
     for entry in points:
-        rule = stopping.get((entry["placement"], entry["options"], entry["mode"], entry["payload_type"],
-                             entry["payload_bytes"]))
+        rule = stopping.get((entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
+                             entry["clients"], entry["rate_hz"], entry["options"]))
         if rule:
             entry["stopping"] = {"reason": rule["reason"], "trials": rule["trials"],
                                  "target_ci_pct": rule.get("target_ci_pct"),
@@ -166,7 +179,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     kind_order = {"orb": 0, "socket": 1}
     points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], e["options"],
                                mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
-                               kind_order.get(e.get("kind"), 9), e["target"]))
+                               e["clients"], e["rate_hz"], kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
         "campaign": manifest.get("campaign", {}).get("name"),
@@ -184,8 +197,8 @@ def latest_rows(rows: list[dict]) -> list[dict]:
     counts (an ok row is never followed by another, since --resume skips finished trials)."""
     last: dict[tuple, dict] = {}
     for row in rows:
-        last[(row.get("host_pair") or "local", row["placement"], row.get("options") or "", row["mode"],
-              row["payload_type"], row["payload_bytes"], row["target"], row["trial"])] = row
+        last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
+              row["payload_bytes"], *_load_of(row), row.get("options") or "", row["target"], row["trial"])] = row
     return list(last.values())
 
 
@@ -258,7 +271,9 @@ def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_
                     [stats.read_samples(store.path / b[k]["samples_file"]) for k in paired], key[-1], other)
             except ValueError as exc:
                 result = {"a": key[-1], "b": other, "why_missing": str(exc)}
-            host_pair, placement, options, mode, payload_type, payload_bytes, _ = key
-            out.append({"host_pair": host_pair, "placement": placement, "options": options, "mode": mode,
-                        "payload_type": payload_type, "payload_bytes": payload_bytes, **result})
+            out.append({"placement": key[1], "mode": key[2], "payload_type": key[3], "payload_bytes": key[4],
+                        **({"host_pair": key[0]} if key[0] != "local" else {}),
+                        **({"clients": key[5], "rate_hz": key[6]} if key[5] != 1 or key[6] else {}),
+                        **({"options": key[7]} if key[7] else {}),
+                        **result})
     return out

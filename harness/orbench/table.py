@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from orbench.campaign import load_label
 from orbench.progress import fmt_ns
 
 
@@ -35,6 +36,9 @@ def format_table(summary: dict) -> str:
                 extra = f"{tput:.1f} MB/s" if tput is not None else ""
                 if ow["lost_messages"]:
                     extra += f" LOST {ow['lost_messages']}"
+            rate = e.get("rate")
+            if rate:
+                extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
             if e["status"] != "ok":
                 extra += f" ({e['trials_failed']} trials failed)"
         size = f"{e['payload_bytes']} B" + ("" if e["payload_type"] == "octets" else f" {e['payload_type']}")
@@ -42,7 +46,9 @@ def format_table(summary: dict) -> str:
         where = e["placement"] if pair == "local" else f"{pair} {e['placement']}"
         if e.get("options"):
             where += f" {e['options']}"
-        rows.append((where, e["mode"], size, e["target"], *cells, _added(e), extra))
+        load = load_label(e.get("clients", 1), e.get("rate_hz", 0))
+        target = f"{e['target']} {load}" if load else e["target"]
+        rows.append((where, e["mode"], size, target, *cells, _added(e), extra.strip()))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
     for n, r in enumerate(rows):

@@ -64,7 +64,8 @@ class Target:
 
     @property
     def is_jvm(self) -> bool:
-        return self.language == "java"
+        # "java->c++": an interop pair (interop.py) with a JVM on one side.
+        return "java" in self.language.split("->")
 
     def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
         """Fill {root}, {java}, {host}, {port}, {gc_log} in a descriptor's argv.

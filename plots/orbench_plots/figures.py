@@ -58,6 +58,13 @@ def _us_axis(ax) -> None:
     ax.yaxis.set_minor_formatter(plain if lo > 0 and hi / lo <= 10 else FuncFormatter(_two_five))
 
 
+def save(fig, path: Path, dpi: int = 110) -> None:
+    """Every figure is written the same way: laid out, saved, and closed so a long report does not hold them all."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
     out: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for p in points:
@@ -108,9 +115,7 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_title(f"{what} vs payload ({ptype}, {placement})")
         ax.legend(fontsize=8)
         path = out_dir / f"latency-{mode}-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Latency, {mode}, {ptype}, {placement}",
                               f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                               f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
@@ -147,9 +152,7 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
             ax.set_title(f"{mode}: ORB-added latency ({ptype}, {placement})")
             ax.legend(fontsize=8)
         path = out_dir / f"orb-added-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"ORB-added latency, {ptype}, {placement}",
                               "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
                               "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
@@ -195,9 +198,7 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
             plt.close(fig)
             continue
         path = out_dir / f"throughput-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Throughput, {ptype}, {placement}",
                               "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the closing "
                               "sync barrier, twoway as one client's back-to-back calls carried them; higher is better."))
@@ -232,9 +233,7 @@ def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
             ax.set_title(f"{mode}: socket baselines")
             ax.legend(fontsize=8)
         path = out_dir / f"socket-baselines-{ptype}-{placement}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        save(fig, path)
         figures.append(Figure(path, f"Socket baselines side by side, {ptype}, {placement}",
                               "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
                               "the gap is the language's socket cost, which no ORB-added number contains."))
@@ -247,11 +246,15 @@ ALL_FIGURES = (orb_added, latency_vs_payload, socket_baselines, throughput)
 def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
-    # Points of different host pairs are different links: one figure per host pair and placement; likewise one
-    # figure per option set (tcp_nodelay=false, ...), since ORB-added latency pairs only within a set.
+    # Points of different host pairs are different links: one figure per host pair and placement.
     points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
               for p in summary["points"]]
+    # Likewise one figure per option set (tcp_nodelay=false, ...): ORB-added latency pairs only within a set.
     points = [{**p, "placement": f"{p['placement']}_{p['options']}"} if p.get("options") else p for p in points]
+    from orbench_plots.load_figures import at_base_load, make_load_figures
+
+    # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.
     for make in ALL_FIGURES:
-        figures += make(points, out_dir)
+        figures += make(at_base_load(points), out_dir)
+    figures += make_load_figures(points, out_dir)
     return figures

@@ -6,6 +6,7 @@ import html
 import json
 from pathlib import Path
 
+from orbench.campaign import load_label
 from orbench.gclog import parse_gc_log, pause_summary
 
 from orbench_plots.extra_sections import extra_sections
@@ -37,9 +38,7 @@ window.addEventListener('load', function () {
 });
 </script>"""
 
-NOT_MADE_ALWAYS = [("Latency vs number of clients",
-                    "no data: every campaign so far runs one client per target; the figure needs a campaign key for "
-                    "several clients, which the runner does not have yet")]
+NOT_MADE_ALWAYS: list[tuple[str, str]] = []
 
 
 def _us(ns: float | None) -> str:
@@ -52,7 +51,8 @@ def _esc(value: object) -> str:
 
 def _summary_table(points: list[dict]) -> str:
     head = ("placement", "mode", "payload", "target", "trials ok/failed", "p50 µs", "p90 µs", "p99 µs", "max µs",
-            "ORB-added µs", "95% CI µs", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "errors")
+            "ORB-added µs", "95% CI µs", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
+            "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
         lat = p.get("latency_ns") or {}
@@ -69,11 +69,15 @@ def _summary_table(points: list[dict]) -> str:
         where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
         if p.get("options"):
             where += f" {p['options']}"
-        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}", p["target"],
+        load = load_label(p.get("clients", 1), p.get("rate_hz", 0))
+        rate = p.get("rate") or {}
+        missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""
+        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}",
+                 f"{p['target']} {load}" if load else p["target"],
                  f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
                 _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
-                str(ow.get("lost_messages", ""))]
+                str(ow.get("lost_messages", "")), missed]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
                     + "".join(f'<td class="num">{_esc(c)}</td>' for c in nums)
                     + f"<td>{_esc('; '.join(p.get('errors') or []))}</td></tr>")
@@ -238,6 +242,13 @@ def not_made(summary: dict, manifest: dict, figures: list[Figure]) -> list[tuple
         out.append(("Per-call latency over time with GC pauses",
                     "no Java target in this run" if not java else
                     "no GC log or no trial timing in this run (runs made before schema 2 have neither)"))
+    if "latency-vs-clients-" not in names:
+        out.append(("Latency vs number of clients", "no point of this run was measured with two or more client "
+                    "counts (campaign key clients, e.g. clients = [1, 2, 4])"))
+    if "deadline-misses-" not in names:
+        out.append(("Deadline misses at a fixed rate", "no fixed-rate point in this run (campaign key rates_hz)"))
+    if "interop-" not in names:
+        out.append(("Cross-ORB calls", "no interop pair in this run (campaign key interop)"))
     if "orb-added-" not in names:
         out.append(("ORB-added latency", "no ORB with its baseline measured at the same point"))
     return out

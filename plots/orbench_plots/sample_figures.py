@@ -14,7 +14,7 @@ from orbench.equivalence import empirical_band
 from orbench.gclog import GcPause, gc_logs, parse_gc_log
 from orbench.results import RunStore
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, save
 
 # The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
 SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
@@ -26,8 +26,11 @@ class RunSamples:
     def __init__(self, run_dir: Path):
         self.store = RunStore(run_dir)
         self.trials: dict[tuple, list[dict]] = defaultdict(list)
-        for row in self.store.read_trials():
-            if row["status"] == "ok":
+        rows = self.store.read_trials()
+        # One load per point key: the lightest of the run (1 client, closed loop, where measured).
+        base = min(((int(r.get("clients") or 1), float(r.get("rate_hz") or 0)) for r in rows), default=(1, 0.0))
+        for row in rows:
+            if row["status"] == "ok" and (int(row.get("clients") or 1), float(row.get("rate_hz") or 0)) == base:
                 # An option set's label rides on the placement, as in the summary figures (figures.py).
                 placement = f"{row['placement']}_{row['options']}" if row.get("options") else row["placement"]
                 key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
@@ -57,9 +60,7 @@ def _tidy_log_axis(ax) -> None:
 
 
 def _save(fig, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
 
 
 def cdfs(run: RunSamples, out_dir: Path) -> list[Figure]:
@@ -207,8 +208,10 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
 
 def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
     """CDF overlay and empirical band of two socket baselines at the largest twoway payload (seed 004)."""
-    # Local pairs only: RunSamples keys points by placement (an option set's label folded in), not host pair.
-    rows = [e for e in summary.get("equivalence", []) if "capture" in e and e.get("host_pair", "local") == "local"]
+    # Local pairs at one closed-loop client only: RunSamples keys points by placement (an option set's label
+    # folded in), not by host pair or load.
+    rows = [e for e in summary.get("equivalence", [])
+            if "capture" in e and "host_pair" not in e and "clients" not in e]
     if not rows:
         return []
     pick = max(rows, key=lambda e: (e["mode"] == "twoway", not e.get("options"), e["payload_bytes"]))

@@ -79,11 +79,21 @@ public final class CommandLoop {
         connected = true;
         return new JsonObject();
       case "run":
-        RunSpec spec = RunSpec.parse(command, client.modes(), client.payloadTypes());
+        JsonObject fields = command.deepCopy();
+        LoadSpec load = LoadSpec.take(fields);
+        RunSpec spec = RunSpec.parse(fields, client.modes(), client.payloadTypes());
         if (!connected) {
           throw WorkerException.usage("run before a successful connect");
         }
-        return RunSequence.run(client, spec);
+        return RunSequence.run(client, spec, load);
+      case "reset_counters":
+        // For a group of clients: the harness resets the shared server once, before it starts them all.
+        JsonFields.rejectUnknown(command, Set.of());
+        if (!connected) {
+          throw WorkerException.usage("reset_counters before a successful connect");
+        }
+        client.resetCounters();
+        return new JsonObject();
       case "quit":
         JsonFields.rejectUnknown(command, Set.of());
         quit = true;

@@ -11,17 +11,29 @@ public final class RunSequence {
   private RunSequence() {}
 
   public static JsonObject run(BenchClient client, RunSpec spec) throws Exception {
+    return run(client, spec, LoadSpec.CLOSED_LOOP);
+  }
+
+  /**
+   * The same with the load fields (PROTOCOL.md, "Load"). Several clients share the server's counters: the
+   * harness reset them once before it sent {@code run} to all of them, no client resets them again (that
+   * would wipe the others' counts), and the barriers wait for the group's sums.
+   */
+  public static JsonObject run(BenchClient client, RunSpec spec, LoadSpec load) throws Exception {
     boolean oneway = spec.mode() == Mode.ONEWAY;
+    boolean shared = load.shared();
     Invocation invocation = client.prepare(spec);
     // Allocated (and zeroed, so touched) before timing: no page fault lands inside a sample.
     long[] samples = new long[spec.calls()];
 
-    client.resetCounters();
+    if (!shared) {
+      client.resetCounters();
+    }
     if (spec.warmup() > 0) {
       // The warm-up goes through the same loop as the timed calls, so the JIT has compiled the loop
-      // itself, not only the call, by the time samples count. Its samples are dropped.
+      // itself, not only the call, by the time samples count. Its samples are dropped. Always closed loop.
       timedLoop(invocation, new long[spec.warmup()]);
-      if (oneway) {
+      if (oneway && !shared) {
         // Warm-up oneways may still be queued at the server; without this barrier they would be counted
         // after the next reset. A failed barrier here is reported on stderr: the timed counts stay honest
         // only if stragglers do not arrive later, which the harness sees as received > calls.
@@ -33,18 +45,38 @@ public final class RunSequence {
         }
       }
     }
-    client.resetCounters();
+    JsonObject startBarrier = null;
+    if (shared) {
+      // The start barrier: every client of the group has made its warm-up calls and the server has counted
+      // them, so the timed calls of all clients overlap. In every mode: every mode's calls are counted.
+      long expected = load.clients() * spec.warmup();
+      long waitStartNs = System.nanoTime();
+      SyncOutcome outcome = client.sync(expected, spec.syncTimeoutMs());
+      startBarrier = barrier(outcome, System.nanoTime() - waitStartNs);
+      if (!outcome.complete()) {
+        System.err.printf(
+            "orbench: start barrier incomplete: %d of %d warm-up messages%n",
+            outcome.received().messages(), expected);
+      }
+    } else {
+      client.resetCounters();
+    }
 
-    TimedSpan span = timedLoop(invocation, samples);
+    TimedSpan span =
+        load.rateHz() > 0 ? pacedLoop(invocation, samples, load.periodNs()) : timedLoop(invocation, samples);
     long endNs = span.lastAfterNs();
     JsonObject sync = null;
-    if (oneway) {
+    if (oneway || shared) {
+      // Shared: the closing barrier waits for every message of every client (warm-up included), so each
+      // client's "received" is the group's total and loss is the group's.
+      long expected = shared ? load.clients() * ((long) spec.warmup() + spec.calls()) : spec.calls();
       long syncStartNs = System.nanoTime();
-      SyncOutcome outcome = client.sync(spec.calls(), spec.syncTimeoutMs());
-      endNs = System.nanoTime();
-      sync = new JsonObject();
-      sync.addProperty("complete", outcome.complete());
-      sync.addProperty("wait_ns", endNs - syncStartNs);
+      SyncOutcome outcome = client.sync(expected, spec.syncTimeoutMs());
+      long syncEndNs = System.nanoTime();
+      if (oneway) {
+        endNs = syncEndNs;
+      }
+      sync = barrier(outcome, syncEndNs - syncStartNs);
     }
     Counts received = client.counters();
 
@@ -57,11 +89,44 @@ public final class RunSequence {
     if (sync != null) {
       answer.add("sync", sync);
     }
+    if (shared) {
+      answer.addProperty("clients", load.clients());
+      answer.add("start_barrier", startBarrier);
+      // System.nanoTime is CLOCK_MONOTONIC on Linux, one clock for every process of the host (C++ workers
+      // too): the harness takes the group's span from the earliest start to the latest end.
+      answer.addProperty("start_ns", span.firstBeforeNs());
+      answer.addProperty("end_ns", endNs);
+    }
+    if (load.rateHz() > 0) {
+      answer.addProperty("rate_hz", load.rateHz());
+      answer.addProperty("deadline_misses", span.deadlineMisses());
+      long sending = span.lastSendNs() - span.firstSendNs();
+      if (spec.calls() > 1 && sending > 0) {
+        answer.addProperty("achieved_rate_hz", (spec.calls() - 1) * 1e9 / sending);
+      } else {
+        answer.add("achieved_rate_hz", com.google.gson.JsonNull.INSTANCE);
+      }
+    }
     return answer;
   }
 
-  /** First clock read of the first call and last clock read of the last call. */
-  record TimedSpan(long firstBeforeNs, long lastAfterNs) {}
+  private static JsonObject barrier(SyncOutcome outcome, long waitNs) {
+    JsonObject out = new JsonObject();
+    out.addProperty("complete", outcome.complete());
+    out.addProperty("wait_ns", waitNs);
+    return out;
+  }
+
+  /**
+   * First clock read of the first call and last clock read of the last call. At a fixed rate the first is
+   * the first intended send time, and the misses and the real first and last send times are filled in.
+   */
+  record TimedSpan(
+      long firstBeforeNs, long lastAfterNs, long deadlineMisses, long firstSendNs, long lastSendNs) {
+    TimedSpan(long firstBeforeNs, long lastAfterNs) {
+      this(firstBeforeNs, lastAfterNs, 0, 0, 0);
+    }
+  }
 
   /**
    * One sample per call: the clock read just before {@link Invocation#call()} and just after it returns.
@@ -82,6 +147,37 @@ public final class RunSequence {
       invocation.check();
     }
     return new TimedSpan(firstBeforeNs, afterNs);
+  }
+
+  /**
+   * The fixed-rate loop: call i has the intended send time t_i = t_0 + i * period; it waits until then when
+   * early ({@link Pacing}) and goes at once when late; its sample is completion - t_i, so a stall shows in
+   * every call that should have gone out during it (no coordinated omission). A call is a deadline miss when
+   * it completes after t_{i+1} (its sample is above one period).
+   */
+  static TimedSpan pacedLoop(Invocation invocation, long[] samples, double periodNs) throws Exception {
+    long t0 = System.nanoTime();
+    long period = (long) periodNs;
+    long misses = 0;
+    long firstSendNs = 0;
+    long sendNs = 0;
+    long afterNs = 0;
+    for (int i = 0; i < samples.length; i++) {
+      long intendedNs = t0 + (long) (i * periodNs);
+      Pacing.waitUntil(intendedNs);
+      sendNs = System.nanoTime();
+      invocation.call();
+      afterNs = System.nanoTime();
+      samples[i] = afterNs - intendedNs;
+      if (samples[i] > period) {
+        misses++;
+      }
+      if (i == 0) {
+        firstSendNs = sendNs;
+      }
+      invocation.check();
+    }
+    return new TimedSpan(t0, afterNs, misses, firstSendNs, sendNs);
   }
 
   private static void writeSamples(RunSpec spec, long[] samples) {

@@ -1,6 +1,5 @@
 package org.orbench.jmh;
 
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import orbench.Bench;
 import orbench.BenchHelper;
@@ -22,14 +21,17 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.omg.CORBA.ORB;
+import org.omg.CORBA.portable.ObjectImpl;
 import org.omg.PortableServer.POA;
 import org.omg.PortableServer.POAHelper;
 
 /**
- * A JacORB twoway {@code send(octets)} over loopback TCP, client and server ORBs in one JVM (two ORB instances,
- * so the call really goes through GIOP and the socket, not a colocated shortcut). Run with {@code -prof gc}:
+ * A twoway {@code send(octets)} over loopback TCP on the ORB named by the {@code orb} parameter (JacORB or
+ * GlassFish), client and server ORBs in one JVM: two ORB instances, so the call really goes through GIOP and
+ * the socket, not a colocated shortcut (setup checks that the stub is not local). Run with {@code -prof gc}:
  * {@code gc.alloc.rate.norm} is then the bytes both sides allocate per call: marshaling, the request and reply
- * objects, the servant's unmarshaled payload. {@link #baseline} is an empty operation.
+ * objects, the servant's unmarshaled payload. {@link #baseline} is an empty operation. One JMH run per ORB,
+ * each with only that ORB's jars on its class path ({@link Orbs}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -38,9 +40,16 @@ import org.omg.PortableServer.POAHelper;
 @Measurement(iterations = LoopbackCall.MEASUREMENT_ITERATIONS, time = 1)
 @Fork(value = LoopbackCall.FORKS, jvmArgsAppend = {"-Xms256m", "-Xmx256m", "-XX:+UseG1GC"})
 public class LoopbackCall {
+  /** One-second warm-up iterations: the ORBs' request paths compiled, their buffer pools filled. */
   static final int WARMUP_ITERATIONS = 3;
+  /** One-second measurement iterations per fork. */
   static final int MEASUREMENT_ITERATIONS = 5;
+  /** One JVM per ORB x size: the suite's time budget allows no more. */
   static final int FORKS = 1;
+
+  /** The ORB of both ends; its jars alone must be on the class path (make jmh: -p orb=...). */
+  @Param({Orbs.JACORB, Orbs.GLASSFISH})
+  String orb;
 
   /** Payload bytes of send(): 1 B, 1 KiB, 64 KiB. */
   @Param({"1", "1024", "65536"})
@@ -107,20 +116,9 @@ public class LoopbackCall {
     @Override public void shutdown() {}
   }
 
-  static ORB jacorb(boolean server) {
-    Properties p = new Properties();
-    p.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
-    p.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
-    if (server) {
-      p.setProperty("OAIAddr", "127.0.0.1");
-      p.setProperty("OAPort", "0");
-    }
-    return ORB.init(new String[0], p);
-  }
-
   @Setup(Level.Trial)
   public void setup() throws Exception {
-    serverOrb = jacorb(true);
+    serverOrb = Orbs.init(orb, true);
     POA root = POAHelper.narrow(serverOrb.resolve_initial_references("RootPOA"));
     root.the_POAManager().activate();
     org.omg.CORBA.Object ref = root.servant_to_reference(new EmptyServant());
@@ -128,8 +126,12 @@ public class LoopbackCall {
     serverThread = new Thread(serverOrb::run, "server-orb");
     serverThread.setDaemon(true);
     serverThread.start();
-    clientOrb = jacorb(false);
+    clientOrb = Orbs.init(orb, false);
     bench = BenchHelper.narrow(clientOrb.string_to_object(ior));
+    if (((ObjectImpl) bench)._is_local()) {
+      throw new IllegalStateException(orb + ": the client ORB treats the servant as colocated; this benchmark "
+          + "measures a call through GIOP over loopback TCP");
+    }
     payload = Payloads.octets(bytes);
     bench.reset_counters();
   }

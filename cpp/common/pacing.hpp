@@ -1,0 +1,51 @@
+// The fixed-rate timed loop (PROTOCOL.md, "Load"): call i has an intended send time t_i = t_0 + i / rate, its
+// sample is its completion minus t_i (not minus when it was really sent), so a stall shows in the samples of
+// every call that should have gone out during it: no coordinated omission.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "clock.hpp"
+
+namespace orbench {
+
+namespace pacing_detail {
+// The period of the timed loop that is running on this thread, 0 for a closed loop. Set only around the
+// timed calls by PacingScope, so warm-up calls (which go through the same loop) run closed.
+inline thread_local double period_ns = 0;
+}  // namespace pacing_detail
+
+inline double current_period_ns() { return pacing_detail::period_ns; }
+
+class PacingScope {
+ public:
+  explicit PacingScope(double rate_hz) { pacing_detail::period_ns = rate_hz > 0 ? 1e9 / rate_hz : 0; }
+  ~PacingScope() { pacing_detail::period_ns = 0; }
+  PacingScope(const PacingScope&) = delete;
+  PacingScope& operator=(const PacingScope&) = delete;
+};
+
+// Sleep-then-spin: sleep (absolute clock_nanosleep) until kSpinNs before the deadline, then spin on the clock.
+// The sleep, because spinning through a whole period would take the CPU from the server, which shares it in
+// the same-core placement, and from the other clients; the short spin, because a sleeping thread wakes tens
+// of microseconds late on a loaded VM and that delay would sit before the send.
+inline constexpr int64_t kSpinNs = 50'000;
+
+inline void wait_until(int64_t deadline_ns) {
+  if (deadline_ns - monotonic_ns() > kSpinNs) {
+    const int64_t wake = deadline_ns - kSpinNs;
+    timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
+    }
+  }
+  while (monotonic_ns() < deadline_ns) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();  // tells the core (and a hyperthread sibling) that this is a spin
+#endif
+  }
+}
+
+}  // namespace orbench

@@ -1,0 +1,219 @@
+"""Figures of the load dimensions (campaign keys clients, rates_hz, interop): latency and aggregate throughput
+against the number of clients, deadline misses at a fixed rate, cross-ORB calls beside the homogeneous pairs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour
+
+
+def base_load(points: list[dict]) -> tuple[int, float]:
+    """The lightest load of a run (1 client, closed loop, where measured): what the per-payload figures show."""
+    loads = {(p.get("clients", 1), p.get("rate_hz", 0)) for p in points}
+    return min(loads) if loads else (1, 0.0)
+
+
+def at_base_load(points: list[dict]) -> list[dict]:
+    base = base_load(points)
+    return [p for p in points if (p.get("clients", 1), p.get("rate_hz", 0)) == base]
+
+
+def _rate_label(rate: float) -> str:
+    if not rate:
+        return "closed loop"
+    return f"{rate / 1000:g} kHz per client" if rate >= 1000 else f"{rate:g} Hz per client"
+
+
+def _slug(*parts: object) -> str:
+    return "-".join(str(p).replace("->", "_to_").replace(" ", "") for p in parts)
+
+
+def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for p in points:
+        if p.get("latency_ns"):
+            out[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"])].append(p)
+    return out
+
+
+def _clients_axis(ax, clients: list[int]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(clients))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(c) for c in clients])
+    ax.set_xlim(min(clients) / 1.3, max(clients) * 1.3)
+    ax.set_xlabel("clients against one server")
+
+
+def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
+    figures = []
+    for (pl, mode, ptype, size), group in sorted(_groups(points).items()):
+        clients = sorted({p["clients"] for p in group})
+        if len(clients) < 2:
+            continue
+        rates = sorted({p["rate_hz"] for p in group})
+        fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates) + 2.5, 4.8), sharey=True, squeeze=False)
+        for ax, rate in zip(axes[0], rates):
+            by_target: dict[str, list[dict]] = defaultdict(list)
+            for p in sorted(group, key=lambda p: p["clients"]):
+                if p["rate_hz"] == rate:
+                    by_target[p["target"]].append(p)
+            for target, series in sorted(by_target.items()):
+                x = [p["clients"] for p in series]
+                style = "--" if "->" in target else "-"
+                ax.plot(x, [p["latency_ns"]["p50"] / 1e3 for p in series], style, marker="o", color=colour(target),
+                        label=f"{target} p50")
+                ax.plot(x, [p["latency_ns"]["p99"] / 1e3 for p in series], style, marker="^", alpha=0.45,
+                        color=colour(target), label=f"{target} p99")
+            ax.set_yscale("log")
+            _clients_axis(ax, clients)
+            ax.set_title(_rate_label(rate))
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][0].set_ylabel("latency per call, µs (log)")
+        _us_axis(axes[0][0])
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.suptitle(f"{mode} {_bytes_label(size)} {ptype}: latency vs number of clients ({pl})")
+        fig.tight_layout()
+        path = out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(
+            path, f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            "p50 (circles) and p99 (triangles) of every call of every client of a point, pooled over clients and "
+            "trials, against the number of client processes calling one server at once (interop pairs dashed). "
+            "Every client is pinned like the placement's one client, so on a 2-CPU machine they share one CPU "
+            "(with same-core, the server's too): beyond one client a call waits for the others' calls. At a fixed "
+            "rate each client sends at that rate and each sample runs from the call's intended send time, so a "
+            "queue behind the other clients shows in full (no coordinated omission)."))
+    return figures
+
+
+def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
+    figures = []
+    for (pl, mode, ptype, size), group in sorted(_groups(points).items()):
+        clients = sorted({p["clients"] for p in group})
+        if len(clients) < 2:
+            continue
+        closed = [p for p in group if not p["rate_hz"] and (p.get("load") or {}).get("aggregate_calls_per_s")]
+        if not closed:
+            continue
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        by_target: dict[str, list[dict]] = defaultdict(list)
+        for p in sorted(closed, key=lambda p: p["clients"]):
+            by_target[p["target"]].append(p)
+        for target, series in sorted(by_target.items()):
+            ax.plot([p["clients"] for p in series], [p["load"]["aggregate_calls_per_s"] / 1e3 for p in series],
+                    "--" if "->" in target else "-", marker="o", color=colour(target), label=target)
+        _clients_axis(ax, clients)
+        ax.set_ylabel("calls per second, all clients (thousands)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(f"{mode} {_bytes_label(size)} {ptype}, closed loop: aggregate throughput ({pl})")
+        fig.tight_layout()
+        path = out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(
+            path, f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            "Calls of all clients over the group's span (earliest client's first timed call to the latest "
+            "client's end, on the host's one monotonic clock; oneway: to the closing barrier, so it is what the "
+            "server received), mean over trials. Flat means the clients only share what one client already used."))
+    return figures
+
+
+def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
+    paced = [p for p in points if p.get("rate")]
+    if not paced:
+        return []
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for p in paced:
+        groups[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["rate_hz"])].append(p)
+    figures = []
+    for (pl, mode, ptype, size, rate), group in sorted(groups.items()):
+        targets = sorted({p["target"] for p in group})
+        clients = sorted({p["clients"] for p in group})
+        fig, ax = plt.subplots(figsize=(max(6.5, 1.1 * len(targets) * len(clients)), 4.6))
+        width = 0.8 / len(clients)
+        by = {(p["target"], p["clients"]): p for p in group}
+        for j, n in enumerate(clients):
+            xs, ys = [], []
+            for i, t in enumerate(targets):
+                if (t, n) in by:
+                    xs.append(i + (j - (len(clients) - 1) / 2) * width)
+                    ys.append(by[(t, n)]["rate"]["deadline_miss_pct"] or 0.0)
+            ax.bar(xs, ys, width, label=f"{n} client{'s' if n > 1 else ''}", alpha=0.55 + 0.45 * j / max(1, len(clients) - 1))
+        ax.set_xticks(range(len(targets)))
+        ax.set_xticklabels(targets, rotation=20, ha="right", fontsize=8)
+        ax.set_ylabel("calls that missed their deadline, %")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(f"{mode} {_bytes_label(size)} at {_rate_label(rate)}: deadline misses ({pl})")
+        fig.tight_layout()
+        path = out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(
+            path, f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
+            "Share of calls, over every client and trial, that completed after the next call's intended send time "
+            "(latency from the intended send time above 1/rate). A late call sends the next one late, and that "
+            "lateness is in the next sample too."))
+    return figures
+
+
+def interop(points: list[dict], out_dir: Path) -> list[Figure]:
+    pairs = [p for p in at_base_load(points) if p.get("interop") and p.get("latency_ns")]
+    if not pairs:
+        return []
+    figures = []
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for p in pairs:
+        groups[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"])].append(p)
+    lookup = {(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["clients"], p["rate_hz"],
+               p["target"]): p for p in points if p.get("latency_ns")}
+    for (pl, mode, ptype, size), group in sorted(groups.items()):
+        bars: list[tuple[str, dict]] = []
+        for p in sorted(group, key=lambda p: p["target"]):
+            for name in (p["interop"]["client_target"], p["target"], p["interop"]["server_target"]):
+                same = lookup.get((pl, mode, ptype, size, p["clients"], p["rate_hz"], name))
+                if same is not None and name not in [b[0] for b in bars]:
+                    bars.append((name, same))
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(bars)), 4.6))
+        for i, (name, p) in enumerate(bars):
+            lat = p["latency_ns"]
+            ax.bar(i, lat["p50"] / 1e3, 0.6, color=colour(name.split("->")[0]),
+                   hatch="//" if "->" in name else None, edgecolor="black" if "->" in name else None)
+            ax.plot([i, i], [lat["p50"] / 1e3, lat["p99"] / 1e3], color="black", lw=1)
+            ax.plot(i, lat["p99"] / 1e3, marker="_", color="black", ms=12)
+        ax.set_xticks(range(len(bars)))
+        ax.set_xticklabels([b[0] for b in bars], rotation=20, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("latency per call, µs (log): bar p50, whisker to p99")
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.set_title(f"{mode} {_bytes_label(size)} {ptype}: cross-ORB calls ({pl})")
+        _us_axis(ax)
+        fig.tight_layout()
+        path = out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figures.append(Figure(
+            path, f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
+            "Each interop pair (hatched, client->server) between the two homogeneous pairs of its ORBs (or socket "
+            "baselines), measured at the same point in the same run, interleaved. No ORB-added latency for a pair: "
+            "no single-language socket baseline removes exactly one side's share."))
+    return figures
+
+
+LOAD_FIGURES = (latency_vs_clients, throughput_vs_clients, deadline_misses, interop)
+
+
+def make_load_figures(points: list[dict], out_dir: Path) -> list[Figure]:
+    figures: list[Figure] = []
+    for make in LOAD_FIGURES:
+        figures += make(points, out_dir)
+    return figures
