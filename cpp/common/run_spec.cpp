@@ -17,7 +17,25 @@ const char* mode_name(Mode mode) {
 }
 
 const char* payload_type_name(PayloadType type) {
-  return type == PayloadType::octets ? "octets" : "records";
+  switch (type) {
+    case PayloadType::octets: return "octets";
+    case PayloadType::records: return "records";
+    case PayloadType::longs: return "longs";
+    case PayloadType::doubles: return "doubles";
+    case PayloadType::strings: return "strings";
+  }
+  return "?";
+}
+
+uint64_t payload_unit_bytes(PayloadType type) {
+  switch (type) {
+    case PayloadType::octets: return 1;
+    case PayloadType::records: return kRecordBytes;
+    case PayloadType::longs: return 4;
+    case PayloadType::doubles: return 8;
+    case PayloadType::strings: return kStringChars;
+  }
+  return 1;
 }
 
 void reject_unknown_fields(const nlohmann::json& command, const std::vector<std::string>& allowed) {
@@ -76,8 +94,15 @@ RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::str
   if (!contains(supported_modes, mode)) throw WorkerError(ErrorKind::unsupported, "mode \"" + mode + "\" not supported");
 
   const std::string type = required_string(command, "payload_type");
-  if (type == "octets") spec.payload_type = PayloadType::octets;
-  else if (type == "records") spec.payload_type = PayloadType::records;
+  bool known = false;
+  for (const PayloadType candidate : {PayloadType::octets, PayloadType::records, PayloadType::longs,
+                                      PayloadType::doubles, PayloadType::strings}) {
+    if (type == payload_type_name(candidate)) {
+      spec.payload_type = candidate;
+      known = true;
+    }
+  }
+  if (!known) throw WorkerError(ErrorKind::usage, "unknown payload_type \"" + type + "\"");
   if (!contains(supported_payload_types, type)) {
     throw WorkerError(ErrorKind::unsupported, "payload_type \"" + type + "\" not supported");
   }

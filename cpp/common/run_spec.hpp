@@ -10,12 +10,22 @@
 namespace orbench {
 
 enum class Mode { twoway, oneway, echo };
-enum class PayloadType { octets, records };
+enum class PayloadType { octets, records, longs, doubles, strings };
 
-// One Record of orbench.idl counts as 16 payload bytes (the sum of its fields). A run of payload_bytes N
-// sends N / 16 records, rounded down (as the harness's conformance check counts them), so 1 B is an empty
-// sequence: still one message, with zero payload bytes.
+// Each payload type has a unit (PROTOCOL.md, "Payload types"): a run of payload_bytes N sends N / unit
+// elements, rounded down (as the harness's conformance check counts them), and the server counts unit bytes
+// per element; so 1 B of records is an empty sequence: still one message, with zero payload bytes.
+// One Record of orbench.idl counts as 16 bytes (the sum of its fields), a long 4, a double 8, and a string
+// (always kStringChars characters) its characters, 16.
 inline constexpr uint64_t kRecordBytes = 16;
+inline constexpr uint64_t kStringChars = 16;
+
+// The unit of `type` in payload bytes: 1, 16, 4, 8, 16.
+uint64_t payload_unit_bytes(PayloadType type);
+// The bytes a run of `payload_bytes` carries and the server counts: (payload_bytes / unit) * unit.
+inline uint64_t counted_payload_bytes(PayloadType type, uint64_t payload_bytes) {
+  return payload_bytes / payload_unit_bytes(type) * payload_unit_bytes(type);
+}
 
 struct RunSpec {
   Mode mode = Mode::twoway;

@@ -16,7 +16,8 @@ namespace orbench {
 using nlohmann::ordered_json;
 
 ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags) {
-  std::string usage = std::string("usage: ") + (argc > 0 ? argv[0] : "server") + " --host HOST --port PORT";
+  std::string usage =
+      std::string("usage: ") + (argc > 0 ? argv[0] : "server") + " --host HOST --port PORT [--option NAME=VALUE]...";
   for (const auto& flag : allowed_flags) usage += " [" + flag + "]";
   ServerArgs args;
   bool have_host = false, have_port = false;
@@ -38,6 +39,8 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
         args.port = port;
         have_port = true;
       }
+    } else if (arg == "--option" && i + 1 < argc) {
+      args.options.push_back(argv[++i]);
     } else if (std::find(allowed_flags.begin(), allowed_flags.end(), arg) != allowed_flags.end()) {
       args.flags.push_back(arg);
     } else {

@@ -16,9 +16,13 @@ struct ServerArgs {
   std::string host;
   int port = 0;
   std::vector<std::string> flags;  // target-specific flags that were accepted (e.g. "--no-nodelay")
+  // The values of every `--option NAME=VALUE` (the campaign's server-side options, PROTOCOL.md); see
+  // parse_server_options in connect_options.hpp.
+  std::vector<std::string> options;
 };
 
-// Parses `--host H --port P` plus any of `allowed_flags`; throws std::invalid_argument with a usage text.
+// Parses `--host H --port P`, any number of `--option NAME=VALUE`, plus any of `allowed_flags`; throws
+// std::invalid_argument with a usage text.
 ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags);
 
 // The "worker" object of the ready line.

@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
+#include "connect_options.hpp"
 #include "message_counter.hpp"
 #include "protocol_out.hpp"
 #include "server_support.hpp"
@@ -26,8 +28,10 @@ void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
 
 // Serves one connection until EOF, an error or SHUTDOWN. The reply buffer is preallocated and grown only
 // when an ECHO body is larger than any before it.
-void serve_connection(int fd, bool tcp_nodelay) {
-  if (tcp_nodelay) set_tcp_nodelay(fd, true);
+void serve_connection(int fd, ConnectOptions options) {
+  if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
+    std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
+  }
   MessageReader reader;
   std::vector<uint8_t> reply(64 * 1024);
   uint32_t request_id = 0;  // the preamble's request id: this connection's request count, from 0
@@ -98,17 +102,22 @@ void serve_connection(int fd, bool tcp_nodelay) {
 int serve(int argc, char** argv) {
   block_stop_signals();
   ServerArgs args;
+  ConnectOptions options;
   try {
     args = parse_server_args(argc, argv, {"--no-nodelay"});
+    options = parse_server_options(args.options);
   } catch (const std::invalid_argument& e) {
     print_start_error(e.what());
     return 2;
   }
-  const bool tcp_nodelay = args.flags.empty();
+  // TCP_NODELAY is on for accepted sockets unless --option tcp_nodelay=false (or the older --no-nodelay).
+  if (!options.tcp_nodelay) options.tcp_nodelay = args.flags.empty();
 
   int bound_port = 0;
   std::string error;
-  const int fd = listen_tcp(args.host, args.port, bound_port, error);
+  // Buffer sizes go on the listening socket too, before listen(): accepted sockets inherit them, and the
+  // receive buffer must be set before the handshake for the window scale to fit it.
+  const int fd = listen_tcp(args.host, args.port, bound_port, error, options.socket_buffer_bytes.value_or(0));
   if (fd < 0) {
     print_start_error(error);
     return 1;
@@ -120,7 +129,7 @@ int serve(int argc, char** argv) {
   while (true) {
     const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) {
-      std::thread(serve_connection, connection, tcp_nodelay).detach();
+      std::thread(serve_connection, connection, options).detach();
     } else if (errno != EINTR && errno != ECONNABORTED) {
       break;  // request_stop() shut the listening socket down
     }

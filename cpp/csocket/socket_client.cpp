@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "connect_options.hpp"
 #include "worker_error.hpp"
 
 namespace orbench {
@@ -28,12 +29,11 @@ void SocketClient::disconnect() {
 }
 
 void SocketClient::connect(const std::string& endpoint, const nlohmann::json& options) {
-  bool tcp_nodelay = true;
-  for (const auto& option : options.items()) {
-    if (option.key() != "tcp_nodelay") throw WorkerError(ErrorKind::usage, "unknown option \"" + option.key() + "\"");
-    if (!option.value().is_boolean()) throw WorkerError(ErrorKind::usage, "option \"tcp_nodelay\" must be a boolean");
-    tcp_nodelay = option.value().get<bool>();
+  ConnectOptions parsed = parse_connect_options(options);
+  if (parsed.sync_scope) {
+    throw WorkerError(ErrorKind::unsupported, "option \"sync_scope\": a socket baseline has no oneway sync scope");
   }
+  const bool tcp_nodelay = parsed.tcp_nodelay.value_or(true);
   HostPort address;
   try {
     address = parse_tcp_endpoint(endpoint);
@@ -42,9 +42,12 @@ void SocketClient::connect(const std::string& endpoint, const nlohmann::json& op
   }
   disconnect();
   std::string error;
-  fd_ = connect_tcp(address.host, address.port, error);
+  fd_ = connect_tcp(address.host, address.port, error, parsed.socket_buffer_bytes.value_or(0));
   if (fd_ < 0) throw WorkerError(ErrorKind::transport, error);
   set_tcp_nodelay(fd_, tcp_nodelay);
+  // With Nagle's algorithm on, requests go out as header then body, two writes, as an ORB's GIOP layer may
+  // write them: the second write waits for the ACK of the first, which the peer delays (PROTOCOL.md).
+  split_writes_ = !tcp_nodelay;
   io_timeout_ms_ = kIoTimeoutMarginMs;
   set_io_timeouts(fd_, io_timeout_ms_);
   reset_counters();
@@ -122,11 +125,23 @@ SyncOutcome SocketClient::sync(uint64_t expected, uint32_t timeout_ms) {
 
 void SocketClient::prepare(const RunSpec& spec) {
   mode_ = spec.mode;
-  payload_bytes_ = static_cast<uint32_t>(spec.payload_bytes);
+  // Every payload type is plain bytes on this wire: the body is the bytes an ORB's server would count for
+  // the type at this size (PROTOCOL.md, "Payload types"), so the baseline pairs with the ORB byte for byte.
+  const uint64_t body_bytes = counted_payload_bytes(spec.payload_type, spec.payload_bytes);
+  payload_bytes_ = static_cast<uint32_t>(body_bytes);
   const uint8_t kind = spec.mode == Mode::oneway ? wire::ONEWAY : spec.mode == Mode::twoway ? wire::TWOWAY : wire::ECHO;
-  request_.assign(wire::kHeaderBytes + spec.payload_bytes, 0);
+  request_.assign(wire::kHeaderBytes + body_bytes, 0);
   wire::encode_header(request_.data(), kind, payload_bytes_);
-  for (uint64_t i = 0; i < spec.payload_bytes; ++i) request_[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
+  for (uint64_t i = 0; i < body_bytes; ++i) request_[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
+}
+
+void SocketClient::send_request(const uint8_t* request, size_t request_bytes) {
+  if (split_writes_ && request_bytes > wire::kHeaderBytes) {
+    send_message(request, wire::kHeaderBytes);
+    send_message(request + wire::kHeaderBytes, request_bytes - wire::kHeaderBytes);
+  } else {
+    send_message(request, request_bytes);
+  }
 }
 
 void SocketClient::untimed_calls(uint64_t calls) {
@@ -143,12 +158,12 @@ TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
   switch (mode_) {
     case Mode::oneway:
       return timed_loop(
-          samples_ns, calls, [&](uint64_t) { send_message(request, request_bytes); }, [](uint64_t) {});
+          samples_ns, calls, [&](uint64_t) { send_request(request, request_bytes); }, [](uint64_t) {});
     case Mode::twoway:
       return timed_loop(
           samples_ns, calls,
           [&](uint64_t) {
-            send_message(request, request_bytes);
+            send_request(request, request_bytes);
             size_t reply_bytes;
             read_reply(kind, reply_bytes);
           },
@@ -157,7 +172,7 @@ TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
       return timed_loop(
           samples_ns, calls,
           [&](uint64_t) {
-            send_message(request, request_bytes);
+            send_request(request, request_bytes);
             size_t reply_bytes;
             const uint8_t* reply = read_reply(kind, reply_bytes);
             return std::make_pair(reply, reply_bytes);

@@ -16,7 +16,10 @@ class SocketClient final : public ClientWorker, public BenchDriver {
   // ClientWorker
   nlohmann::ordered_json worker_info() const override;
   std::vector<std::string> modes() const override { return {"twoway", "oneway", "echo"}; }
-  std::vector<std::string> payload_types() const override { return {"octets"}; }
+  // Every type, as the bytes an ORB would count for it (the type changes nothing on this wire).
+  std::vector<std::string> payload_types() const override {
+    return {"octets", "records", "longs", "doubles", "strings"};
+  }
   void connect(const std::string& endpoint, const nlohmann::json& options) override;
   BenchDriver& driver() override;
 
@@ -31,6 +34,8 @@ class SocketClient final : public ClientWorker, public BenchDriver {
  private:
   // Sends one message and, unless it is a oneway, reads its reply; throws WorkerError(transport/remote).
   void send_message(const uint8_t* data, size_t length);
+  // A request of a timed call: one write, or header and body as two when split_writes_.
+  void send_request(const uint8_t* request, size_t request_bytes);
   // Reads the reply to `kind` and returns its body (valid until the next read); checks kind and status.
   const uint8_t* read_reply(uint8_t kind, size_t& body_bytes);
   // A small control request (SYNC, COUNTERS, RESET) with `body`; returns the reply body after the preamble.
@@ -45,6 +50,7 @@ class SocketClient final : public ClientWorker, public BenchDriver {
   // Header + payload of the run's request, built once: one send() per call (PROTOCOL.md).
   std::vector<uint8_t> request_;
   uint32_t payload_bytes_ = 0;
+  bool split_writes_ = false;  // TCP_NODELAY off: header and body as two writes
 };
 
 }  // namespace orbench

@@ -114,9 +114,16 @@ addrinfo* resolve(const std::string& host, int port, bool passive, std::string& 
   return list;
 }
 
+void set_buffers(int fd, uint32_t buffer_bytes) {
+  if (buffer_bytes == 0) return;
+  const int bytes = static_cast<int>(buffer_bytes);
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
 }  // namespace
 
-int listen_tcp(const std::string& host, int port, int& bound_port, std::string& error) {
+int listen_tcp(const std::string& host, int port, int& bound_port, std::string& error, uint32_t buffer_bytes) {
   addrinfo* list = resolve(host, port, true, error);
   if (list == nullptr) return -1;
   int fd = -1;
@@ -125,6 +132,7 @@ int listen_tcp(const std::string& host, int port, int& bound_port, std::string& 
     if (fd < 0) continue;
     const int on = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    set_buffers(fd, buffer_bytes);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0) break;
     error = "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
     close(fd);
@@ -140,13 +148,14 @@ int listen_tcp(const std::string& host, int port, int& bound_port, std::string& 
   return fd;
 }
 
-int connect_tcp(const std::string& host, int port, std::string& error) {
+int connect_tcp(const std::string& host, int port, std::string& error, uint32_t buffer_bytes) {
   addrinfo* list = resolve(host, port, false, error);
   if (list == nullptr) return -1;
   int fd = -1;
   for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
     fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) continue;
+    set_buffers(fd, buffer_bytes);
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
     error = "cannot connect to " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
     close(fd);

@@ -45,9 +45,10 @@ std::string format_tcp_endpoint(const std::string& host, int port);
 // Throws std::invalid_argument for anything else.
 HostPort parse_tcp_endpoint(const std::string& endpoint);
 
-// Both return a socket, or -1 with `error` set.
-int listen_tcp(const std::string& host, int port, int& bound_port, std::string& error);
-int connect_tcp(const std::string& host, int port, std::string& error);
+// Both return a socket, or -1 with `error` set. A non-zero `buffer_bytes` sets SO_SNDBUF and SO_RCVBUF
+// before bind/connect, so the TCP window scale is chosen for it.
+int listen_tcp(const std::string& host, int port, int& bound_port, std::string& error, uint32_t buffer_bytes = 0);
+int connect_tcp(const std::string& host, int port, std::string& error, uint32_t buffer_bytes = 0);
 
 bool set_tcp_nodelay(int fd, bool on);
 // Send and receive timeouts, so that a server that stops answering yields EAGAIN instead of a hang.

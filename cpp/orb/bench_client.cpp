@@ -3,7 +3,9 @@
 #include <cstring>
 #include <memory>
 
+#include "connect_options.hpp"
 #include "corba_errors.hpp"
+#include "orb_args.hpp"
 
 namespace orbench {
 
@@ -16,12 +18,39 @@ nlohmann::ordered_json OrbBenchClient::worker_info() const {
           {"runtime", cxx_runtime_description()}};
 }
 
-void OrbBenchClient::connect(const std::string& endpoint, const nlohmann::json& options) {
-  if (!options.empty()) {
-    // No ORB option is defined yet; anything given is a campaign error, not something to ignore.
-    throw WorkerError(ErrorKind::usage, "unknown option \"" + options.items().begin().key() + "\"");
-  }
+void OrbBenchClient::release() {
   bench_ = orbench::Bench::_nil();
+  for (auto& orb : option_orbs_) {
+    try {
+      orb->destroy();
+    } catch (const CORBA::Exception&) {
+      // Already gone: nothing to release.
+    }
+  }
+  option_orbs_.clear();
+}
+
+void OrbBenchClient::connect(const std::string& endpoint, const nlohmann::json& options) {
+  const ConnectOptions parsed = parse_connect_options(options);
+  // ORB-wide settings (TCP_NODELAY, socket buffers) exist only as ORB_init arguments: an ORB of their own,
+  // under its own ORB id, when they differ from the current one's. Throws `unsupported` for what this ORB
+  // cannot set.
+  const std::vector<std::string> option_args = orb_port::client_option_args(parsed);
+  bench_ = orbench::Bench::_nil();
+  if (option_args != option_orb_args_) {
+    if (option_args.empty()) {
+      orb_ = CORBA::ORB::_duplicate(base_orb_.in());
+    } else {
+      std::vector<std::string> args = orb_args_;
+      args.insert(args.end(), option_args.begin(), option_args.end());
+      OrbArgs argv(args);
+      const std::string orb_id = "orbench-options-" + std::to_string(option_orbs_.size() + 1);
+      CORBA::ORB_var orb = with_corba_errors("connect", [&] { return CORBA::ORB_init(argv.argc(), argv.argv(), orb_id.c_str()); });
+      option_orbs_.push_back(CORBA::ORB::_duplicate(orb.in()));
+      orb_ = orb._retn();
+    }
+    option_orb_args_ = option_args;
+  }
   CORBA::Object_var object;
   try {
     object = orb_->string_to_object(endpoint.c_str());
@@ -31,6 +60,10 @@ void OrbBenchClient::connect(const std::string& endpoint, const nlohmann::json& 
   // _narrow may call the server (_is_a) when the IOR's type id does not say enough.
   orbench::Bench_var bench = with_corba_errors("connect", [&] { return orbench::Bench::_narrow(object.in()); });
   if (CORBA::is_nil(bench.in())) throw WorkerError(ErrorKind::usage, "endpoint is not an orbench::Bench");
+  if (parsed.sync_scope) {
+    // A SyncScopePolicy override on this reference only (CORBA Messaging); `unsupported` where the ORB has none.
+    bench = orb_port::with_sync_scope(orb_.in(), bench.in(), *parsed.sync_scope);
+  }
   with_corba_errors("connect", [&] { bench->reset_counters(); });
   bench_ = bench._retn();
 }
@@ -48,8 +81,25 @@ void OrbBenchClient::prepare(const RunSpec& spec) {
     octets_.length(length);
     CORBA::Octet* bytes = octets_.get_buffer();
     for (CORBA::ULong i = 0; i < length; ++i) bytes[i] = static_cast<CORBA::Octet>(i & 0xff);
+    return;
+  }
+  const auto count = static_cast<CORBA::ULong>(spec.payload_bytes / payload_unit_bytes(spec.payload_type));
+  if (spec.payload_type == PayloadType::longs) {
+    longs_.length(count);
+    for (CORBA::ULong i = 0; i < count; ++i) longs_[i] = static_cast<CORBA::Long>(i * 2654435761u);
+  } else if (spec.payload_type == PayloadType::doubles) {
+    doubles_.length(count);
+    for (CORBA::ULong i = 0; i < count; ++i) doubles_[i] = i * 0.5 + 0.25;
+  } else if (spec.payload_type == PayloadType::strings) {
+    // kStringChars letters each, string i starting at letter i % 26: no two neighbours alike.
+    strings_.length(count);
+    char text[kStringChars + 1];
+    for (CORBA::ULong i = 0; i < count; ++i) {
+      for (uint64_t j = 0; j < kStringChars; ++j) text[j] = static_cast<char>('a' + (i + j) % 26);
+      text[kStringChars] = '\0';
+      strings_[i] = CORBA::string_dup(text);
+    }
   } else {
-    const auto count = static_cast<CORBA::ULong>(spec.payload_bytes / kRecordBytes);
     records_.length(count);
     for (CORBA::ULong i = 0; i < count; ++i) {
       orbench::Record& record = records_[i];
@@ -97,13 +147,42 @@ bool same_payload(const orbench::Records& a, const orbench::Records& b) {
   return true;
 }
 
-// The IDL operations per payload type, so that one timed loop serves both.
+bool same_payload(const orbench::Longs& a, const orbench::Longs& b) {
+  return a.length() == b.length() && std::memcmp(a.get_buffer(), b.get_buffer(), a.length() * sizeof(CORBA::Long)) == 0;
+}
+
+bool same_payload(const orbench::Doubles& a, const orbench::Doubles& b) {
+  if (a.length() != b.length()) return false;
+  for (CORBA::ULong i = 0; i < a.length(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+bool same_payload(const orbench::Strings& a, const orbench::Strings& b) {
+  if (a.length() != b.length()) return false;
+  for (CORBA::ULong i = 0; i < a.length(); ++i) {
+    if (std::strcmp(a[i].in(), b[i].in()) != 0) return false;
+  }
+  return true;
+}
+
+// The IDL operations per payload type, so that one timed loop serves them all.
 void push(orbench::Bench_ptr bench, const orbench::Octets& p) { bench->push(p); }
 void push(orbench::Bench_ptr bench, const orbench::Records& p) { bench->push_records(p); }
 void send(orbench::Bench_ptr bench, const orbench::Octets& p) { bench->send(p); }
 void send(orbench::Bench_ptr bench, const orbench::Records& p) { bench->send_records(p); }
 orbench::Octets* echo(orbench::Bench_ptr bench, const orbench::Octets& p) { return bench->echo_octets(p); }
 orbench::Records* echo(orbench::Bench_ptr bench, const orbench::Records& p) { return bench->echo_records(p); }
+void push(orbench::Bench_ptr bench, const orbench::Longs& p) { bench->push_longs(p); }
+void send(orbench::Bench_ptr bench, const orbench::Longs& p) { bench->send_longs(p); }
+orbench::Longs* echo(orbench::Bench_ptr bench, const orbench::Longs& p) { return bench->echo_longs(p); }
+void push(orbench::Bench_ptr bench, const orbench::Doubles& p) { bench->push_doubles(p); }
+void send(orbench::Bench_ptr bench, const orbench::Doubles& p) { bench->send_doubles(p); }
+orbench::Doubles* echo(orbench::Bench_ptr bench, const orbench::Doubles& p) { return bench->echo_doubles(p); }
+void push(orbench::Bench_ptr bench, const orbench::Strings& p) { bench->push_strings(p); }
+void send(orbench::Bench_ptr bench, const orbench::Strings& p) { bench->send_strings(p); }
+orbench::Strings* echo(orbench::Bench_ptr bench, const orbench::Strings& p) { return bench->echo_strings(p); }
 
 }  // namespace
 
@@ -132,8 +211,14 @@ TimedSpan OrbBenchClient::timed_calls_with(const Payload& payload, int64_t* samp
 }
 
 TimedSpan OrbBenchClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
-  return payload_type_ == PayloadType::octets ? timed_calls_with(octets_, samples_ns, calls)
-                                              : timed_calls_with(records_, samples_ns, calls);
+  switch (payload_type_) {
+    case PayloadType::octets: return timed_calls_with(octets_, samples_ns, calls);
+    case PayloadType::records: return timed_calls_with(records_, samples_ns, calls);
+    case PayloadType::longs: return timed_calls_with(longs_, samples_ns, calls);
+    case PayloadType::doubles: return timed_calls_with(doubles_, samples_ns, calls);
+    case PayloadType::strings: return timed_calls_with(strings_, samples_ns, calls);
+  }
+  return {};
 }
 
 }  // namespace orbench

@@ -1,5 +1,7 @@
 #include "bench_servant.hpp"
 
+#include <cstring>
+
 namespace orbench {
 
 namespace {
@@ -8,6 +10,12 @@ orbench::Counters to_idl(const Counts& counts) {
   result.messages = counts.messages;
   result.bytes = counts.bytes;
   return result;
+}
+// A string counts its characters (PROTOCOL.md, "Payload types"): kStringChars each as the clients send them.
+uint64_t string_bytes(const orbench::Strings& data) {
+  uint64_t bytes = 0;
+  for (CORBA::ULong i = 0; i < data.length(); ++i) bytes += std::strlen(data[i].in());
+  return bytes;
 }
 }  // namespace
 
@@ -18,6 +26,33 @@ void BenchServant::push_records(const orbench::Records& data) { counter_.count(d
 void BenchServant::send(const orbench::Octets& data) { counter_.count(data.length()); }
 
 void BenchServant::send_records(const orbench::Records& data) { counter_.count(data.length() * kRecordBytes); }
+
+void BenchServant::push_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
+
+void BenchServant::push_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
+
+void BenchServant::push_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
+
+void BenchServant::send_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
+
+void BenchServant::send_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
+
+void BenchServant::send_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
+
+orbench::Longs* BenchServant::echo_longs(const orbench::Longs& data) {
+  counter_.count(data.length() * 4);
+  return new orbench::Longs(data);
+}
+
+orbench::Doubles* BenchServant::echo_doubles(const orbench::Doubles& data) {
+  counter_.count(data.length() * 8);
+  return new orbench::Doubles(data);
+}
+
+orbench::Strings* BenchServant::echo_strings(const orbench::Strings& data) {
+  counter_.count(string_bytes(data));
+  return new orbench::Strings(data);
+}
 
 orbench::Octets* BenchServant::echo_octets(const orbench::Octets& data) {
   counter_.count(data.length());

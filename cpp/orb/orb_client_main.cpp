@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> orb_args{argv[0]};
     for (auto& arg : orbench::orb_port::client_orb_args()) orb_args.push_back(arg);
     for (int i = 1; i < argc; ++i) orb_args.push_back(argv[i]);
+    const std::vector<std::string> initial_args = orb_args;
     orbench::OrbArgs orb_argv(orb_args);
     CORBA::ORB_var orb = CORBA::ORB_init(orb_argv.argc(), orb_argv.argv());
     if (orb_argv.argc() > 1) {  // ORB_init removes the options it understood
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     {
-      orbench::OrbBenchClient client(orb.in());
+      orbench::OrbBenchClient client(orb.in(), initial_args);
       orbench::run_client_loop(client, std::cin);
       client.release();
     }

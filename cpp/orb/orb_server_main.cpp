@@ -9,6 +9,7 @@
 #include "orb_port.hpp"
 #include "protocol_out.hpp"
 #include "server_support.hpp"
+#include "worker_error.hpp"
 
 namespace orbench {
 namespace {
@@ -48,12 +49,17 @@ int serve(int argc, char** argv) {
   split_orb_options(argc, argv, user_orb_options, worker_args);
 
   ServerArgs args;
+  std::vector<std::string> option_args;
   {
     std::vector<char*> worker_argv{argv[0]};
     for (auto& arg : worker_args) worker_argv.push_back(arg.data());
     try {
       args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {});
+      option_args = orb_port::server_option_args(parse_server_options(args.options));
     } catch (const std::invalid_argument& e) {
+      print_start_error(e.what());
+      return 2;
+    } catch (const WorkerError& e) {
       print_start_error(e.what());
       return 2;
     }
@@ -63,6 +69,7 @@ int serve(int argc, char** argv) {
     std::vector<std::string> orb_args{argv[0]};
     for (auto& arg : orb_port::server_orb_args(args.host, args.port)) orb_args.push_back(arg);
     for (auto& arg : user_orb_options) orb_args.push_back(arg);
+    for (auto& arg : option_args) orb_args.push_back(arg);
     OrbArgs orb_argv(orb_args);
     CORBA::ORB_var orb = CORBA::ORB_init(orb_argv.argc(), orb_argv.argv());
 

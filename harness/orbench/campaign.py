@@ -20,6 +20,7 @@ from orbench.errors import UserError
 from orbench.hosts import HostPair, SshSettings
 from orbench.interop import resolve_interop
 from orbench.jdk import Jdk, resolve_jdk
+from orbench.options import OptionPlan, option_label, plan_options
 from orbench.targets import Target, load_targets
 
 
@@ -39,6 +40,7 @@ class Point:
     host_pair: str = "local"  # the HostPair label: "local", or "<server host>--<client host>"
     clients: int = 1          # client workers against the one server (campaign key `clients`)
     rate_hz: float = 0.0      # calls per second per client; 0 = closed loop (campaign key `rates_hz`)
+    options: str = ""         # the option set's label (options.option_label); "" for no options
 
     @property
     def load_label(self) -> str:
@@ -49,7 +51,9 @@ class Point:
     def key(self) -> str:
         where = "" if self.host_pair == "local" else f"{self.host_pair}/"
         load = f"/{self.load_label}" if self.load_label else ""
-        return f"{where}{self.placement}/{self.mode}/{self.payload_type}/{self.payload_bytes}{load}/{self.target}"
+        opts = f"/{self.options}" if self.options else ""
+        return (f"{where}{self.placement}{opts}/{self.mode}/{self.payload_type}/{self.payload_bytes}{load}/"
+                f"{self.target}")
 
 
 def load_label(clients: int, rate_hz: float) -> str:
@@ -100,7 +104,15 @@ class Campaign:
         return None
 
     def connect_options(self, target: Target) -> dict[str, Any]:
+        """The [options] a target takes at connect (those it lists); option_sets are planned by option_plan."""
         return {k: v for k, v in self.settings["options"].items() if k in target.options}
+
+    def option_sets(self) -> list[dict[str, Any]]:
+        """Every option set, merged over [options], in run order."""
+        return [{**self.settings["options"], **s} for s in self.settings["option_sets"]]
+
+    def option_plan(self, target: Target, option_set: dict[str, Any]) -> OptionPlan:
+        return plan_options(target, option_set)
 
     def host_pairs(self) -> list[HostPair]:
         return resolve_host_pairs(self.path, self.settings)
@@ -200,6 +212,13 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     if resolved_jdk is not None:
         chosen = [t.with_java(resolved_jdk.java) for t in chosen]
     settings["targets"] = [t.name for t in chosen]
+    labels: dict[str, int] = {}
+    for i, option_set in enumerate(settings["option_sets"]):
+        label = option_label({**settings["options"], **option_set})
+        if label in labels:
+            raise UserError(f"{path}: key option_sets[{i}]: value {option_set!r} is the same set as "
+                            f"option_sets[{labels[label]}] ({label or 'no options'}) once merged over [options]")
+        labels[label] = i
     if settings["interop"]:
         by_name = {**targets, **{t.name: t for t in chosen}}
         if resolved_jdk is not None:

@@ -36,7 +36,9 @@ class Interval:
 
 
 def _key(p: dict) -> Key:
-    return (p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["target"])
+    # An option set's label rides on the placement, so points of two sets are never compared as one.
+    placement = f"{p['placement']} {p['options']}" if p.get("options") else p["placement"]
+    return (placement, p["mode"], p["payload_type"], p["payload_bytes"], p["target"])
 
 
 def _p50(p: dict) -> Interval:

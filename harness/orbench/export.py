@@ -30,7 +30,10 @@ def _ok_trials(store: RunStore) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = {}
     for row in store.read_trials():
         if row["status"] == "ok":
-            key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+            # An option set's label rides on the placement ("same-core+tcp_nodelay=false"), so the samples of two
+            # sets never land in one histogram.
+            placement = f"{row['placement']}+{row['options']}" if row.get("options") else row["placement"]
+            key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
             out.setdefault(key, []).append(row)
     return out
 

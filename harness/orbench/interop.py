@@ -61,6 +61,8 @@ def interop_target(client: Target, server: Target) -> Target:
         modes=_both(client.modes, server.modes),
         payload_types=_both(client.payload_types, server.payload_types),
         options=_both(client.options, server.options),
+        # What both ends always do (omniORB and JacORB: tcp_nodelay = true) the pair always does.
+        fixed_options=tuple(sorted(set(client.fixed_options) & set(server.fixed_options))),
         baseline=None,
         required_files=_union(client.required_files, server.required_files),
         required_pkg_config=_union(client.required_pkg_config, server.required_pkg_config),

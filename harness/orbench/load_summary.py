@@ -42,7 +42,7 @@ def add_interop_comparison(points: list[dict]) -> None:
     point of the same run: the meaningful reference for a cross-ORB call (interop.py says why not a baseline)."""
     def where(p: dict) -> tuple:
         return (p["host_pair"], p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["clients"],
-                p["rate_hz"])
+                p["rate_hz"], p.get("options", ""))
 
     p50 = {where(p) + (p["target"],): (p.get("latency_ns") or {}).get("p50") for p in points}
     for p in points:

@@ -21,6 +21,10 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      has one samples file of N x calls samples (client 0's first) and `calls` = N x calls per client; an
      interop target is named "client->server" ("_to_" in file names); summary points gain clients, rate_hz,
      and `load` / `interop` sections. Version 2 runs read as 1 client, closed loop.
+  4: trials.csv gains `options` (the option set's label, "" for none; options.option_label); samples of a point
+     with options live under samples/[<host_pair>/]<placement>/<target>/<options>/; summary points gain
+     `options`; manifest targets gain `option_sets` (per set: client options and server arguments, or why the
+     target cannot run it). Older runs read as option set "".
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from orbench.errors import UserError
 from orbench.interop import path_safe
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 TRIAL_FIELDS = [
     "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
@@ -50,6 +54,8 @@ TRIAL_FIELDS = [
     # since schema 3: the load dimensions (load.py) and what they measure
     "clients", "rate_hz", "deadline_misses", "achieved_rate_hz", "client_p50s_ns", "aggregate_calls_per_s",
     "start_barrier_complete",
+    # since schema 4: the option set's label
+    "options",
 ]
 
 
@@ -111,6 +117,8 @@ class RunStore:
         d = self.samples_dir / point.placement / target
         if point.host_pair != "local":
             d = self.samples_dir / point.host_pair / point.placement / target
+        if point.options:
+            d = d / point.options
         d.mkdir(parents=True, exist_ok=True)
         load = f"-{point.load_label}" if point.load_label else ""
         return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B{load}-t{trial:03d}.i64"

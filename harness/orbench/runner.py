@@ -25,6 +25,7 @@ from orbench.hosts import HostPair, HostUnreachable
 from orbench.interop import path_safe
 from orbench.load import measure_group, trial_timeout_s
 from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
+from orbench.options import option_label
 from orbench.placement import Placement
 from orbench.progress import Progress
 from orbench.remote import HostSet, PairRuntime, resolve_placement
@@ -84,7 +85,8 @@ class TargetSession:
             answer = self.client.call({"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options},
                                       watch=[self.server])
             if not answer["ok"]:
-                raise WorkerError(f"{self.target.name} client: connect failed: {answer.get('error')}", "connect")
+                kind = "unsupported" if answer.get("error_kind") == "unsupported" else "connect"
+                raise WorkerError(f"{self.target.name} client: connect failed: {answer.get('error')}", kind)
         except WorkerError:
             self.stop()
             raise
@@ -166,19 +168,19 @@ class Runner:
             self.seq = max((int(r["seq"]) for r in rows if str(r.get("seq", "")).isdigit()), default=0)
             self.finished = {self._trial_key(r.get("host_pair") or "local", r["placement"], r["mode"],
                                              r["payload_type"], r["payload_bytes"], r["target"], r["trial"],
-                                             r.get("clients") or 1, r.get("rate_hz") or 0): r
+                                             r.get("clients") or 1, r.get("rate_hz") or 0, r.get("options") or ""): r
                              for r in rows if r["status"] in FINISHED_STATUSES}
         self.progress = Progress(self._total_trials() - len(self.finished), stream)
         self.manifest: dict[str, Any] = {}
 
     @staticmethod
     def _trial_key(pair: str, placement: str, mode: str, ptype: str, size: Any, target: str, trial: Any,
-                   clients: Any = 1, rate_hz: Any = 0) -> tuple:
-        return (pair, placement, mode, ptype, int(size), target, int(trial), int(clients), float(rate_hz))
+                   clients: Any = 1, rate_hz: Any = 0, options: str = "") -> tuple:
+        return (pair, placement, mode, ptype, int(size), target, int(trial), int(clients), float(rate_hz), options)
 
     def _total_trials(self) -> int:
         return (len(self.pairs) * len(self.campaign.point_groups()) * self.stopping.most_trials
-                * len(self.campaign.targets) * len(self.campaign.loads()))
+                * len(self.campaign.targets) * len(self.campaign.loads()) * len(self.campaign.option_sets()))
 
     # -- manifest -------------------------------------------------------------------------------------------
     def _prepare_hosts(self) -> None:
@@ -227,7 +229,10 @@ class Runner:
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
                          "server_argv": t.server_command(self.campaign.host, 0), "client_argv": t.client_command(),
-                         "options": self.campaign.connect_options(t), "workers": {}}
+                         "options": self.campaign.connect_options(t),
+                         "option_sets": {(plan := self.campaign.option_plan(t, o)).label: plan.as_dict()
+                                         for o in self.campaign.option_sets()},
+                         "workers": {}}
                 for t in self.campaign.targets
             },
             "skipped_targets": skipped,
@@ -268,7 +273,9 @@ class Runner:
             for pair in self.pairs:
                 self.pair_down = None
                 for placement_name in self.campaign.placements:
-                    self._run_placement(pair, self._placement(pair, placement_name))
+                    # Each option set gets workers of its own (server options are command-line arguments).
+                    for option_set in self.campaign.option_sets():
+                        self._run_placement(pair, self._placement(pair, placement_name), option_set)
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -289,26 +296,32 @@ class Runner:
             self.store.mark_latest()
         return self.failed_trials
 
-    def _pending(self, pair: HostPair, placement: Placement, target: Target | None = None) -> bool:
-        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial, n, rate) not in self.finished
+    def _pending(self, pair: HostPair, placement: Placement, target: Target | None = None, options: str = "") -> bool:
+        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial, n, rate, options) not in self.finished
                    for (n, rate) in self.campaign.loads()
                    for (pl, mode, pt, size) in self.campaign.point_groups() if pl == placement.name
                    for t in self.campaign.targets if target is None or t.name == target.name
                    for trial in range(self.campaign.trials))
 
-    def _run_placement(self, pair: HostPair, placement: Placement) -> None:
-        if not self._pending(pair, placement):
+    def _run_placement(self, pair: HostPair, placement: Placement, option_set: dict[str, Any] | None = None) -> None:
+        option_set = option_set or {}
+        opts = option_label(option_set)
+        if not self._pending(pair, placement, options=opts):
             return
         assert self.hosts is not None
         runtime = PairRuntime(pair, self.hosts, placement)
         broken_here = dict(self.broken)
         for t in self.campaign.targets:
-            if t.name in broken_here or not self._pending(pair, placement, t):
+            if t.name in broken_here or not self._pending(pair, placement, t, opts):
                 continue
             if self.pair_down:
                 broken_here[t.name] = self.pair_down
                 continue
-            session = TargetSession(t, runtime, self.store, self.campaign.connect_options(t))
+            plan = self.campaign.option_plan(t, option_set)
+            if plan.unsupported:
+                broken_here[t.name] = f"unsupported: {plan.unsupported}"
+                continue
+            session = TargetSession(t.with_server_args(plan.server_args), runtime, self.store, plan.client)
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
@@ -316,7 +329,8 @@ class Runner:
                 self.sessions[t.name] = session
                 self._record_workers(session)
             except WorkerError as exc:
-                broken_here[t.name] = f"could not start: {exc}"
+                # A worker refusing an option it cannot do is a skip with its reason, not a failure.
+                broken_here[t.name] = f"unsupported: {exc}" if exc.kind == "unsupported" else f"could not start: {exc}"
                 self.progress.note(f"{t.name}: {broken_here[t.name]}")
                 self._check_pair(runtime, broken_here)
         try:
@@ -328,11 +342,11 @@ class Runner:
                 while True:
                     for t in self.campaign.targets:
                         done = self.finished.get(
-                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds, n, rate))
+                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds, n, rate, opts))
                         if done is not None:
                             trials.add(t.name, done)
                             continue
-                        point = Point(pl, mode, ptype, size, t.name, pair.label, n, rate)
+                        point = Point(pl, mode, ptype, size, t.name, pair.label, n, rate, opts)
                         trials.add(t.name, self._run_trial(point, t, trials.rounds, broken_here))
                     trials.rounds += 1
                     reason = trials.stop_reason()
@@ -342,6 +356,8 @@ class Runner:
                             record["host_pair"] = pair.label
                         if n != 1 or rate:
                             record.update(clients=n, rate_hz=rate)
+                        if opts:
+                            record["options"] = opts
                         self.manifest.setdefault("stopping", []).append(record)
                         self.store.write_manifest(self.manifest)
                         break
@@ -369,7 +385,7 @@ class Runner:
         return {"seq": self.seq, "host_pair": point.host_pair, "placement": point.placement, "mode": point.mode,
                 "payload_type": point.payload_type, "payload_bytes": point.payload_bytes, "target": point.target,
                 "trial": trial, "status": status, "error": error, "loadavg_1m": os.getloadavg()[0],
-                "clients": point.clients, "rate_hz": point.rate_hz, **extra}
+                "clients": point.clients, "rate_hz": point.rate_hz, "options": point.options, **extra}
 
     def _finish(self, point: Point, trial: int, row: dict) -> None:
         self.store.append_trial(row)
@@ -386,7 +402,7 @@ class Runner:
             self._finish(point, trial, row)
             return row
         if target.name in broken:
-            status = "skipped" if broken[target.name].startswith("unavailable") else "failed"
+            status = "skipped" if broken[target.name].startswith(("unavailable", "unsupported")) else "failed"
             row = self._row(point, trial, status, broken[target.name])
             self._finish(point, trial, row)
             return row

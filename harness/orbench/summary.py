@@ -30,8 +30,9 @@ BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
 
-# host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, target (always last)
-PointKey = tuple[str, str, str, str, int, int, float, str]
+# host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, options (the option set's label),
+# target (always last)
+PointKey = tuple[str, str, str, str, int, int, float, str, str]
 
 
 def _load_of(row: dict) -> tuple[int, float]:
@@ -50,7 +51,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
     by_point: dict[PointKey, list[dict]] = defaultdict(list)
     for row in rows:
         key = (row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-               int(row["payload_bytes"]), *_load_of(row), row["target"])
+               int(row["payload_bytes"]), *_load_of(row), row.get("options") or "", row["target"])
         by_point[key].append(row)
 
     points: list[dict] = []
@@ -59,11 +60,11 @@ def summarize(store: RunStore) -> dict[str, Any]:
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for key, trials in by_point.items():
-        host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, target = key
+        host_pair, placement, mode, payload_type, payload_bytes, clients, rate_hz, options, target = key
         ok = [t for t in trials if t["status"] == "ok"]
         where_load = f" {load_label(clients, rate_hz)}" if load_label(clients, rate_hz) else ""
         entry: dict[str, Any] = {
-            "host_pair": host_pair,
+            "host_pair": host_pair, "options": options,
             "target": target, "kind": targets_info.get(target, {}).get("kind"),
             "language": targets_info.get(target, {}).get("language"),
             "mode": mode, "payload_type": payload_type, "payload_bytes": payload_bytes,
@@ -119,13 +120,13 @@ def summarize(store: RunStore) -> dict[str, Any]:
                         f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
 
     # ORB-added latency: pair each ORB point with its baseline on the same host pair (the same link), at the
-    # same placement, mode and payload.
+    # same placement, mode, payload, load and option set.
     for entry in points:
         base_name = targets_info.get(entry["target"], {}).get("baseline")
         if entry.get("kind") != "orb" or not base_name:
             continue
         key = (entry["host_pair"], entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
-               entry["clients"], entry["rate_hz"], entry["target"])
+               entry["clients"], entry["rate_hz"], entry["options"], entry["target"])
         base_key = key[:-1] + (base_name,)
         added = None
         if key in trial_p50 and base_key in trial_p50:
@@ -143,12 +144,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as few as "
                         f"{min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} "
                         "values; the percentile spectrum draws such tails hollow and summary.json leaves them null")
-    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"], *_load_of(s)): s
+    stopping = {(s["placement"], s["mode"], s["payload_type"], s["payload_bytes"], *_load_of(s), s.get("options", "")): s
                 for s in manifest.get("stopping", [])}
     add_interop_comparison(points)
     for entry in points:
         rule = stopping.get((entry["placement"], entry["mode"], entry["payload_type"], entry["payload_bytes"],
-                             entry["clients"], entry["rate_hz"]))
+                             entry["clients"], entry["rate_hz"], entry["options"]))
         if rule:
             entry["stopping"] = {"reason": rule["reason"], "trials": rule["trials"],
                                  "target_ci_pct": rule.get("target_ci_pct"),
@@ -176,7 +177,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
     mode_order = {"twoway": 0, "oneway": 1, "echo": 2}
     kind_order = {"orb": 0, "socket": 1}
-    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
+    points.sort(key=lambda e: (e["host_pair"] != "local", e["host_pair"], e["placement"], e["options"],
+                               mode_order.get(e["mode"], 9), e["payload_type"], e["payload_bytes"],
                                e["clients"], e["rate_hz"], kind_order.get(e.get("kind"), 9), e["target"]))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -196,7 +198,7 @@ def latest_rows(rows: list[dict]) -> list[dict]:
     last: dict[tuple, dict] = {}
     for row in rows:
         last[(row.get("host_pair") or "local", row["placement"], row["mode"], row["payload_type"],
-              row["payload_bytes"], *_load_of(row), row["target"], row["trial"])] = row
+              row["payload_bytes"], *_load_of(row), row.get("options") or "", row["target"], row["trial"])] = row
     return list(last.values())
 
 
@@ -272,5 +274,6 @@ def _equivalence(store: RunStore, by_point: dict[PointKey, list[dict]], targets_
             out.append({"placement": key[1], "mode": key[2], "payload_type": key[3], "payload_bytes": key[4],
                         **({"host_pair": key[0]} if key[0] != "local" else {}),
                         **({"clients": key[5], "rate_hz": key[6]} if key[5] != 1 or key[6] else {}),
+                        **({"options": key[7]} if key[7] else {}),
                         **result})
     return out

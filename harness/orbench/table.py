@@ -44,6 +44,8 @@ def format_table(summary: dict) -> str:
         size = f"{e['payload_bytes']} B" + ("" if e["payload_type"] == "octets" else f" {e['payload_type']}")
         pair = e.get("host_pair", "local")
         where = e["placement"] if pair == "local" else f"{pair} {e['placement']}"
+        if e.get("options"):
+            where += f" {e['options']}"
         load = load_label(e.get("clients", 1), e.get("rate_hz", 0))
         target = f"{e['target']} {load}" if load else e["target"]
         rows.append((where, e["mode"], size, target, *cells, _added(e), extra.strip()))

@@ -19,7 +19,16 @@ from orbench.paths import repo_root, targets_dir
 KINDS = ("orb", "socket")
 LANGUAGES = ("c++", "java")
 MODES = ("twoway", "oneway", "echo")
-PAYLOAD_TYPES = ("octets", "records")
+PAYLOAD_TYPES = ("octets", "records", "longs", "doubles", "strings")
+# Payload bytes one element of each type counts for (PROTOCOL.md, "Payload types"): N bytes are N / unit
+# elements, rounded down, and the server counts unit bytes per element.
+PAYLOAD_UNIT_BYTES = {"octets": 1, "records": 16, "longs": 4, "doubles": 8, "strings": 16}
+
+
+def counted_payload_bytes(payload_type: str, payload_bytes: int) -> int:
+    """The bytes a payload of `payload_bytes` carries and the server counts: whole elements only."""
+    unit = PAYLOAD_UNIT_BYTES[payload_type]
+    return payload_bytes // unit * unit
 
 _REQUIRED = ("name", "description", "language", "kind", "build", "server", "client", "supports")
 _KNOWN = set(_REQUIRED) | {"baseline", "requires", "notes"}
@@ -38,6 +47,8 @@ class Target:
     payload_types: tuple[str, ...]
     options: tuple[str, ...]
     baseline: str | None = None
+    # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
+    fixed_options: tuple[tuple[str, object], ...] = ()
     required_files: tuple[str, ...] = ()
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
@@ -67,6 +78,10 @@ class Target:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
+
+    def with_server_args(self, args: tuple[str, ...]) -> Target:
+        """The same target with `args` (an option set's `--option NAME=VALUE`) after its server argv."""
+        return replace(self, server_argv=self.server_argv + args) if args else self
 
     def server_command(self, host: str, port: int = 0, gc_log: str = os.devnull) -> list[str]:
         return self.expand(self.server_argv, host=host, port=str(port), gc_log=gc_log)
@@ -140,6 +155,20 @@ def load_descriptor(path: Path) -> Target:
     for p in payload_types:
         if p not in PAYLOAD_TYPES:
             raise UserError(f"{path}: supports.payload_types has {p!r}, not one of {', '.join(PAYLOAD_TYPES)}")
+    fixed = supports.get("fixed_options", {})
+    if not isinstance(fixed, dict):
+        raise UserError(f"{path}: supports.fixed_options must be a table (option = the value it always has)")
+    from orbench.options import OPTION_ENDS
+
+    for key in fixed:
+        if key not in OPTION_ENDS:
+            raise UserError(f"{path}: supports.fixed_options has {key!r}, not one of {', '.join(OPTION_ENDS)}")
+    options = _strings(supports, "options", path, "supports.")
+    for key in options:
+        if key not in OPTION_ENDS:
+            raise UserError(f"{path}: supports.options has {key!r}, not one of {', '.join(OPTION_ENDS)}")
+        if key in fixed:
+            raise UserError(f"{path}: option {key!r} is in both supports.options and supports.fixed_options")
     requires = data.get("requires", {})
     hint = requires.get("hint")
     if hint is not None and not isinstance(hint, str):
@@ -156,8 +185,9 @@ def load_descriptor(path: Path) -> Target:
         client_argv=_strings(client, "argv", path, "client."),
         modes=modes,
         payload_types=payload_types,
-        options=_strings(supports, "options", path, "supports."),
+        options=options,
         baseline=baseline,
+        fixed_options=tuple(sorted(fixed.items())),
         required_files=_strings(requires, "files", path, "requires."),
         required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
         required_commands=_strings(requires, "commands", path, "requires."),

@@ -28,7 +28,7 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert code == 0, err
     run_dir = results_root / "small" / "latest"
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["schema_version"] == 3
+    assert manifest["status"] == "complete" and manifest["schema_version"] == 4
     assert manifest["environment"]["kernel"]["release"] and manifest["placements"][0]["pinned"]
     assert manifest["targets"]["omniorb"]["workers"]["same-core"]["server"]["orb_version"]
     summary = json.loads((run_dir / "summary.json").read_text())

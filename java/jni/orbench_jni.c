@@ -45,6 +45,14 @@ static char *copy_space(JNIEnv *env, size_t length) {
 
 static int set_nodelay(int fd, int on) { return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on); }
 
+/* SO_SNDBUF and SO_RCVBUF, before connect or bind (0: the OS default). */
+static int set_buffers(int fd, int bytes) {
+  if (bytes <= 0) {
+    return 0;
+  }
+  return setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) | setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
 /* getaddrinfo for host:port; the caller frees the list. NULL after throwing. */
 static struct addrinfo *resolve(JNIEnv *env, jstring host, jint port, int passive) {
   const char *name = (*env)->GetStringUTFChars(env, host, NULL);
@@ -70,7 +78,7 @@ static struct addrinfo *resolve(JNIEnv *env, jstring host, jint port, int passiv
 }
 
 JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_connect(JNIEnv *env, jclass cls, jstring host, jint port,
-                                                                     jboolean nodelay) {
+                                                                     jboolean nodelay, jint buffer_bytes) {
   (void)cls;
   struct addrinfo *found = resolve(env, host, port, 0);
   if (found == NULL) {
@@ -83,7 +91,8 @@ JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_connect(JNIEnv *env
       error = errno;
       continue;
     }
-    if (set_nodelay(fd, nodelay ? 1 : 0) == 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+    if (set_nodelay(fd, nodelay ? 1 : 0) == 0 && set_buffers(fd, buffer_bytes) == 0 &&
+        connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
       freeaddrinfo(found);
       return fd;
     }
@@ -99,7 +108,7 @@ JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_connect(JNIEnv *env
 }
 
 JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_listen(JNIEnv *env, jclass cls, jstring host, jint port,
-                                                                    jint backlog) {
+                                                                    jint backlog, jint buffer_bytes) {
   (void)cls;
   struct addrinfo *found = resolve(env, host, port, 1);
   if (found == NULL) {
@@ -107,7 +116,7 @@ JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_listen(JNIEnv *env,
   }
   int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
   int one = 1;
-  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 || set_buffers(fd, buffer_bytes) != 0 ||
       bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
     int error = errno;
     if (fd >= 0) {
@@ -133,12 +142,13 @@ JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_localPort(JNIEnv *e
                                        : ntohs(((struct sockaddr_in *)&address)->sin_port);
 }
 
-JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_accept(JNIEnv *env, jclass cls, jint listen_fd) {
+JNIEXPORT jint JNICALL Java_org_orbench_socket_NativeSockets_accept(JNIEnv *env, jclass cls, jint listen_fd,
+                                                                    jboolean nodelay) {
   (void)cls;
   for (;;) {
     int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd >= 0) {
-      set_nodelay(fd, 1);
+      set_nodelay(fd, nodelay ? 1 : 0);
       return fd;
     }
     if (errno == EINTR || errno == ECONNABORTED) {

@@ -254,6 +254,8 @@ def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     # Points of different host pairs are different links: one figure per host pair and placement.
     points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
               for p in summary["points"]]
+    # Likewise one figure per option set (tcp_nodelay=false, ...): ORB-added latency pairs only within a set.
+    points = [{**p, "placement": f"{p['placement']}_{p['options']}"} if p.get("options") else p for p in points]
     from orbench_plots.load_figures import at_base_load, make_load_figures
 
     # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.

@@ -67,6 +67,8 @@ def _summary_table(points: list[dict]) -> str:
         stop = p.get("stopping") or {}
         stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
         where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
+        if p.get("options"):
+            where += f" {p['options']}"
         load = load_label(p.get("clients", 1), p.get("rate_hz", 0))
         rate = p.get("rate") or {}
         missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""

@@ -31,7 +31,9 @@ class RunSamples:
         base = min(((int(r.get("clients") or 1), float(r.get("rate_hz") or 0)) for r in rows), default=(1, 0.0))
         for row in rows:
             if row["status"] == "ok" and (int(row.get("clients") or 1), float(row.get("rate_hz") or 0)) == base:
-                key = (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
+                # An option set's label rides on the placement, as in the summary figures (figures.py).
+                placement = f"{row['placement']}_{row['options']}" if row.get("options") else row["placement"]
+                key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
                 self.trials[key].append(row)
 
     def samples(self, key: tuple) -> np.ndarray:
@@ -206,11 +208,15 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
 
 def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
     """CDF overlay and empirical band of two socket baselines at the largest twoway payload (seed 004)."""
-    rows = [e for e in summary.get("equivalence", []) if "capture" in e]
+    # Local pairs at one closed-loop client only: RunSamples keys points by placement (an option set's label
+    # folded in), not by host pair or load.
+    rows = [e for e in summary.get("equivalence", [])
+            if "capture" in e and "host_pair" not in e and "clients" not in e]
     if not rows:
         return []
-    pick = max(rows, key=lambda e: (e["mode"] == "twoway", e["payload_bytes"]))
-    key_a = (pick["placement"], pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
+    pick = max(rows, key=lambda e: (e["mode"] == "twoway", not e.get("options"), e["payload_bytes"]))
+    placement = f"{pick['placement']}_{pick['options']}" if pick.get("options") else pick["placement"]
+    key_a = (placement, pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
     key_b = key_a[:4] + (pick["b"],)
     a, b = run.samples(key_a), run.samples(key_b)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))

@@ -3,6 +3,14 @@
 
 #include <tao/Version.h>
 
+#ifdef ORBENCH_TAO_MESSAGING
+#include <tao/AnyTypeCode/Any.h>
+#include <tao/Messaging/Messaging.h>
+#endif
+
+#include "corba_errors.hpp"
+#include "worker_error.hpp"
+
 namespace orbench::orb_port {
 
 const char* target_name() { return "tao"; }
@@ -18,6 +26,44 @@ std::vector<std::string> server_orb_args(const std::string& host, int port) {
 }
 
 std::vector<std::string> client_orb_args() { return {}; }
+
+namespace {
+// TAO's ORB parameters for its IIOP connections (both roles): -ORBNodelay (default 1), -ORBSndSock and
+// -ORBRcvSock (SO_SNDBUF / SO_RCVBUF; default: the OS's).
+std::vector<std::string> option_args(const ConnectOptions& options) {
+  std::vector<std::string> args;
+  if (options.tcp_nodelay) args.insert(args.end(), {"-ORBNodelay", *options.tcp_nodelay ? "1" : "0"});
+  if (options.socket_buffer_bytes) {
+    const std::string bytes = std::to_string(*options.socket_buffer_bytes);
+    args.insert(args.end(), {"-ORBSndSock", bytes, "-ORBRcvSock", bytes});
+  }
+  return args;
+}
+}  // namespace
+
+std::vector<std::string> server_option_args(const ConnectOptions& options) { return option_args(options); }
+
+std::vector<std::string> client_option_args(const ConnectOptions& options) { return option_args(options); }
+
+#ifdef ORBENCH_TAO_MESSAGING
+orbench::Bench_ptr with_sync_scope(CORBA::ORB_ptr orb, orbench::Bench_ptr bench, SyncScope scope) {
+  return with_corba_errors("sync_scope", [&] {
+    CORBA::Any value;
+    value <<= static_cast<Messaging::SyncScope>(scope);  // SYNC_NONE .. SYNC_WITH_TARGET are 0..3
+    CORBA::PolicyList policies(1);
+    policies.length(1);
+    policies[0] = orb->create_policy(Messaging::SYNC_SCOPE_POLICY_TYPE, value);
+    CORBA::Object_var overridden = bench->_set_policy_overrides(policies, CORBA::ADD_OVERRIDE);
+    policies[0]->destroy();
+    return orbench::Bench::_narrow(overridden.in());
+  });
+}
+#else
+orbench::Bench_ptr with_sync_scope(CORBA::ORB_ptr, orbench::Bench_ptr, SyncScope) {
+  throw WorkerError(ErrorKind::unsupported,
+                    "this TAO has no TAO_Messaging library (SyncScopePolicy): build tao/Messaging and run make cpp");
+}
+#endif
 
 std::string minor_code_text(const CORBA::SystemException& error) {
   // TAO explains a minor code only inside _info(): "system exception, ID '<repo id>'" then, after a newline

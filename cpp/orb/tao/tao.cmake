@@ -34,7 +34,8 @@ endif()
 # Searched again at every configure (the cached results are dropped first), so pointing ACE_ROOT at another
 # TAO, or unsetting it, takes effect at the next `make cpp` instead of reusing a stale path.
 foreach(var TAO_IDL_EXECUTABLE ACE_INCLUDE_DIR TAO_INCLUDE_DIR ACE_LIBRARY TAO_LIBRARY
-            TAO_PORTABLESERVER_LIBRARY TAO_ANYTYPECODE_LIBRARY)
+            TAO_PORTABLESERVER_LIBRARY TAO_ANYTYPECODE_LIBRARY TAO_MESSAGING_LIBRARY TAO_PI_LIBRARY
+            TAO_CODECFACTORY_LIBRARY TAO_VALUETYPE_LIBRARY)
   unset(${var} CACHE)
 endforeach()
 
@@ -120,6 +121,24 @@ target_include_directories(orbench_tao_stubs PUBLIC ${_gen})
 target_include_directories(orbench_tao_stubs SYSTEM PUBLIC ${ACE_INCLUDE_DIR} ${TAO_INCLUDE_DIR})
 # The run-time library path is the build's RPATH (CMake adds the directory of full-path libraries outside the
 # system directories), so the workers run without LD_LIBRARY_PATH.
+# Optional: TAO_Messaging (with the PI, CodecFactory and Valuetype libraries it needs) gives the client the CORBA
+# Messaging SyncScopePolicy (the sync_scope connect option). Without it the target builds all the same and
+# refuses sync_scope as unsupported.
+find_library(TAO_MESSAGING_LIBRARY TAO_Messaging HINTS ${_ace_lib_hints} NO_DEFAULT_PATH)
+find_library(TAO_PI_LIBRARY TAO_PI HINTS ${_ace_lib_hints} NO_DEFAULT_PATH)
+find_library(TAO_CODECFACTORY_LIBRARY TAO_CodecFactory HINTS ${_ace_lib_hints} NO_DEFAULT_PATH)
+find_library(TAO_VALUETYPE_LIBRARY TAO_Valuetype HINTS ${_ace_lib_hints} NO_DEFAULT_PATH)
+if(TAO_MESSAGING_LIBRARY AND TAO_PI_LIBRARY AND TAO_CODECFACTORY_LIBRARY AND TAO_VALUETYPE_LIBRARY)
+  message(STATUS "TAO_Messaging found: the tao client takes sync_scope")
+  target_compile_definitions(orbench_tao_stubs PUBLIC ORBENCH_TAO_MESSAGING)
+  target_link_libraries(orbench_tao_stubs PUBLIC ${TAO_MESSAGING_LIBRARY} ${TAO_PI_LIBRARY}
+                        ${TAO_CODECFACTORY_LIBRARY} ${TAO_VALUETYPE_LIBRARY})
+  # TAO_Messaging needs TAO_PI and TAO_CodecFactory, which the workers do not call themselves (so the linker
+  # leaves them out of NEEDED): DT_RPATH, unlike DT_RUNPATH, also finds a library's own dependencies.
+  target_link_options(orbench_tao_stubs PUBLIC -Wl,--disable-new-dtags)
+else()
+  message(STATUS "TAO_Messaging not found in ${_tao_lib_dir}: the tao client refuses sync_scope (unsupported)")
+endif()
 target_link_libraries(orbench_tao_stubs PUBLIC ${TAO_PORTABLESERVER_LIBRARY} ${TAO_ANYTYPECODE_LIBRARY}
                       ${TAO_LIBRARY} ${ACE_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
 orbench_add_orb_target(tao ${CMAKE_CURRENT_SOURCE_DIR}/tao orbench_tao_stubs)

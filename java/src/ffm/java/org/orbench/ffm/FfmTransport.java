@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.orbench.socket.BufferedLink;
+import org.orbench.worker.ConnectOptions;
 import org.orbench.socket.Link;
 import org.orbench.socket.Transport;
 
@@ -72,8 +73,21 @@ public final class FfmTransport implements Transport {
     }
   }
 
+  /** SO_SNDBUF and SO_RCVBUF (nothing for 0: the OS default). */
+  private static void buffers(MemorySegment state, int fd, int bytes, Arena arena) throws Throwable {
+    if (bytes <= 0) {
+      return;
+    }
+    MemorySegment value = arena.allocate(ValueLayout.JAVA_INT);
+    value.set(ValueLayout.JAVA_INT, 0, bytes);
+    if (setIntOption(state, fd, SOL_SOCKET, SO_SNDBUF, value) != 0
+        || setIntOption(state, fd, SOL_SOCKET, SO_RCVBUF, value) != 0) {
+      throw failure("setsockopt(SO_SNDBUF/SO_RCVBUF)", errno(state));
+    }
+  }
+
   @Override
-  public Link connect(InetSocketAddress address, boolean tcpNoDelay) throws IOException {
+  public Link connect(InetSocketAddress address, ConnectOptions options) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment state = errnoSegment(arena);
       MemorySegment sa = sockaddr(arena, address);
@@ -83,7 +97,8 @@ public final class FfmTransport implements Transport {
         throw failure("socket", errno(state));
       }
       try {
-        nodelay(state, fd, tcpNoDelay, arena);
+        nodelay(state, fd, options.tcpNoDelayOrDefault(), arena);
+        buffers(state, fd, options.socketBufferBytesOrDefault(), arena);
         if (LibcSockets.connect(state, fd, sa, (int) sa.byteSize()) != 0) {
           int errno = errno(state);
           throw errno == ECONNREFUSED ? new ConnectException("connect: connection refused") : failure("connect", errno);
@@ -99,7 +114,7 @@ public final class FfmTransport implements Transport {
   }
 
   @Override
-  public Listener listen(InetSocketAddress address) throws IOException {
+  public Listener listen(InetSocketAddress address, ConnectOptions accepted) throws IOException {
     Arena arena = Arena.ofAuto();
     try {
       MemorySegment state = errnoSegment(arena);
@@ -110,6 +125,7 @@ public final class FfmTransport implements Transport {
       }
       MemorySegment one = arena.allocate(ValueLayout.JAVA_INT);
       one.set(ValueLayout.JAVA_INT, 0, 1);
+      buffers(state, fd, accepted.socketBufferBytesOrDefault(), arena);
       if (setIntOption(state, fd, SOL_SOCKET, SO_REUSEADDR, one) != 0
           || bind(state, fd, sa, (int) sa.byteSize()) != 0 || LibcSockets.listen(state, fd, BACKLOG) != 0) {
         int errno = errno(state);
@@ -124,7 +140,7 @@ public final class FfmTransport implements Transport {
       }
       int port = Short.toUnsignedInt(bound.get(ValueLayout.JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2));
       InetSocketAddress local = new InetSocketAddress(address.getAddress(), port);
-      return new FfmListener(arena, fd, local);
+      return new FfmListener(arena, fd, local, accepted.tcpNoDelayOrDefault());
     } catch (Throwable t) {
       throw rethrow(t); // the automatic arena's memory is freed by the GC
     }
@@ -135,9 +151,11 @@ public final class FfmTransport implements Transport {
     private final MemorySegment state;
     private final int fd;
     private final InetSocketAddress local;
+    private final boolean tcpNoDelay;
     private volatile boolean closed;
 
-    FfmListener(Arena arena, int fd, InetSocketAddress local) {
+    FfmListener(Arena arena, int fd, InetSocketAddress local, boolean tcpNoDelay) {
+      this.tcpNoDelay = tcpNoDelay;
       this.arena = arena;
       this.state = errnoSegment(arena);
       this.fd = fd;
@@ -155,7 +173,7 @@ public final class FfmTransport implements Transport {
               return null;
             }
             try (Arena scratch = Arena.ofConfined()) {
-              nodelay(errnoSegment(scratch), connection, true, scratch);
+              nodelay(errnoSegment(scratch), connection, tcpNoDelay, scratch);
             }
             return new FfmLink(connection);
           }

@@ -29,6 +29,8 @@ final class LibcSockets {
   static final int TCP_NODELAY = 1;
   static final int SOL_SOCKET = 1;
   static final int SO_REUSEADDR = 2;
+  static final int SO_SNDBUF = 7;
+  static final int SO_RCVBUF = 8;
   static final int SHUT_RDWR = 2;
   static final int MSG_NOSIGNAL = 0x4000;
   static final int EINTR = 4;

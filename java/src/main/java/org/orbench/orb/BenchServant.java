@@ -42,6 +42,54 @@ final class BenchServant extends BenchPOA {
   }
 
   @Override
+  public void push_longs(int[] data) {
+    counter.count(4L * data.length);
+  }
+
+  @Override
+  public void push_doubles(double[] data) {
+    counter.count(8L * data.length);
+  }
+
+  @Override
+  public void push_strings(String[] data) {
+    counter.count(stringBytes(data));
+  }
+
+  @Override
+  public void send_longs(int[] data) {
+    counter.count(4L * data.length);
+  }
+
+  @Override
+  public void send_doubles(double[] data) {
+    counter.count(8L * data.length);
+  }
+
+  @Override
+  public void send_strings(String[] data) {
+    counter.count(stringBytes(data));
+  }
+
+  @Override
+  public int[] echo_longs(int[] data) {
+    counter.count(4L * data.length);
+    return data;
+  }
+
+  @Override
+  public double[] echo_doubles(double[] data) {
+    counter.count(8L * data.length);
+    return data;
+  }
+
+  @Override
+  public String[] echo_strings(String[] data) {
+    counter.count(stringBytes(data));
+    return data;
+  }
+
+  @Override
   public byte[] echo_octets(byte[] data) {
     counter.count(data.length);
     return data;
@@ -82,6 +130,15 @@ final class BenchServant extends BenchPOA {
 
   private static long recordBytes(Record[] data) {
     return (long) PayloadType.RECORD_BYTES * data.length;
+  }
+
+  /** A string counts its characters (PROTOCOL.md): STRING_CHARS each as the clients send them. */
+  private static long stringBytes(String[] data) {
+    long bytes = 0;
+    for (String s : data) {
+      bytes += s.length();
+    }
+    return bytes;
   }
 
   private static Counters counters(Counts counts) {

@@ -7,11 +7,18 @@ import orbench.Bench;
 import orbench.BenchHelper;
 import orbench.Counters;
 import orbench.SyncResult;
+import org.omg.CORBA.Any;
 import org.omg.CORBA.BAD_PARAM;
 import org.omg.CORBA.INV_OBJREF;
+import org.omg.CORBA.NO_IMPLEMENT;
 import org.omg.CORBA.ORB;
+import org.omg.CORBA.Policy;
+import org.omg.CORBA.PolicyError;
+import org.omg.CORBA.SetOverrideType;
 import org.orbench.worker.BenchClient;
+import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
+import org.orbench.worker.ErrorKind;
 import org.orbench.worker.Invocation;
 import org.orbench.worker.Mode;
 import org.orbench.worker.PayloadType;
@@ -22,6 +29,8 @@ import org.orbench.worker.WorkerInfo;
 
 /** The client side of an ORB target: a Bench stub behind the command loop. */
 final class OrbBenchClient implements BenchClient {
+  /** org.omg.Messaging.SYNC_SCOPE_POLICY_TYPE (CORBA Messaging). */
+  static final int SYNC_SCOPE_POLICY_TYPE = 24;
   private final ORB orb;
   private final WorkerInfo info;
   private Bench bench;
@@ -49,8 +58,15 @@ final class OrbBenchClient implements BenchClient {
 
   @Override
   public void connect(String endpoint, JsonObject options) {
-    if (!options.keySet().isEmpty()) {
-      throw WorkerException.usage("unknown option(s) " + options.keySet() + ": this target takes none");
+    ConnectOptions parsed = ConnectOptions.parse(options);
+    // JacORB 3.9 and GlassFish 5.0.0 call Socket.setTcpNoDelay(true) on every connection they make or accept,
+    // with no property to change it, and have no socket buffer property (only a custom socket factory class
+    // could): what they do anyway (tcp_nodelay = true) is accepted, the rest refused.
+    if (parsed.tcpNoDelay() != null && !parsed.tcpNoDelay()) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, info.orb() + " always sets TCP_NODELAY: tcp_nodelay = false cannot be done");
+    }
+    if (parsed.socketBufferBytes() != null) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, info.orb() + " has no socket buffer setting: socket_buffer_bytes cannot be done");
     }
     release();
     org.omg.CORBA.Object object;
@@ -63,6 +79,9 @@ final class OrbBenchClient implements BenchClient {
       throw WorkerException.usage("endpoint is a nil object reference");
     }
     Bench connected = BenchHelper.narrow(object); // may ask the server (_is_a): a transport error if down
+    if (parsed.syncScope() != null) {
+      connected = withSyncScope(connected, parsed.syncScope());
+    }
     connected.reset_counters(); // proves the server answers
     bench = connected;
   }
@@ -100,6 +119,31 @@ final class OrbBenchClient implements BenchClient {
       orb.shutdown(false);
     } catch (RuntimeException e) {
       System.err.println("orbench: ORB shutdown: " + e);
+    }
+  }
+
+  /**
+   * {@code bench} with a CORBA Messaging SyncScopePolicy override on this reference (policy type 24, a short
+   * value 0..3), written against org.omg.CORBA only, since not every ORB's OMG API jar has org.omg.Messaging.
+   * An ORB that has no such policy refuses it: {@code unsupported}.
+   */
+  private Bench withSyncScope(Bench bench, ConnectOptions.SyncScope scope) {
+    Any value = orb.create_any();
+    value.insert_short(scope.value());
+    Policy policy;
+    try {
+      policy = orb.create_policy(SYNC_SCOPE_POLICY_TYPE, value);
+    } catch (PolicyError | NO_IMPLEMENT | BAD_PARAM e) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED,
+          info.orb() + " has no SyncScopePolicy: create_policy(SYNC_SCOPE_POLICY_TYPE) raised " + e);
+    }
+    try {
+      return BenchHelper.narrow(bench._set_policy_override(new Policy[] {policy}, SetOverrideType.ADD_OVERRIDE));
+    } catch (NO_IMPLEMENT | BAD_PARAM e) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED,
+          info.orb() + " cannot override SyncScopePolicy on a reference: " + e);
+    } finally {
+      policy.destroy();
     }
   }
 

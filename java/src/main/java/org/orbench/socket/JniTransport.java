@@ -3,6 +3,7 @@ package org.orbench.socket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import org.orbench.worker.ConnectOptions;
 
 /**
  * The java-jni baselines' transport: Java calls C socket code (send/recv) through JNI, the seed papers'
@@ -28,8 +29,9 @@ final class JniTransport implements Transport {
   }
 
   @Override
-  public Link connect(InetSocketAddress address, boolean tcpNoDelay) throws IOException {
-    return link(NativeSockets.connect(address.getHostString(), address.getPort(), tcpNoDelay));
+  public Link connect(InetSocketAddress address, ConnectOptions options) throws IOException {
+    return link(NativeSockets.connect(address.getHostString(), address.getPort(), options.tcpNoDelayOrDefault(),
+        options.socketBufferBytesOrDefault()));
   }
 
   private Link link(int fd) {
@@ -37,16 +39,17 @@ final class JniTransport implements Transport {
   }
 
   @Override
-  public Listener listen(InetSocketAddress address) throws IOException {
+  public Listener listen(InetSocketAddress address, ConnectOptions accepted) throws IOException {
     String host = address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
-    int fd = NativeSockets.listen(host, address.getPort(), BACKLOG);
+    int fd = NativeSockets.listen(host, address.getPort(), BACKLOG, accepted.socketBufferBytesOrDefault());
+    boolean tcpNoDelay = accepted.tcpNoDelayOrDefault();
     InetSocketAddress bound = new InetSocketAddress(address.getAddress(), NativeSockets.localPort(fd));
     return new Listener() {
       private volatile boolean closed;
 
       @Override
       public Link accept() throws IOException {
-        int connection = NativeSockets.accept(fd);
+        int connection = NativeSockets.accept(fd, tcpNoDelay);
         if (connection < 0 || closed) {
           return null;
         }

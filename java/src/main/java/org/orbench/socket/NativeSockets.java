@@ -18,16 +18,22 @@ final class NativeSockets {
 
   private NativeSockets() {}
 
-  /** A connected TCP socket to host:port (host resolved by getaddrinfo). */
-  static native int connect(String host, int port, boolean tcpNoDelay) throws IOException;
+  /**
+   * A connected TCP socket to host:port (host resolved by getaddrinfo); bufferBytes above 0 sets SO_SNDBUF and
+   * SO_RCVBUF before connecting.
+   */
+  static native int connect(String host, int port, boolean tcpNoDelay, int bufferBytes) throws IOException;
 
-  /** A listening TCP socket bound to host:port (port 0: any free port). */
-  static native int listen(String host, int port, int backlog) throws IOException;
+  /**
+   * A listening TCP socket bound to host:port (port 0: any free port); bufferBytes above 0 sets SO_SNDBUF and
+   * SO_RCVBUF before bind, which accepted sockets inherit.
+   */
+  static native int listen(String host, int port, int backlog, int bufferBytes) throws IOException;
 
   static native int localPort(int fd) throws IOException;
 
-  /** The next connection (TCP_NODELAY on), or -1 once the listener was shut down. */
-  static native int accept(int listenFd) throws IOException;
+  /** The next connection (TCP_NODELAY as asked), or -1 once the listener was shut down. */
+  static native int accept(int listenFd, boolean tcpNoDelay) throws IOException;
 
   /** send() until all of bytes[offset..offset+length) is sent, from a native copy of the array region. */
   static native void sendArray(int fd, byte[] bytes, int offset, int length) throws IOException;

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import org.orbench.worker.ConnectOptions;
 
 /**
  * The java-nio baseline's transport: a SocketChannel in blocking mode, reading into and writing from
@@ -24,10 +25,14 @@ final class NioTransport implements Transport {
   }
 
   @Override
-  public Link connect(InetSocketAddress address, boolean tcpNoDelay) throws IOException {
+  public Link connect(InetSocketAddress address, ConnectOptions options) throws IOException {
     SocketChannel channel = SocketChannel.open();
     try {
-      channel.setOption(StandardSocketOptions.TCP_NODELAY, tcpNoDelay);
+      channel.setOption(StandardSocketOptions.TCP_NODELAY, options.tcpNoDelayOrDefault());
+      if (options.socketBufferBytes() != null) {
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, options.socketBufferBytes());
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, options.socketBufferBytes());
+      }
       channel.connect(address);
       return new NioLink(channel);
     } catch (IOException | RuntimeException e) {
@@ -37,9 +42,12 @@ final class NioTransport implements Transport {
   }
 
   @Override
-  public Listener listen(InetSocketAddress address) throws IOException {
+  public Listener listen(InetSocketAddress address, ConnectOptions accepted) throws IOException {
     ServerSocketChannel listener = ServerSocketChannel.open();
     listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+    if (accepted.socketBufferBytes() != null) {
+      listener.setOption(StandardSocketOptions.SO_RCVBUF, accepted.socketBufferBytes());
+    }
     listener.bind(address, BACKLOG);
     return new Listener() {
       @Override
@@ -50,7 +58,10 @@ final class NioTransport implements Transport {
         } catch (AsynchronousCloseException e) {
           return null;
         }
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, accepted.tcpNoDelayOrDefault());
+        if (accepted.socketBufferBytes() != null) {
+          channel.setOption(StandardSocketOptions.SO_SNDBUF, accepted.socketBufferBytes());
+        }
         return new NioLink(channel);
       }
 

@@ -1,6 +1,5 @@
 package org.orbench.socket;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import java.io.EOFException;
 import java.io.IOException;
@@ -12,6 +11,7 @@ import java.net.UnknownHostException;
 import java.util.EnumSet;
 import java.util.Set;
 import org.orbench.worker.BenchClient;
+import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
 import org.orbench.worker.ErrorKind;
 import org.orbench.worker.Invocation;
@@ -24,11 +24,11 @@ import org.orbench.worker.WorkerInfo;
 
 /**
  * The client side of the socket baselines, over any {@link Transport}. Options: {@code tcp_nodelay} (boolean,
- * default true).
+ * default true; with false, requests go out as header then body, two writes, as GIOP may write them, so
+ * Nagle's algorithm and the peer's delayed ACK show), {@code socket_buffer_bytes} (SO_SNDBUF and SO_RCVBUF).
+ * {@code sync_scope} is an ORB's: unsupported here.
  */
 final class SocketBenchClient implements BenchClient {
-  static final String OPTION_TCP_NODELAY = "tcp_nodelay";
-
   private final WorkerInfo info;
   private final Transport transport;
   private WireClient wire;
@@ -52,15 +52,21 @@ final class SocketBenchClient implements BenchClient {
     return EnumSet.allOf(Mode.class);
   }
 
-  /** The wire format has no records. */
+  /**
+   * Every type, sent as the bytes an ORB's server counts for it at the size (PROTOCOL.md, "Payload types"):
+   * the payload type changes nothing on this wire, so the baseline pairs with an ORB byte for byte.
+   */
   @Override
   public Set<PayloadType> payloadTypes() {
-    return EnumSet.of(PayloadType.OCTETS);
+    return EnumSet.allOf(PayloadType.class);
   }
 
   @Override
   public void connect(String endpoint, JsonObject options) throws IOException {
-    boolean tcpNoDelay = tcpNoDelay(options);
+    ConnectOptions parsed = ConnectOptions.parse(options);
+    if (parsed.syncScope() != null) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "option \"sync_scope\": a socket baseline has no oneway sync scope");
+    }
     InetSocketAddress unresolved = parseEndpoint(endpoint);
     disconnect();
     InetSocketAddress address = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
@@ -68,7 +74,7 @@ final class SocketBenchClient implements BenchClient {
       throw new UnknownHostException("unknown host " + unresolved.getHostString());
     }
     // Refused connections fail at once; the harness times out an unreachable host.
-    WireClient connected = new WireClient(transport.connect(address, tcpNoDelay));
+    WireClient connected = new WireClient(transport.connect(address, parsed), !parsed.tcpNoDelayOrDefault());
     try {
       connected.reset(); // proves the server answers
       wire = connected;
@@ -139,22 +145,6 @@ final class SocketBenchClient implements BenchClient {
       }
       wire = null;
     }
-  }
-
-  /** TCP_NODELAY is on unless the campaign turns it off (PROTOCOL.md). */
-  static boolean tcpNoDelay(JsonObject options) {
-    boolean tcpNoDelay = true;
-    for (String key : options.keySet()) {
-      if (!key.equals(OPTION_TCP_NODELAY)) {
-        throw WorkerException.usage("unknown option \"" + key + "\" (known: " + OPTION_TCP_NODELAY + ")");
-      }
-      JsonElement value = options.get(key);
-      if (!value.isJsonPrimitive() || !value.getAsJsonPrimitive().isBoolean()) {
-        throw WorkerException.usage("option \"" + OPTION_TCP_NODELAY + "\" must be true or false");
-      }
-      tcpNoDelay = value.getAsBoolean();
-    }
-    return tcpNoDelay;
   }
 
   /** {@code tcp://HOST:PORT}, HOST a name, an IPv4 address or a bracketed IPv6 address. */

@@ -15,7 +15,8 @@ final class SocketInvocations {
   private SocketInvocations() {}
 
   static Invocation of(WireClient wire, RunSpec spec) {
-    int payloadBytes = spec.payloadBytes();
+    // Every payload type is plain bytes on this wire: the bytes an ORB's server counts for it (PROTOCOL.md).
+    int payloadBytes = spec.payloadType().countedBytes(spec.payloadBytes());
     byte[] payload = Payloads.octets(payloadBytes);
     int frameLength = Wire.HEADER_BYTES + payloadBytes;
     // Prepared in the link's own memory (a direct buffer for NIO, ...) before timing.

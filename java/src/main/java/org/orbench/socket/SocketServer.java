@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import org.orbench.worker.Args;
+import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.MessageCounter;
 import org.orbench.worker.ProtocolOut;
 import org.orbench.worker.ServerEvents;
@@ -13,7 +14,8 @@ import org.orbench.worker.WorkerInfo;
 
 /**
  * The socket baselines' server worker:
- * {@code SocketServer --target NAME --host HOST --port PORT [--transport socket|nio|jni|jni-direct|ffm]}.
+ * {@code SocketServer --target NAME --host HOST --port PORT [--transport socket|nio|jni|jni-direct|ffm]
+ * [--option NAME=VALUE]...} (options: tcp_nodelay, socket_buffer_bytes, for the accepted connections).
  * Accepts connections on HOST:PORT through the transport (default socket: java.net.Socket), serves each on
  * its own thread, and runs until a SHUTDOWN request, EOF on stdin, SIGTERM or SIGINT. Its endpoint is
  * {@code tcp://HOST:PORT}.
@@ -33,7 +35,13 @@ public final class SocketServer implements AutoCloseable {
 
   /** Binds HOST:PORT (port 0: any free port) with the given transport. */
   public static SocketServer bind(Transport transport, String host, int port) throws IOException {
-    return new SocketServer(transport.listen(new InetSocketAddress(InetAddress.getByName(host), port)));
+    return bind(transport, host, port, ConnectOptions.NONE);
+  }
+
+  /** Binds HOST:PORT; accepted connections get the options' TCP_NODELAY (default on) and buffer sizes. */
+  public static SocketServer bind(Transport transport, String host, int port, ConnectOptions accepted)
+      throws IOException {
+    return new SocketServer(transport.listen(new InetSocketAddress(InetAddress.getByName(host), port), accepted));
   }
 
   /** {@code tcp://HOST:PORT}, with the bound port and an IPv6 literal in brackets. */
@@ -88,9 +96,11 @@ public final class SocketServer implements AutoCloseable {
     ProtocolOut out = ProtocolOut.takeStdout();
     ServerEvents events = new ServerEvents(out);
     try {
-      Args args = Args.parse(argv, Set.of("target", "host", "port", "transport"), Set.of("target", "host", "port"));
+      Args args = Args.parse(
+          argv, Set.of("target", "host", "port", "transport", "option"), Set.of("target", "host", "port"));
       String transport = args.get("transport") == null ? "socket" : args.get("transport");
-      SocketServer server = bind(Transports.byName(transport), args.get("host"), args.port("port"));
+      ConnectOptions options = ConnectOptions.parseServer(args.all("option"));
+      SocketServer server = bind(Transports.byName(transport), args.get("host"), args.port("port"), options);
       StopTriggers.install(server::close);
       events.ready(server.endpoint(), WorkerInfo.server(args.get("target"), null, null));
       server.serve();

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import org.orbench.worker.ConnectOptions;
 
 /**
  * The java-socket baseline's transport: java.net.Socket streams. Plain blocking I/O with no socket timeout
@@ -25,10 +26,14 @@ final class StreamTransport implements Transport {
   }
 
   @Override
-  public Link connect(InetSocketAddress address, boolean tcpNoDelay) throws IOException {
+  public Link connect(InetSocketAddress address, ConnectOptions options) throws IOException {
     Socket socket = new Socket();
     try {
-      socket.setTcpNoDelay(tcpNoDelay);
+      socket.setTcpNoDelay(options.tcpNoDelayOrDefault());
+      if (options.socketBufferBytes() != null) {
+        socket.setSendBufferSize(options.socketBufferBytes());
+        socket.setReceiveBufferSize(options.socketBufferBytes());
+      }
       // No connect timeout: with one, the JDK puts the socket in non-blocking mode for good (see above).
       socket.connect(address);
       return new StreamLink(socket);
@@ -39,9 +44,12 @@ final class StreamTransport implements Transport {
   }
 
   @Override
-  public Listener listen(InetSocketAddress address) throws IOException {
+  public Listener listen(InetSocketAddress address, ConnectOptions accepted) throws IOException {
     ServerSocket listener = new ServerSocket();
     listener.setReuseAddress(true);
+    if (accepted.socketBufferBytes() != null) {
+      listener.setReceiveBufferSize(accepted.socketBufferBytes());
+    }
     listener.bind(address, BACKLOG);
     return new Listener() {
       @Override
@@ -55,8 +63,11 @@ final class StreamTransport implements Transport {
           }
           throw e;
         }
-        // Replies are single writes, so Nagle would rarely delay them; off anyway, like the ORBs' servers.
-        socket.setTcpNoDelay(true);
+        // Replies are single writes, so Nagle would rarely delay them; off anyway unless asked (tcp_nodelay).
+        socket.setTcpNoDelay(accepted.tcpNoDelayOrDefault());
+        if (accepted.socketBufferBytes() != null) {
+          socket.setSendBufferSize(accepted.socketBufferBytes());
+        }
         return new StreamLink(socket);
       }
 

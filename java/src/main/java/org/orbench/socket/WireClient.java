@@ -16,18 +16,33 @@ final class WireClient implements Closeable {
   private static final int INPUT_BUFFER_BYTES = 64 * 1024;
 
   private final Link link;
+  private final boolean splitWrites;
   private final byte[] replyHeader = new byte[Wire.HEADER_BYTES];
   private byte[] replyBody = new byte[INPUT_BUFFER_BYTES];
   /** Frames of the control requests (reset, sync, counters), built per call: they are not timed. */
   private final byte[] controlFrame = new byte[Wire.HEADER_BYTES + Wire.SYNC_BODY_BYTES];
 
-  WireClient(Link link) {
+  /** {@code splitWrites}: timed requests go out as header then body, two writes (TCP_NODELAY off). */
+  WireClient(Link link, boolean splitWrites) {
     this.link = link;
+    this.splitWrites = splitWrites;
   }
 
-  /** A request frame (header and body) prepared for {@link Link.Frame#send()}, one write per call. */
+  /**
+   * A request frame (header and body) prepared for {@link Link.Frame#send()}: one write per call, or, with
+   * split writes and a body, the header and then the body as two writes (as GIOP may send them).
+   */
   Link.Frame prepare(byte[] frame, int length) {
-    return link.prepare(frame, length);
+    if (!splitWrites || length <= Wire.HEADER_BYTES) {
+      return link.prepare(frame, length);
+    }
+    Link.Frame header = link.prepare(frame, Wire.HEADER_BYTES);
+    Link.Frame body =
+        link.prepare(java.util.Arrays.copyOfRange(frame, Wire.HEADER_BYTES, length), length - Wire.HEADER_BYTES);
+    return () -> {
+      header.send();
+      body.send();
+    };
   }
 
   /**

@@ -1,20 +1,28 @@
 package org.orbench.worker;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Worker command lines: {@code --name value} pairs only, every name known, the required ones present. */
+/**
+ * Worker command lines: {@code --name value} pairs only, every name known, the required ones present. A name
+ * may repeat ({@code --option a=1 --option b=2}): {@link #get} is its last value, {@link #all} every one.
+ */
 public final class Args {
   private final Map<String, String> values;
+  private final Map<String, List<String>> repeated;
 
-  private Args(Map<String, String> values) {
+  private Args(Map<String, String> values, Map<String, List<String>> repeated) {
     this.values = values;
+    this.repeated = repeated;
   }
 
   /** Throws IllegalArgumentException with a message for the user on any mistake. */
   public static Args parse(String[] argv, Set<String> known, Set<String> required) {
     Map<String, String> values = new HashMap<>();
+    Map<String, List<String>> repeated = new HashMap<>();
     for (int i = 0; i < argv.length; i += 2) {
       String flag = argv[i];
       if (!flag.startsWith("--") || !known.contains(flag.substring(2))) {
@@ -24,17 +32,23 @@ public final class Args {
         throw new IllegalArgumentException(flag + " needs a value");
       }
       values.put(flag.substring(2), argv[i + 1]);
+      repeated.computeIfAbsent(flag.substring(2), k -> new ArrayList<>()).add(argv[i + 1]);
     }
     for (String name : required) {
       if (!values.containsKey(name)) {
         throw new IllegalArgumentException("missing --" + name);
       }
     }
-    return new Args(values);
+    return new Args(values, repeated);
   }
 
   public String get(String name) {
     return values.get(name);
+  }
+
+  /** Every value given for {@code name}, in order; empty when absent. */
+  public List<String> all(String name) {
+    return repeated.getOrDefault(name, List.of());
   }
 
   /** A TCP port, 0 meaning "any free port". */

@@ -1,6 +1,10 @@
 package org.orbench.worker;
 
-/** Payload contents, identical in every language: byte i is {@code i & 0xff} (PROTOCOL.md). */
+/**
+ * Payload contents, identical in every language (PROTOCOL.md, "Payload types"): octet i is {@code i & 0xff},
+ * long i is the low 32 bits of i x 2654435761, double i is i x 0.5 + 0.25, string i is
+ * {@link PayloadType#STRING_CHARS} letters, letter j being 'a' + (i + j) mod 26.
+ */
 public final class Payloads {
   private Payloads() {}
 
@@ -8,6 +12,34 @@ public final class Payloads {
     byte[] payload = new byte[length];
     for (int i = 0; i < length; i++) {
       payload[i] = (byte) i;
+    }
+    return payload;
+  }
+
+  public static int[] longs(int count) {
+    int[] payload = new int[count];
+    for (int i = 0; i < count; i++) {
+      payload[i] = (int) (i * 2654435761L);
+    }
+    return payload;
+  }
+
+  public static double[] doubles(int count) {
+    double[] payload = new double[count];
+    for (int i = 0; i < count; i++) {
+      payload[i] = i * 0.5 + 0.25;
+    }
+    return payload;
+  }
+
+  public static String[] strings(int count) {
+    String[] payload = new String[count];
+    char[] text = new char[PayloadType.STRING_CHARS];
+    for (int i = 0; i < count; i++) {
+      for (int j = 0; j < text.length; j++) {
+        text[j] = (char) ('a' + (i + j) % 26);
+      }
+      payload[i] = new String(text);
     }
     return payload;
   }

@@ -37,6 +37,11 @@ public record RunSpec(
     return payloadType == PayloadType.RECORDS ? payloadBytes / PayloadType.RECORD_BYTES : 0;
   }
 
+  /** Elements of the payload type in this run's payload: payload_bytes / unit, rounded down. */
+  public int elementCount() {
+    return payloadType.elements(payloadBytes);
+  }
+
   /**
    * Parses a run command. Throws {@link WorkerException}: {@code usage} for a missing, unknown or
    * ill-typed field, {@code unsupported} for a mode or payload type outside the supported sets.

@@ -60,14 +60,22 @@ class JacorbLoopbackTest {
 
       OrbBenchClient client = new OrbBenchClient(orb, "jacorb");
       ClientDriver driver = new ClientDriver(client);
-      assertEquals("usage", driver.connect(server.endpoint(), "{\"tcp_nodelay\":true}").get("error_kind").getAsString());
-      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
-      for (String type : new String[] {"octets", "records"}) {
+      assertEquals("usage", driver.connect(server.endpoint(), "{\"no_such\":true}").get("error_kind").getAsString());
+      // JacORB always sets TCP_NODELAY: true is what it does, false it cannot.
+      assertEquals("unsupported",
+          driver.connect(server.endpoint(), "{\"tcp_nodelay\":false}").get("error_kind").getAsString());
+      assertEquals("unsupported",
+          driver.connect(server.endpoint(), "{\"socket_buffer_bytes\":65536}").get("error_kind").getAsString());
+      // JacORB has the CORBA Messaging SyncScopePolicy.
+      assertTrue(driver.connect(server.endpoint(), "{\"sync_scope\":\"server\"}").get("ok").getAsBoolean());
+      assertTrue(driver.connect(server.endpoint(), "{\"tcp_nodelay\":true}").get("ok").getAsBoolean());
+      for (String type : new String[] {"octets", "records", "longs", "doubles", "strings"}) {
         for (String mode : new String[] {"twoway", "oneway", "echo"}) {
           Path samples = dir.resolve(mode + type + ".i64");
-          // 1000 B of records is 62 records, 992 bytes (rounded down to whole records).
+          // 1000 B of records is 62 records, 992 bytes (rounded down to whole records); of strings 62 strings
+          // of 16 characters; of longs 250, of doubles 125 (1000 bytes).
           int payloadBytes = type.equals("octets") ? 4096 : 1000;
-          long countedBytes = type.equals("octets") ? 4096 : 992;
+          long countedBytes = type.equals("octets") ? 4096 : type.equals("records") || type.equals("strings") ? 992 : 1000;
           JsonObject answer = driver.run(mode, type, payloadBytes, 300, samples);
           assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
           assertEquals(300, answer.getAsJsonObject("received").get("messages").getAsLong(), answer.toString());

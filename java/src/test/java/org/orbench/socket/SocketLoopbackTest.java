@@ -40,11 +40,16 @@ class SocketLoopbackTest {
           assertEquals(8 * 300, Files.size(samples));
         }
       }
-      assertEquals("unsupported", driver.run("echo", "records", 16, 1, dir.resolve("r.i64"))
-          .get("error_kind").getAsString());
+      // A socket baseline has no sync scope; every payload type is the bytes an ORB counts for it (1000 B of
+      // records: 62 records, 992 bytes).
+      assertEquals("unsupported",
+          driver.connect(server.endpoint(), "{\"sync_scope\":\"none\"}").get("error_kind").getAsString());
+      assertTrue(driver.connect(server.endpoint(), "{\"socket_buffer_bytes\":65536}").get("ok").getAsBoolean());
+      JsonObject records = driver.run("echo", "records", 1000, 300, dir.resolve("r.i64"));
+      assertEquals(300L * 992, records.getAsJsonObject("received").get("bytes").getAsLong(), records.toString());
       client.close();
       server.closeStdin();
-      assertEquals("{\"event\":\"exit\",\"received\":{\"messages\":300,\"bytes\":9830400}}", server.nextLine());
+      assertEquals("{\"event\":\"exit\",\"received\":{\"messages\":300,\"bytes\":297600}}", server.nextLine());
       assertEquals(0, server.waitForExit());
     }
   }

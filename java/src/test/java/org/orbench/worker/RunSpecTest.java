@@ -44,6 +44,10 @@ class RunSpecTest {
     String run = "{\"cmd\":\"run\",\"mode\":\"echo\",\"payload_type\":\"records\",\"calls\":1,\"samples_file\":\"s\",";
     assertEquals(0, parse(run + "\"payload_bytes\":1}").recordCount());
     assertEquals(62, parse(run + "\"payload_bytes\":1000}").recordCount());
+    assertEquals(62, parse(run.replace("records", "strings") + "\"payload_bytes\":1000}").elementCount());
+    assertEquals(250, parse(run.replace("records", "longs") + "\"payload_bytes\":1001}").elementCount());
+    assertEquals(125, parse(run.replace("records", "doubles") + "\"payload_bytes\":1007}").elementCount());
+    assertEquals(992, PayloadType.STRINGS.countedBytes(1000));
   }
 
   @Test

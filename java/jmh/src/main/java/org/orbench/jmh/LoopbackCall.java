@@ -79,6 +79,30 @@ public class LoopbackCall {
       return data;
     }
 
+    @Override public void push_longs(int[] data) {}
+
+    @Override public void push_doubles(double[] data) {}
+
+    @Override public void push_strings(String[] data) {}
+
+    @Override public void send_longs(int[] data) {}
+
+    @Override public void send_doubles(double[] data) {}
+
+    @Override public void send_strings(String[] data) {}
+
+    @Override public int[] echo_longs(int[] data) {
+      return data;
+    }
+
+    @Override public double[] echo_doubles(double[] data) {
+      return data;
+    }
+
+    @Override public String[] echo_strings(String[] data) {
+      return data;
+    }
+
     @Override public SyncResult sync(long expected, int timeoutMs) {
       return new SyncResult(true, new Counters(0, 0));
     }
