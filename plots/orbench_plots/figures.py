@@ -70,6 +70,12 @@ def save(fig, path: Path, dpi: int = 110) -> None:
     plt.close(fig)
 
 
+def saved(fig, path: Path, title: str, caption: str, dpi: int = 110) -> Figure:
+    """Save fig (see save) and return it as the report lists it."""
+    save(fig, path, dpi)
+    return Figure(path, title, caption)
+
+
 def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
     out: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for p in points:
@@ -85,6 +91,31 @@ def _by_target(points: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
+def _by_place(points: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for p in points:
+        out[(p["placement"], p["payload_type"])].append(p)
+    return out
+
+
+def _mode_panels(points: list[dict]) -> tuple[object, list[tuple[object, str, list[tuple[str, list[dict]]]]]]:
+    """One panel per mode of points, side by side: the figure, and each panel's axes, mode and per-target series."""
+    modes = sorted({p["mode"] for p in points}, key=["twoway", "oneway", "echo"].index)
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
+    return fig, [(ax, mode, sorted(_by_target([p for p in points if p["mode"] == mode]).items()))
+                 for ax, mode in zip(axes[0], modes)]
+
+
+def _p50_band(ax, target: str, series: list[dict], style: str, alpha: float) -> tuple[list[int], list[float]]:
+    """A target's p50 per payload, shaded up to its p99; returns the payloads and the p99s."""
+    x = [p["payload_bytes"] for p in series]
+    p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
+    p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
+    ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
+    ax.fill_between(x, p50, p99, color=colour(target), alpha=alpha, lw=0)
+    return x, p99
+
+
 def _payload_axis(ax, sizes: list[int]) -> None:
     # symlog from 1 byte: a payload of 0 stays on the axis, larger sizes spread as on a log scale. Ticks at powers
     # of four (1 B, 4 B, ... 64 KiB) keep labels apart where campaign sizes such as 1000 and 1024 sit together.
@@ -98,49 +129,44 @@ def _payload_axis(ax, sizes: list[int]) -> None:
     ax.grid(True, which="both", alpha=0.3)
 
 
+def _finish_payload_panel(ax, sizes: list[int], ylabel: str, title: str, log_y: bool = True) -> None:
+    """The payload x axis, a log µs-style y axis (drawn data first: it reads the y range), labels and legend."""
+    _payload_axis(ax, sizes)
+    if log_y:
+        ax.set_yscale("log")
+        _us_axis(ax)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+
+
 def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
     figures = []
     for (placement, mode, ptype), pts in sorted(_groups(points).items()):
         fig, ax = plt.subplots(figsize=(8, 5))
         sizes = []
         for target, series in sorted(_by_target(pts).items()):
-            x = [p["payload_bytes"] for p in series]
+            x, p99 = _p50_band(ax, target, series, "-" if series[0].get("kind") == "orb" else "--", 0.10)
             sizes += x
-            p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
-            p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
-            style = "-" if series[0].get("kind") == "orb" else "--"
-            ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
-            ax.fill_between(x, p50, p99, color=colour(target), alpha=0.10, lw=0)
             ax.plot(x, p99, ":", lw=0.8, color=colour(target))
-        _payload_axis(ax, sizes)
-        ax.set_yscale("log")
-        _us_axis(ax)
         what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
-        ax.set_ylabel(f"{what} (µs)")
-        ax.set_title(f"{what} vs payload ({ptype}, {placement})")
-        ax.legend(fontsize=8)
-        path = out_dir / f"latency-{mode}-{ptype}-{placement}.png"
-        save(fig, path)
-        figures.append(Figure(path, f"Latency, {mode}, {ptype}, {placement}",
-                              f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
-                              f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
+        _finish_payload_panel(ax, sizes, f"{what} (µs)", f"{what} vs payload ({ptype}, {placement})")
+        figures.append(saved(fig, out_dir / f"latency-{mode}-{ptype}-{placement}.png",
+                             f"Latency, {mode}, {ptype}, {placement}",
+                             f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
+                             f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
     return figures
 
 
 def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
     """The headline: ORB latency minus the same-language socket baseline, per payload, with 95% intervals."""
     figures = []
-    by_place: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for p in points:
-        added = p.get("orb_added_latency_ns") or {}
-        if added.get("estimate") is not None:
-            by_place[(p["placement"], p["payload_type"])].append(p)
-    for (placement, ptype), pts in sorted(by_place.items()):
-        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
-        fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
-        for ax, mode in zip(axes[0], modes):
+    added = [p for p in points if (p.get("orb_added_latency_ns") or {}).get("estimate") is not None]
+    for (placement, ptype), pts in sorted(_by_place(added).items()):
+        fig, panels = _mode_panels(pts)
+        for ax, mode, by_target in panels:
             sizes = []
-            for target, series in sorted(_by_target([p for p in pts if p["mode"] == mode]).items()):
+            for target, series in by_target:
                 x = [p["payload_bytes"] for p in series]
                 sizes += x
                 est = [p["orb_added_latency_ns"]["estimate"] / 1e3 for p in series]
@@ -152,15 +178,12 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
                 ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
                             marker="o", ms=4, capsize=3, color=colour(target), label=f"{target} − {base}")
             ax.axhline(0, color="black", lw=0.8)
-            _payload_axis(ax, sizes)
-            ax.set_ylabel("ORB-added latency, p50 (µs)")
-            ax.set_title(f"{mode}: ORB-added latency ({ptype}, {placement})")
-            ax.legend(fontsize=8)
-        path = out_dir / f"orb-added-{ptype}-{placement}.png"
-        save(fig, path)
-        figures.append(Figure(path, f"ORB-added latency, {ptype}, {placement}",
-                              "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
-                              "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
+            _finish_payload_panel(ax, sizes, "ORB-added latency, p50 (µs)",
+                                  f"{mode}: ORB-added latency ({ptype}, {placement})", log_y=False)
+        figures.append(saved(fig, out_dir / f"orb-added-{ptype}-{placement}.png",
+                             f"ORB-added latency, {ptype}, {placement}",
+                             "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
+                             "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
     return figures
 
 
@@ -192,21 +215,16 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
             if not sizes:
                 continue
             drawn = True
-            _payload_axis(ax, sizes)
-            ax.set_yscale("log")
-            _us_axis(ax)
-            ax.set_ylabel("payload throughput (MB/s)")
-            ax.set_title(f"{mode}: " + ("receiver, to the sync barrier" if mode == "oneway" else
-                                         "one client, call after call"))
-            ax.legend(fontsize=8)
+            _finish_payload_panel(ax, sizes, "payload throughput (MB/s)",
+                                  f"{mode}: " + ("receiver, to the sync barrier" if mode == "oneway" else
+                                                 "one client, call after call"))
         if not drawn:
             plt.close(fig)
             continue
-        path = out_dir / f"throughput-{ptype}-{placement}.png"
-        save(fig, path)
-        figures.append(Figure(path, f"Throughput, {ptype}, {placement}",
-                              "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the closing "
-                              "sync barrier, twoway as one client's back-to-back calls carried them; higher is better."))
+        figures.append(saved(fig, out_dir / f"throughput-{ptype}-{placement}.png", f"Throughput, {ptype}, {placement}",
+                             "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the "
+                             "closing sync barrier, twoway as one client's back-to-back calls carried them; higher "
+                             "is better."))
     return figures
 
 
@@ -216,32 +234,19 @@ def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
     if len({p["target"] for p in sockets}) < 2:
         return []
     figures = []
-    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for p in sockets:
-        by[(p["placement"], p["payload_type"])].append(p)
-    for (placement, ptype), pts in sorted(by.items()):
-        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
-        fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
-        for ax, mode in zip(axes[0], modes):
+    for (placement, ptype), pts in sorted(_by_place(sockets).items()):
+        fig, panels = _mode_panels(pts)
+        for ax, mode, by_target in panels:
             sizes = []
-            for target, series in sorted(_by_target([p for p in pts if p["mode"] == mode]).items()):
-                x = [p["payload_bytes"] for p in series]
-                sizes += x
-                p50 = [p["latency_ns"]["p50"] / 1e3 for p in series]
-                p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
-                ax.plot(x, p50, "-", marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
-                ax.fill_between(x, p50, p99, color=colour(target), alpha=0.12, lw=0)
-            _payload_axis(ax, sizes)
-            ax.set_yscale("log")
-            _us_axis(ax)
-            ax.set_ylabel("client time per call (µs)" if mode == "oneway" else f"{mode} round trip (µs)")
-            ax.set_title(f"{mode}: socket baselines")
-            ax.legend(fontsize=8)
-        path = out_dir / f"socket-baselines-{ptype}-{placement}.png"
-        save(fig, path)
-        figures.append(Figure(path, f"Socket baselines side by side, {ptype}, {placement}",
-                              "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
-                              "the gap is the language's socket cost, which no ORB-added number contains."))
+            for target, series in by_target:
+                sizes += _p50_band(ax, target, series, "-", 0.12)[0]
+            _finish_payload_panel(ax, sizes,
+                                  "client time per call (µs)" if mode == "oneway" else f"{mode} round trip (µs)",
+                                  f"{mode}: socket baselines")
+        figures.append(saved(fig, out_dir / f"socket-baselines-{ptype}-{placement}.png",
+                             f"Socket baselines side by side, {ptype}, {placement}",
+                             "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
+                             "the gap is the language's socket cost, which no ORB-added number contains."))
     return figures
 
 

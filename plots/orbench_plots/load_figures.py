@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, saved
 
 
 def base_load(points: list[dict]) -> tuple[int, float]:
@@ -41,6 +41,18 @@ def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
     return out
 
 
+def _by_target(points: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Each target's points in order of clients, targets sorted."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for p in sorted(points, key=lambda p: p["clients"]):
+        out[p["target"]].append(p)
+    return sorted(out.items())
+
+
+def _line_style(target: str) -> str:
+    return "--" if "->" in target else "-"  # interop pairs (client->server) dashed
+
+
 def _clients_axis(ax, clients: list[int]) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(clients))
@@ -59,13 +71,9 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         rates = sorted({p["rate_hz"] for p in group})
         fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates) + 2.5, 4.8), sharey=True, squeeze=False)
         for ax, rate in zip(axes[0], rates):
-            by_target: dict[str, list[dict]] = defaultdict(list)
-            for p in sorted(group, key=lambda p: p["clients"]):
-                if p["rate_hz"] == rate:
-                    by_target[p["target"]].append(p)
-            for target, series in sorted(by_target.items()):
+            for target, series in _by_target([p for p in group if p["rate_hz"] == rate]):
                 x = [p["clients"] for p in series]
-                style = "--" if "->" in target else "-"
+                style = _line_style(target)
                 ax.plot(x, [p["latency_ns"]["p50"] / 1e3 for p in series], style, marker="o", color=colour(target),
                         label=f"{target} p50")
                 ax.plot(x, [p["latency_ns"]["p99"] / 1e3 for p in series], style, marker="^", alpha=0.45,
@@ -78,12 +86,8 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         _us_axis(axes[0][0])
         axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.suptitle(f"{mode} {_bytes_label(size)} {ptype}: latency vs number of clients ({pl})")
-        fig.tight_layout()
-        path = out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figures.append(Figure(
-            path, f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+        figures.append(saved(
+            fig, out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png", f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
             "p50 (circles) and p99 (triangles) of every call of every client of a point, pooled over clients and "
             "trials, against the number of client processes calling one server at once (interop pairs dashed). "
             "Every client is pinned like the placement's one client, so on a 2-CPU machine they share one CPU "
@@ -103,24 +107,17 @@ def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         if not closed:
             continue
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        by_target: dict[str, list[dict]] = defaultdict(list)
-        for p in sorted(closed, key=lambda p: p["clients"]):
-            by_target[p["target"]].append(p)
-        for target, series in sorted(by_target.items()):
+        for target, series in _by_target(closed):
             ax.plot([p["clients"] for p in series], [p["load"]["aggregate_calls_per_s"] / 1e3 for p in series],
-                    "--" if "->" in target else "-", marker="o", color=colour(target), label=target)
+                    _line_style(target), marker="o", color=colour(target), label=target)
         _clients_axis(ax, clients)
         ax.set_ylabel("calls per second, all clients (thousands)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title(f"{mode} {_bytes_label(size)} {ptype}, closed loop: aggregate throughput ({pl})")
-        fig.tight_layout()
-        path = out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figures.append(Figure(
-            path, f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+        figures.append(saved(
+            fig, out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png", f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
             "Calls of all clients over the group's span (earliest client's first timed call to the latest "
             "client's end, on the host's one monotonic clock; oneway: to the closing barrier, so it is what the "
             "server received), mean over trials. Flat means the clients only share what one client already used."))
@@ -154,12 +151,8 @@ def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_title(f"{mode} {_bytes_label(size)} at {_rate_label(rate)}: deadline misses ({pl})")
-        fig.tight_layout()
-        path = out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figures.append(Figure(
-            path, f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
+        figures.append(saved(
+            fig, out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png", f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
             "Share of calls, over every client and trial, that completed after the next call's intended send time "
             "(latency from the intended send time above 1/rate). A late call sends the next one late, and that "
             "lateness is in the next sample too."))
@@ -197,12 +190,8 @@ def interop(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.grid(True, axis="y", which="both", alpha=0.3)
         ax.set_title(f"{mode} {_bytes_label(size)} {ptype}: cross-ORB calls ({pl})")
         _us_axis(ax)
-        fig.tight_layout()
-        path = out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figures.append(Figure(
-            path, f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
+        figures.append(saved(
+            fig, out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png", f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
             "Each interop pair (hatched, client->server) between the two homogeneous pairs of its ORBs (or socket "
             "baselines), measured at the same point in the same run, interleaved. No ORB-added latency for a pair: "
             "no single-language socket baseline removes exactly one side's share."))
