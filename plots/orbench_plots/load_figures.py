@@ -87,7 +87,8 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.suptitle(f"{mode} {_bytes_label(size)} {ptype}: latency vs number of clients ({pl})")
         figures.append(saved(
-            fig, out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png", f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png",
+            f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
             "p50 (circles) and p99 (triangles) of every call of every client of a point, pooled over clients and "
             "trials, against the number of client processes calling one server at once (interop pairs dashed). "
             "Every client is pinned like the placement's one client, so on a 2-CPU machine they share one CPU "
@@ -117,7 +118,8 @@ def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.legend(fontsize=8)
         ax.set_title(f"{mode} {_bytes_label(size)} {ptype}, closed loop: aggregate throughput ({pl})")
         figures.append(saved(
-            fig, out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png", f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png",
+            f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
             "Calls of all clients over the group's span (earliest client's first timed call to the latest "
             "client's end, on the host's one monotonic clock; oneway: to the closing barrier, so it is what the "
             "server received), mean over trials. Flat means the clients only share what one client already used."))
@@ -152,7 +154,8 @@ def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.legend(fontsize=8)
         ax.set_title(f"{mode} {_bytes_label(size)} at {_rate_label(rate)}: deadline misses ({pl})")
         figures.append(saved(
-            fig, out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png", f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png",
+            f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
             "Share of calls, over every client and trial, that completed after the next call's intended send time "
             "(latency from the intended send time above 1/rate). A late call sends the next one late, and that "
             "lateness is in the next sample too."))
@@ -191,7 +194,8 @@ def interop(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_title(f"{mode} {_bytes_label(size)} {ptype}: cross-ORB calls ({pl})")
         _us_axis(ax)
         figures.append(saved(
-            fig, out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png", f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png",
+            f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
             "Each interop pair (hatched, client->server) between the two homogeneous pairs of its ORBs (or socket "
             "baselines), measured at the same point in the same run, interleaved. No ORB-added latency for a pair: "
             "no single-language socket baseline removes exactly one side's share."))

@@ -14,7 +14,7 @@ from orbench.equivalence import empirical_band
 from orbench.gclog import GcPause, gc_logs, parse_gc_log
 from orbench.results import RunStore
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, save
+from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, saved
 
 # The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
 SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
@@ -59,30 +59,39 @@ def _tidy_log_axis(ax) -> None:
     _us_axis(ax)  # majors, plus minors at 2x and 5x on a wide range
 
 
-def _save(fig, path: Path) -> None:
-    save(fig, path, dpi=100)
+def _saved(fig, path: Path, title: str, caption: str) -> Figure:
+    return saved(fig, path, title, caption, dpi=100)
+
+
+def _payload_panels(by_size: dict[int, list[str]]) -> tuple[object, list[tuple[object, int, list[str]]]]:
+    """One panel per chosen payload, side by side: the figure, and each panel's axes, payload and targets."""
+    sizes = chosen_payloads(list(by_size))
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
+    return fig, [(ax, size, by_size[size]) for ax, size in zip(axes[0], sizes)]
+
+
+def _finish_payload_panels(fig, panels: list, ylabel: str, title: str) -> None:
+    for ax, _size, _targets in panels:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    panels[0][0].set_ylabel(ylabel)
+    fig.suptitle(title)
 
 
 def cdfs(run: RunSamples, out_dir: Path) -> list[Figure]:
     figures = []
     for (pl, mode, pt), by_size in sorted(run.groups().items()):
-        sizes = chosen_payloads(list(by_size))
-        fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
-        for ax, size in zip(axes[0], sizes):
-            for target in by_size[size]:
+        fig, panels = _payload_panels(by_size)
+        for ax, size, targets in panels:
+            for target in targets:
                 x = np.sort(run.samples((pl, mode, pt, size, target))) / 1e3
                 y = np.arange(1, x.size + 1) / x.size
                 ax.plot(x, y, color=colour(target), lw=1.2, label=target)
             ax.set_xscale("log")
             ax.set_title(f"{_bytes_label(size)}")
             ax.set_xlabel("latency per call (µs)")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        axes[0][0].set_ylabel("fraction of calls at or below")
-        fig.suptitle(f"{mode} latency CDF ({pt}, {pl})")
-        path = out_dir / f"cdf-{mode}-{pt}-{pl}.png"
-        _save(fig, path)
-        figures.append(Figure(path, f"CDF, {mode}, {pt}, {pl}",
+        _finish_payload_panels(fig, panels, "fraction of calls at or below", f"{mode} latency CDF ({pt}, {pl})")
+        figures.append(_saved(fig, out_dir / f"cdf-{mode}-{pt}-{pl}.png", f"CDF, {mode}, {pt}, {pl}",
                               "Share of calls (y) that took at most x µs, at the smallest, ~1 KiB and largest "
                               "payload; a curve further left is faster, a long flat top is a tail."))
     return figures
@@ -103,10 +112,9 @@ def _nines_label(v: float, _pos: int = 0) -> str:
 def spectra(run: RunSamples, out_dir: Path) -> list[Figure]:
     figures = []
     for (pl, mode, pt), by_size in sorted(run.groups().items()):
-        sizes = chosen_payloads(list(by_size))
-        fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
-        for ax, size in zip(axes[0], sizes):
-            for target in by_size[size]:
+        fig, panels = _payload_panels(by_size)
+        for ax, size, targets in panels:
+            for target in targets:
                 x = run.samples((pl, mode, pt, size, target))
                 qs = [q for q in SPECTRUM]
                 vals = np.percentile(x, qs) / 1e3
@@ -125,13 +133,9 @@ def spectra(run: RunSamples, out_dir: Path) -> list[Figure]:
             ax.set_yscale("log")
             _tidy_log_axis(ax)
             ax.set_title(_bytes_label(size))
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        axes[0][0].set_ylabel("latency per call (µs)")
-        fig.suptitle(f"{mode} percentile spectrum ({pt}, {pl})")
-        path = out_dir / f"spectrum-{mode}-{pt}-{pl}.png"
-        _save(fig, path)
-        figures.append(Figure(path, f"Percentile spectrum, {mode}, {pt}, {pl}",
+        _finish_payload_panels(fig, panels, "latency per call (µs)", f"{mode} percentile spectrum ({pt}, {pl})")
+        figures.append(_saved(fig, out_dir / f"spectrum-{mode}-{pt}-{pl}.png",
+                              f"Percentile spectrum, {mode}, {pt}, {pl}",
                               "Latency at each percentile from p0 to p99.99 (x: number of nines), max as x; hollow "
                               "dashed points are percentiles with fewer than 10 samples beyond them. Flat is good."))
     return figures
@@ -197,9 +201,8 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
                      f"trial, {total} in the workers' logs")
         ax.legend(fontsize=8, loc="upper right")
         ax.grid(True, alpha=0.3)
-        path = out_dir / f"timeline-gc-{target}-{key[0]}.png"
-        _save(fig, path)
-        figures.append(Figure(path, f"Per-call latency over time with GC pauses, {target}",
+        figures.append(_saved(fig, out_dir / f"timeline-gc-{target}-{key[0]}.png",
+                              f"Per-call latency over time with GC pauses, {target}",
                               "Each call's latency in call order; shaded spans are stop-the-world GC pauses from the "
                               "client's (red) and server's (orange) GC logs, placed by wall clock to about 1 ms. "
                               "A spike under a span is a GC pause."))
@@ -245,9 +248,8 @@ def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Fi
     ax2.legend(fontsize=8)
     fig.suptitle(f"{pick['a']} vs {pick['b']}, {pick['mode']} {_bytes_label(pick['payload_bytes'])} "
                  f"({pick['placement']}); beta per trial p50 = {pick['regression_trial_p50_b_on_a']['beta']:.3f}")
-    path = out_dir / f"equivalence-{pick['a']}-{pick['b']}.png"
-    _save(fig, path)
-    return [Figure(path, f"Equivalence of {pick['a']} and {pick['b']}",
+    return [_saved(fig, out_dir / f"equivalence-{pick['a']}-{pick['b']}.png",
+                   f"Equivalence of {pick['a']} and {pick['b']}",
                    "Left: the two traces' CDFs, overlaid (equivalent traces mask each other). Right: one trace's calls "
                    "against the other's empirical 95% band (sliding-mean forecast ± 2√MSE); seed 004 calls them "
                    "equivalent when each captures ≥ 95% of the other.")]
