@@ -54,6 +54,22 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec);
 // The same with the load fields: several clients sharing the server, a fixed rate (PROTOCOL.md).
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
 
+// A call's bookkeeping, run after its second clock read (never between the two reads).
+inline void record_paced_call(TimedSpan& span, int64_t* samples_ns, uint64_t i, int64_t intended, int64_t before,
+                              int64_t after, int64_t period_ns) {
+  samples_ns[i] = after - intended;
+  if (i == 0) span.first_send_ns = before;
+  span.last_send_ns = before;
+  span.end_ns = after;
+  if (after - intended > period_ns) ++span.deadline_misses;
+}
+
+inline void record_call(TimedSpan& span, int64_t* samples_ns, uint64_t i, int64_t before, int64_t after) {
+  samples_ns[i] = after - before;
+  if (i == 0) span.start_ns = before;
+  span.end_ns = after;
+}
+
 // The fixed-rate form of timed_loop (pacing.hpp). Call i waits until t_i = t_0 + i * period when it is early
 // and goes at once when it is late; its sample is completion - t_i. A call is a deadline miss when it
 // completes after the next call's intended send time t_{i+1} (its sample is above one period): from there on
@@ -72,21 +88,13 @@ TimedSpan paced_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& c
       const int64_t before = monotonic_ns();
       call(i);
       const int64_t after = monotonic_ns();
-      samples_ns[i] = after - intended;
-      if (i == 0) span.first_send_ns = before;
-      span.last_send_ns = before;
-      span.end_ns = after;
-      if (after - intended > period_ns) ++span.deadline_misses;
+      record_paced_call(span, samples_ns, i, intended, before, after, period_ns);
       check(i);
     } else {
       const int64_t before = monotonic_ns();
       auto result = call(i);
       const int64_t after = monotonic_ns();
-      samples_ns[i] = after - intended;
-      if (i == 0) span.first_send_ns = before;
-      span.last_send_ns = before;
-      span.end_ns = after;
-      if (after - intended > period_ns) ++span.deadline_misses;
+      record_paced_call(span, samples_ns, i, intended, before, after, period_ns);
       check(i, result);
     }
   }
@@ -105,17 +113,13 @@ TimedSpan timed_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& c
       const int64_t before = monotonic_ns();
       call(i);
       const int64_t after = monotonic_ns();
-      samples_ns[i] = after - before;
-      if (i == 0) span.start_ns = before;
-      span.end_ns = after;
+      record_call(span, samples_ns, i, before, after);
       check(i);
     } else {
       const int64_t before = monotonic_ns();
       auto result = call(i);
       const int64_t after = monotonic_ns();
-      samples_ns[i] = after - before;
-      if (i == 0) span.start_ns = before;
-      span.end_ns = after;
+      record_call(span, samples_ns, i, before, after);
       check(i, result);
     }
   }
