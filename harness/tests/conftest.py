@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from orbench.campaign import load_campaign
+from orbench.errors import UserError
 from orbench.targets import load_targets, unavailable_reason
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -41,6 +43,16 @@ def write_campaign(tmp_path):
         return path
 
     return write
+
+
+def campaign_error(write_campaign, text: str) -> str:
+    """The message of the UserError that loading this campaign text raises; it must name the file."""
+    path = write_campaign(text)
+    with pytest.raises(UserError) as exc:
+        load_campaign(path)
+    message = str(exc.value)
+    assert str(path) in message, "the message must name the file"
+    return message
 
 
 @pytest.fixture

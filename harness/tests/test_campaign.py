@@ -4,7 +4,7 @@ import pytest
 from orbench.campaign import load_campaign
 from orbench.errors import UserError
 
-from tests.conftest import run_cli
+from tests.conftest import campaign_error, run_cli
 
 GOOD = """
 name = "t"
@@ -13,15 +13,6 @@ modes = ["twoway", "oneway"]
 payload_bytes = [1, 1000, 65536]
 trials = 3
 """
-
-
-def error_of(write_campaign, text: str) -> str:
-    path = write_campaign(text)
-    with pytest.raises(UserError) as exc:
-        load_campaign(path)
-    message = str(exc.value)
-    assert str(path) in message, "the message must name the file"
-    return message
 
 
 def test_good_campaign_expands_with_defaults(write_campaign):
@@ -39,38 +30,38 @@ def test_orb_baseline_is_added(write_campaign):
 
 
 def test_unknown_target(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace('"omniorb"', '"omniorbb"'))
+    msg = campaign_error(write_campaign, GOOD.replace('"omniorb"', '"omniorbb"'))
     assert "targets[0]" in msg and "'omniorbb'" in msg and "did you mean 'omniorb'" in msg
 
 
 def test_payload_given_as_string(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace("[1, 1000, 65536]", '[1, "1KB", 65536]'))
+    msg = campaign_error(write_campaign, GOOD.replace("[1, 1000, 65536]", '[1, "1KB", 65536]'))
     assert "payload_bytes[1]" in msg and "'1KB'" in msg and "integer" in msg
 
 
 def test_negative_trial_count(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace("trials = 3", "trials = -2"))
+    msg = campaign_error(write_campaign, GOOD.replace("trials = 3", "trials = -2"))
     assert "key trials" in msg and "-2" in msg and "minimum" in msg
 
 
 def test_misspelt_key_gets_a_suggestion(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace("trials = 3", "trails = 3"))
+    msg = campaign_error(write_campaign, GOOD.replace("trials = 3", "trails = 3"))
     assert "unknown key 'trails'" in msg and "did you mean 'trials'" in msg
 
 
 def test_unknown_mode_and_placement(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace('"oneway"]', '"sideways"]') + 'placements = ["one-core"]\n')
+    msg = campaign_error(write_campaign, GOOD.replace('"oneway"]', '"sideways"]') + 'placements = ["one-core"]\n')
     assert "modes[1]" in msg and "'sideways'" in msg
     assert "placements[0]" in msg and "'one-core'" in msg
 
 
 def test_missing_required_key(write_campaign):
-    msg = error_of(write_campaign, GOOD.replace("modes =", "#modes ="))
+    msg = campaign_error(write_campaign, GOOD.replace("modes =", "#modes ="))
     assert "'modes' is a required property" in msg
 
 
 def test_broken_toml(write_campaign):
-    msg = error_of(write_campaign, GOOD + "trials = = 3\n")
+    msg = campaign_error(write_campaign, GOOD + "trials = = 3\n")
     assert "not valid TOML" in msg
 
 

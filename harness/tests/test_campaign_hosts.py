@@ -4,10 +4,11 @@ naming the file, the key and the value; and what deployment copies for each targ
 import pytest
 from orbench.campaign import load_campaign
 from orbench.deploy import target_files
-from orbench.errors import UserError
 from orbench.hosts import Host, HostSpec, SshSettings, check_url
 from orbench.paths import campaigns_dir
 from orbench.targets import load_targets
+
+from tests.conftest import campaign_error
 
 BASE = """
 name = "t"
@@ -15,14 +16,6 @@ targets = ["c-socket"]
 modes = ["twoway"]
 payload_bytes = [1]
 """
-
-
-def error_of(write_campaign, text: str) -> str:
-    path = write_campaign(text)
-    with pytest.raises(UserError) as exc:
-        load_campaign(path)
-    assert str(path) in str(exc.value), "the message must name the file"
-    return str(exc.value)
 
 
 def test_default_is_one_local_pair(write_campaign):
@@ -65,32 +58,32 @@ java = "/opt/jdk/bin/java"
     ("ssh://ro ot@h", "not of the form"),
 ])
 def test_bad_host_url_names_file_key_value(write_campaign, url, why):
-    msg = error_of(write_campaign, BASE + f'host_pairs = [["alpha", "local"]]\n[hosts.alpha]\nurl = "{url}"\n')
+    msg = campaign_error(write_campaign, BASE + f'host_pairs = [["alpha", "local"]]\n[hosts.alpha]\nurl = "{url}"\n')
     assert "hosts.alpha.url" in msg and repr(url) in msg and why in msg
     assert check_url(url)
 
 
 def test_bad_url_in_host_pairs(write_campaign):
-    msg = error_of(write_campaign, BASE + 'host_pairs = [["local", "ssh://u:pw@h"]]\n')
+    msg = campaign_error(write_campaign, BASE + 'host_pairs = [["local", "ssh://u:pw@h"]]\n')
     assert "host_pairs[0][1]" in msg and "'ssh://u:pw@h'" in msg and "password" in msg
 
 
 def test_unknown_host_name_in_pairs(write_campaign):
-    msg = error_of(write_campaign, BASE + 'host_pairs = [["alpha", "betta"]]\n[hosts.alpha]\nurl = "local"\n')
+    msg = campaign_error(write_campaign, BASE + 'host_pairs = [["alpha", "betta"]]\n[hosts.alpha]\nurl = "local"\n')
     assert "host_pairs[0][0]" not in msg and "host_pairs[0][1]" in msg and "'betta'" in msg and "alpha" in msg
 
 
 def test_pair_must_have_two_hosts_and_ssh_keys_are_checked(write_campaign):
-    msg = error_of(write_campaign, BASE + 'host_pairs = [["local"]]\n')
+    msg = campaign_error(write_campaign, BASE + 'host_pairs = [["local"]]\n')
     assert "host_pairs[0]" in msg
-    msg = error_of(write_campaign, BASE + '[ssh]\npassword = "x"\n')
+    msg = campaign_error(write_campaign, BASE + '[ssh]\npassword = "x"\n')
     assert "password" in msg
-    msg = error_of(write_campaign, BASE + 'host_pairs = [["ssh://h", "local"]]\n[ssh]\nknown_hosts = "nope"\n')
+    msg = campaign_error(write_campaign, BASE + 'host_pairs = [["ssh://h", "local"]]\n[ssh]\nknown_hosts = "nope"\n')
     assert "ssh.known_hosts" in msg and "no such file" in msg
 
 
 def test_local_server_on_loopback_cannot_serve_a_remote_client(write_campaign):
-    msg = error_of(write_campaign, BASE + 'host_pairs = [["local", "ssh://root@h"]]\n')
+    msg = campaign_error(write_campaign, BASE + 'host_pairs = [["local", "ssh://root@h"]]\n')
     assert "host_pairs[0]" in msg and "127.0.0.1" in msg and "cannot reach" in msg
     text = BASE + 'host_pairs = [["me", "ssh://root@h"]]\n[hosts.me]\nurl = "local"\naddress = "10.9.9.9"\n'
     assert load_campaign(write_campaign(text)).host_pairs()[0].bind_address == "10.9.9.9"

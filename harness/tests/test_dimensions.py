@@ -13,7 +13,7 @@ from orbench.runner import Runner
 from orbench.summary import write_summary
 from orbench.targets import counted_payload_bytes, load_descriptor, load_targets
 
-from tests.conftest import require_targets
+from tests.conftest import campaign_error, require_targets
 
 BASE = """
 name = "dims"
@@ -23,28 +23,20 @@ payload_bytes = [100]
 """
 
 
-def _error(write_campaign, text: str) -> str:
-    path = write_campaign(text)
-    with pytest.raises(UserError) as info:
-        load_campaign(path)
-    assert str(path) in str(info.value)
-    return str(info.value)
-
-
 def test_option_sets_are_validated_naming_file_key_and_value(write_campaign):
-    bad_type = _error(write_campaign, BASE + 'option_sets = [{tcp_nodelay = true}, {tcp_nodelay = "no"}]\n')
+    bad_type = campaign_error(write_campaign, BASE + 'option_sets = [{tcp_nodelay = true}, {tcp_nodelay = "no"}]\n')
     assert "option_sets[1].tcp_nodelay" in bad_type and "'no'" in bad_type
-    unknown = _error(write_campaign, BASE + "option_sets = [{tcp_nodelai = true}]\n")
+    unknown = campaign_error(write_campaign, BASE + "option_sets = [{tcp_nodelai = true}]\n")
     assert "option_sets[0]" in unknown and "tcp_nodelai" in unknown
-    too_small = _error(write_campaign, BASE + "option_sets = [{socket_buffer_bytes = 0}]\n")
+    too_small = campaign_error(write_campaign, BASE + "option_sets = [{socket_buffer_bytes = 0}]\n")
     assert "option_sets[0].socket_buffer_bytes" in too_small and "value 0" in too_small
-    scope = _error(write_campaign, BASE + 'option_sets = [{sync_scope = "sometimes"}]\n')
+    scope = campaign_error(write_campaign, BASE + 'option_sets = [{sync_scope = "sometimes"}]\n')
     assert "option_sets[0].sync_scope" in scope and "sometimes" in scope
-    same = _error(write_campaign, BASE.replace('modes = ["twoway"]', 'modes = ["twoway"]\n'
+    same = campaign_error(write_campaign, BASE.replace('modes = ["twoway"]', 'modes = ["twoway"]\n'
                                               'option_sets = [{}, {tcp_nodelay = false}]')
                   + "[options]\ntcp_nodelay = false\n")
     assert "option_sets[1]" in same and "tcp_nodelay=false" in same
-    ptype = _error(write_campaign, BASE.replace('modes = ["twoway"]', 'modes = ["twoway"]\n'
+    ptype = campaign_error(write_campaign, BASE.replace('modes = ["twoway"]', 'modes = ["twoway"]\n'
                                                'payload_types = ["octets", "floats"]'))
     assert "payload_types[1]" in ptype and "floats" in ptype
 
