@@ -7,15 +7,14 @@ A collector that fails records why instead of the fact; it never stops a run.
 from __future__ import annotations
 
 import os
-import platform
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from orbench.hostenv import collect_local_host
 from orbench.paths import repo_root
 from orbench.targets import java_executable
 
@@ -25,61 +24,24 @@ def _run(argv: list[str], timeout: float = 20) -> str:
     return (out.stdout + out.stderr).strip()
 
 
-def collect_host() -> dict:
-    return {"hostname": socket.gethostname(), "fqdn": socket.getfqdn()}
 
 
-def collect_kernel() -> dict:
-    u = platform.uname()
-    return {"system": u.system, "release": u.release, "version": u.version, "machine": u.machine}
 
 
-def collect_os() -> dict:
-    path = Path("/etc/os-release")
-    if not path.exists():
-        return {}
-    fields = dict(re.findall(r'^(\w+)="?([^"\n]*)"?$', path.read_text(), re.MULTILINE))
-    return {"pretty_name": fields.get("PRETTY_NAME", "")}
 
 
-def collect_cpu() -> dict:
-    info: dict = {"logical_cpus": os.cpu_count(), "usable_cpus": sorted(os.sched_getaffinity(0))}
-    text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-    model = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
-    info["model"] = model.group(1).strip() if model else platform.processor()
-    mhz = re.findall(r"^cpu MHz\s*:\s*([\d.]+)$", text, re.MULTILINE)
-    if mhz:
-        info["mhz"] = [float(m) for m in mhz]
-    flags = re.search(r"^flags\s*:\s*(.+)$", text, re.MULTILINE)
-    info["hypervisor"] = bool(flags and "hypervisor" in flags.group(1).split())
-    return info
 
 
-def collect_governor() -> dict:
-    govs = sorted({p.read_text().strip() for p in Path("/sys/devices/system/cpu").glob("cpu*/cpufreq/scaling_governor")})
-    return {"scaling_governor": govs or None}
 
 
-def collect_memory() -> dict:
-    text = Path("/proc/meminfo").read_text()
-    total = re.search(r"MemTotal:\s+(\d+) kB", text)
-    return {"total_mib": int(total.group(1)) // 1024 if total else None}
 
 
-def collect_load() -> dict:
-    return {"loadavg": list(os.getloadavg())}
 
 
 def collect_python() -> dict:
     return {"version": sys.version.split()[0], "executable": sys.executable}
 
 
-def collect_java(java: str | None = None) -> dict:
-    """The JVM the Java targets run on: the campaign's `jdk` when it set one, else the default."""
-    java = java or java_executable()
-    if shutil.which(java) is None and not os.access(java, os.X_OK):
-        return {"executable": java, "missing": True}
-    return {"executable": java, "version": _run([java, "-version"]).splitlines()}
 
 
 def collect_compiler() -> dict:
@@ -118,16 +80,11 @@ def collect_isolation() -> dict:
             "kernel_cmdline": cmdline, "taskset": shutil.which("taskset") is not None}
 
 
+# Facts about the machine itself (kernel, CPU, load, memory, TCP settings, the JVM) come from the one shell
+# script that describes every host, local or remote (hostenv.py), so two hosts compare field by field; the
+# collectors here add what only the harness's own machine has: its toolchains and the project's commit.
 COLLECTORS: list[tuple[str, Callable[[], dict]]] = [
-    ("host", collect_host),
-    ("kernel", collect_kernel),
-    ("os", collect_os),
-    ("cpu", collect_cpu),
-    ("governor", collect_governor),
-    ("memory", collect_memory),
-    ("load", collect_load),
     ("python", collect_python),
-    ("java", collect_java),
     ("compiler", collect_compiler),
     ("cmake", collect_cmake),
     ("orb_packages", collect_orb_packages),
@@ -137,10 +94,27 @@ COLLECTORS: list[tuple[str, Callable[[], dict]]] = [
 
 
 def collect_environment(java: str | None = None) -> dict:
+    """`host`: the machine's facts (hostenv's keys); then one entry per toolchain collector."""
     env: dict = {}
+    try:
+        env["host"] = collect_local_host(java or java_executable())
+    except Exception as exc:  # noqa: BLE001 - an unknown fact is recorded, never fatal
+        env["host"] = {"error": f"{type(exc).__name__}: {exc}"}
     for name, collector in COLLECTORS:
         try:
-            env[name] = collect_java(java) if collector is collect_java else collector()
+            env[name] = collector()
         except Exception as exc:  # noqa: BLE001 - an unknown fact is recorded, never fatal
             env[name] = {"error": f"{type(exc).__name__}: {exc}"}
     return env
+
+
+def host_facts(env: dict) -> dict:
+    """The machine's facts from a manifest's `environment`, in hostenv's keys, for runs of any schema version
+    (before 5 they were separate Python collectors: host, kernel, cpu, load)."""
+    host = env.get("host") or {}
+    if "kernel" in host or "url" in host:
+        return host
+    return {"hostname": host.get("hostname"), "kernel": (env.get("kernel") or {}).get("release"),
+            "cpu_model": (env.get("cpu") or {}).get("model"),
+            "logical_cpus": (env.get("cpu") or {}).get("logical_cpus"),
+            "loadavg": (env.get("load") or {}).get("loadavg")}

@@ -8,6 +8,7 @@ across machines: kernel, CPU and usable cores, load, the MTU of the route to the
 from __future__ import annotations
 
 import shlex
+import subprocess
 
 from orbench.hosts import Host
 
@@ -46,16 +47,28 @@ fi
 """
 
 
-def collect_host_environment(host: Host, peer: str | None, java: str | None) -> dict:
-    """Facts about `host`; `peer` is the address of the other host of its pair (for the route's MTU)."""
-    prefix = f"PEER={shlex.quote(peer or '')} JAVA={shlex.quote(java or '')}; export PEER JAVA\n"
-    out = host.run_shell(prefix + ENV_SCRIPT, check=False)
-    facts: dict = {"url": host.spec.url}
-    for line in out.stdout.decode(errors="replace").splitlines():
+def _script(peer: str | None, java: str | None) -> str:
+    return f"PEER={shlex.quote(peer or '')} JAVA={shlex.quote(java or '')}; export PEER JAVA\n" + ENV_SCRIPT
+
+
+def _parse(output: bytes, facts: dict) -> dict:
+    for line in output.decode(errors="replace").splitlines():
         key, _, value = line.partition("\t")
         if key and value:
             facts[key] = value.strip()
     return _typed(facts)
+
+
+def collect_host_environment(host: Host, peer: str | None, java: str | None) -> dict:
+    """Facts about `host`; `peer` is the address of the other host of its pair (for the route's MTU)."""
+    out = host.run_shell(_script(peer, java), check=False)
+    return _parse(out.stdout, {"url": host.spec.url})
+
+
+def collect_local_host(java: str | None) -> dict:
+    """The same facts about the machine the harness runs on, without a host pair (JMH, fidelity, every run)."""
+    out = subprocess.run(["sh", "-c", _script(None, java)], capture_output=True, timeout=60, check=False)
+    return _parse(out.stdout, {"url": "local"})
 
 
 def _typed(facts: dict) -> dict:

@@ -25,6 +25,9 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      with options live under samples/[<host_pair>/]<placement>/<target>/<options>/; summary points gain
      `options`; manifest targets gain `option_sets` (per set: client options and server arguments, or why the
      target cannot run it). Older runs read as option set "".
+  5: manifest `environment.host` holds the machine's facts in the keys of the host script (hostenv.py, the
+     same for every host: kernel, cpu_model, logical_cpus, loadavg, TCP sysctls, java_version ...) instead of
+     the separate host/kernel/os/cpu/governor/memory/load/java entries; environment.host_facts() reads both.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from orbench.errors import UserError
 from orbench.interop import path_safe
 from orbench.paths import results_dir
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 TRIAL_FIELDS = [
     "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",

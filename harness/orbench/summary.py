@@ -12,6 +12,7 @@ import numpy as np
 
 from orbench import equivalence, stats
 from orbench.campaign import load_label
+from orbench.environment import host_facts
 from orbench.load_summary import add_interop_comparison, load_section
 from orbench.results import SCHEMA_VERSION, RunStore, write_json_atomic
 
@@ -159,8 +160,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(not_reached)} point(s) ended by {', '.join(sorted({s['reason'] for s in not_reached}))} "
                         f"before every p50 interval was narrower than {not_reached[0]['target_ci_pct']}%")
     warnings += _load_warnings(manifest, rows)
-    load = manifest.get("environment", {}).get("load", {}).get("loadavg") or [0]
-    cpus = manifest.get("environment", {}).get("cpu", {}).get("logical_cpus") or 1
+    machine = host_facts(manifest.get("environment", {}))
+    load, cpus = machine.get("loadavg") or [0], machine.get("logical_cpus") or 1
     if load[0] > BUSY_LOAD_PER_CPU * cpus:
         warnings.append(f"busy machine: 1-minute load average {load[0]:.2f} on {cpus} CPUs at the start")
     for name, host in (manifest.get("hosts") or {}).items():
@@ -215,7 +216,7 @@ def _median(values: list[float]) -> float | None:
 def _load_warnings(manifest: dict[str, Any], rows: list[dict]) -> list[str]:
     """A busy machine during the run, from what each trial recorded (schema 2; older runs have none of it)."""
     out = []
-    cpus = manifest.get("environment", {}).get("cpu", {}).get("logical_cpus") or 1
+    cpus = host_facts(manifest.get("environment", {})).get("logical_cpus") or 1
     ok = [r for r in rows if r.get("status") == "ok"]
     loads = [float(r["loadavg_1m"]) for r in ok if r.get("loadavg_1m")]
     if loads and max(loads) > BUSY_LOAD_DURING_RUN_PER_CPU * cpus:

@@ -28,8 +28,8 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert code == 0, err
     run_dir = results_root / "small" / "latest"
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["schema_version"] == 4
-    assert manifest["environment"]["kernel"]["release"] and manifest["placements"][0]["pinned"]
+    assert manifest["status"] == "complete" and manifest["schema_version"] == 5
+    assert manifest["environment"]["host"]["kernel"].startswith("Linux") and manifest["placements"][0]["pinned"]
     assert manifest["targets"]["omniorb"]["workers"]["same-core"]["server"]["orb_version"]
     summary = json.loads((run_dir / "summary.json").read_text())
     orb_points = [p for p in summary["points"] if p["target"] == "omniorb"]

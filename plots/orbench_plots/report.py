@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from orbench.campaign import load_label
+from orbench.environment import host_facts
 from orbench.gclog import parse_gc_log, pause_summary
 
 from orbench_plots.extra_sections import extra_sections
@@ -166,6 +167,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
            not_made: list[tuple[str, str]] | None = None) -> str:
     campaign = manifest.get("campaign", {})
     env = manifest.get("environment", {})
+    machine = host_facts(env)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>orbench: {_esc(campaign.get('name'))} {_esc(manifest.get('run_id'))}</title>",
@@ -174,9 +176,9 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
         f"<code>{_esc(manifest.get('run_id'))}</code></h1>",
         f"<p>{_esc(campaign.get('description', ''))}</p>",
         f"<p>Status <b>{_esc(manifest.get('status'))}</b>; started {_esc(manifest.get('started_at'))}, finished "
-        f"{_esc(manifest.get('finished_at'))}; host {_esc(env.get('host', {}).get('hostname'))}, "
-        f"{_esc(env.get('cpu', {}).get('model'))}, {_esc(env.get('cpu', {}).get('logical_cpus'))} CPUs, kernel "
-        f"{_esc(env.get('kernel', {}).get('release'))}; orbench commit "
+        f"{_esc(manifest.get('finished_at'))}; host {_esc(machine.get('hostname'))}, "
+        f"{_esc(machine.get('cpu_model'))}, {_esc(machine.get('logical_cpus'))} CPUs, kernel "
+        f"{_esc(machine.get('kernel'))}; orbench commit "
         f"<code>{_esc((env.get('git') or {}).get('commit'))}</code>"
         f"{' (with local changes)' if (env.get('git') or {}).get('dirty') else ''}.</p>",
         f"<p>{_esc(campaign.get('trials'))} trials per point of {_esc(campaign.get('calls'))} timed calls each; "

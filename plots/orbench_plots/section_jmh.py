@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from orbench.environment import host_facts
+
 # Known ORBs first, in this order; any other ORB follows in the order met.
 ORB_ORDER = ("jacorb", "glassfish")
 ORB_LABELS = {"jacorb": "JacORB", "glassfish": "GlassFish"}
@@ -92,7 +94,7 @@ def section(jmh_dir: Path) -> str:
                 "ingests its results.</p>")
     rows = json.loads(rows_file.read_text())
     manifest = json.loads((jmh_dir / "manifest.json").read_text())
-    env = manifest.get("environment", {})
+    machine = host_facts(manifest.get("environment", {}))
     head = ("benchmark", "parameters", "score", "± (99.9%)", "unit", "allocated B/op")
     out = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
@@ -102,7 +104,7 @@ def section(jmh_dir: Path) -> str:
         out.append("<tr>" + _cells(cells) + _cells(nums, "num") + "</tr>")
     return (f"<h2>JMH micro-benchmarks</h2><p>JMH run <code>{html.escape(jmh_dir.resolve().name)}</code> "
             f"(ingested {html.escape(str(manifest.get('ingested_at')))}, host "
-            f"{html.escape(str(env.get('host', {}).get('hostname')))}, {html.escape(str(env.get('cpu', {}).get('model')))}); "
+            f"{html.escape(str(machine.get('hostname')))}, {html.escape(str(machine.get('cpu_model')))}); "
             "average time per operation with JMH's 99.9% error, and bytes allocated per operation from "
             "<code>-prof gc</code> (gc.alloc.rate.norm). <code>baseline</code> rows are empty operations: JMH's own "
             "cost.</p>" + side_by_side(rows)
