@@ -34,16 +34,23 @@ def available_cpus() -> list[int]:
 
 
 def resolve(name: str) -> Placement:
-    """Same-core and split-core use the highest CPUs this process may run on: CPU 0 takes most interrupts."""
+    """A placement on this machine, where both workers run."""
+    if name != "unpinned" and shutil.which("taskset") is None:
+        raise UserError(f"placement {name!r} needs taskset (apt-get install util-linux), or use 'unpinned'")
     cpus = available_cpus()
+    return resolve_on(name, cpus, cpus)
+
+
+def resolve_on(name: str, server_cpus: list[int], client_cpus: list[int]) -> Placement:
+    """The placement rule, given the CPUs each worker's host lets it use: same-core pins each worker to its
+    host's highest usable CPU (on one host: both on one CPU), split-core puts the server one CPU lower. The
+    highest CPUs, because CPU 0 takes most interrupts."""
     if name == "unpinned":
         return Placement(name, None, None)
-    if shutil.which("taskset") is None:
-        raise UserError(f"placement {name!r} needs taskset (apt-get install util-linux), or use 'unpinned'")
     if name == "same-core":
-        return Placement(name, str(cpus[-1]), str(cpus[-1]))
+        return Placement(name, str(server_cpus[-1]), str(client_cpus[-1]))
     if name == "split-core":
-        if len(cpus) < 2:
-            raise UserError(f"placement 'split-core' needs two CPUs; this process may use only {cpus}")
-        return Placement(name, str(cpus[-2]), str(cpus[-1]))
+        if len(server_cpus) < 2:
+            raise UserError(f"placement 'split-core' needs two CPUs on the server host; it has {server_cpus}")
+        return Placement(name, str(server_cpus[-2]), str(client_cpus[-1]))
     raise UserError(f"unknown placement {name!r}")

@@ -115,20 +115,6 @@ class HostSet:
         shutil.rmtree(self.control_dir, ignore_errors=True)
 
 
-def resolve_placement(name: str, server_cpus: list[int], client_cpus: list[int]) -> Placement:
-    """The rule of placement.resolve, per host: same-core pins each worker to its host's highest usable CPU
-    (on one host: both on one CPU), split-core puts the server one CPU lower. CPU 0 takes most interrupts."""
-    if name == "unpinned":
-        return Placement(name, None, None)
-    if name == "same-core":
-        return Placement(name, str(server_cpus[-1]), str(client_cpus[-1]))
-    if name == "split-core":
-        if len(server_cpus) < 2:
-            raise UserError(f"placement 'split-core' needs two CPUs on the server host; it has {server_cpus}")
-        return Placement(name, str(server_cpus[-2]), str(client_cpus[-1]))
-    raise UserError(f"unknown placement {name!r}")
-
-
 class PairRuntime:
     """How one host pair runs a target's workers under one placement."""
 

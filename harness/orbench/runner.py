@@ -26,9 +26,9 @@ from orbench.interop import path_safe
 from orbench.load import measure_group, trial_timeout_s
 from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
 from orbench.options import option_label
-from orbench.placement import Placement
+from orbench.placement import Placement, resolve_on
 from orbench.progress import Progress
-from orbench.remote import HostSet, PairRuntime, resolve_placement
+from orbench.remote import HostSet, PairRuntime
 from orbench.results import RunStore
 from orbench.stats import latency_summary, read_samples
 from orbench.stopping import StoppingRule
@@ -244,7 +244,7 @@ class Runner:
 
     def _placement(self, pair: HostPair, name: str) -> Placement:
         assert self.hosts is not None
-        return resolve_placement(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
+        return resolve_on(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
 
     def _record_workers(self, session: TargetSession) -> None:
         info = self.manifest["targets"][session.target.name]["workers"]
