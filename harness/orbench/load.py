@@ -22,29 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from orbench.campaign import Campaign, Point
+from orbench.campaign import Point
 from orbench.errors import WorkerError
-from orbench.hosts import HostUnreachable
-from orbench.machine_load import cpu_times, parse_cpu_list, trial_load
-from orbench.stats import latency_summary, read_samples
+from orbench.machine_load import cpu_times, trial_load
+from orbench.measure import failed_answer, fetched_samples, latency_fields, oneway_fields, pinned_cpus, trial_timeout_s
 
 if TYPE_CHECKING:
     from orbench.runner import Runner, TargetSession
-
-# Per-call allowance for a trial's timeout on top of a fixed margin (the runner's rule): far above any
-# latency an ORB shows on loopback, so only a hang or a stall of seconds trips it.
-TRIAL_TIMEOUT_BASE_S = 60.0
-TRIAL_TIMEOUT_PER_CALL_S = 0.002
-SERVER_DEATH_GRACE_S = 2.0
-
-
-def trial_timeout_s(campaign: Campaign, calls: int, warmup: int, rate_hz: float, clients: int = 1) -> float:
-    """How long one `run` may take: the margin, every call of every client (they share the CPUs), the
-    barriers' timeout, and at a fixed rate the calls' schedule itself."""
-    paced = calls / rate_hz if rate_hz else 0.0
-    return (TRIAL_TIMEOUT_BASE_S + clients * (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S
-            + campaign.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
-
 
 def measure_group(runner: Runner, session: TargetSession, point: Point, trial: int) -> dict[str, Any]:
     """One trial of N clients; the row's fields (status and measurements). Raises WorkerError like the
@@ -82,38 +66,22 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
                 results.append(f.result())
             except WorkerError as exc:
                 results.append(exc)
-    pinned = parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
-    load = trial_load(load_before, cpu_times(), pinned)
+    load = trial_load(load_before, cpu_times(), pinned_cpus(session))
     for k, r in enumerate(results):
         if isinstance(r, WorkerError):
             raise WorkerError(f"client {k} of {n}: {r}", r.kind)
     answers: list[dict[str, Any]] = results  # type: ignore[assignment]
     for k, a in enumerate(answers):
-        if not a["ok"]:
-            why = f"client {k} of {n}: {a.get('error_kind')}: {a.get('error')}"
-            if a.get("error_kind") in ("transport", "remote", "internal") or not server.alive():
-                dead = server.dead_within(SERVER_DEATH_GRACE_S)
-                raise WorkerError(why + (f"; {server.death()}" if dead else ""))
-            return {"status": "failed", "error": why}
+        failed = failed_answer(a, server, f"client {k} of {n}: ")
+        if failed:
+            return failed
 
-    per_client = []
-    for k, part in enumerate(parts):
-        try:
-            session.runtime.collect_samples(part, store.path)
-        except (HostUnreachable, RuntimeError) as exc:
-            raise WorkerError(f"cannot copy client {k}'s samples back: {exc}", "samples") from None
-        x = read_samples(part)
-        if x.size != calls:
-            raise WorkerError(f"samples file {part.name} holds {x.size} samples, expected {calls}", "protocol")
-        per_client.append(x)
+    per_client = [fetched_samples(session, part, store.path, calls) for part in parts]
     pooled = np.concatenate(per_client)
-    if (pooled <= 0).any():
-        raise WorkerError(f"samples of {samples_file.name} have non-positive latencies", "protocol")
     pooled.astype("<i8").tofile(samples_file)
     for part in parts:
         part.unlink()
 
-    lat = latency_summary(pooled)
     span_ns = max(int(a["end_ns"]) for a in answers) - min(int(a["start_ns"]) for a in answers)
     # After the closing barrier every client saw the group's totals; the largest is the latest view.
     total = max((a.get("received") or {}).get("messages", 0) for a in answers)
@@ -121,9 +89,8 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
     timed_msgs = total - n * warmup
     row: dict[str, Any] = {
         "status": "ok", "calls": n * calls, "warmup": warmup,
-        "samples_file": str(samples_file.relative_to(store.path)),
-        "p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
-        "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1), "elapsed_ns": span_ns,
+        "samples_file": str(samples_file.relative_to(store.path)), **latency_fields(pooled),
+        "elapsed_ns": span_ns,
         "received_messages": timed_msgs,
         "received_bytes": round(total_bytes * timed_msgs / total) if total else 0,
         "client_p50s_ns": ";".join(f"{float(np.percentile(x, 50)):.0f}" for x in per_client),
@@ -132,11 +99,8 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
         "trial_end_unix": round(time.time(), 4), **load,
     }
     if point.mode == "oneway":
-        row["lost_messages"] = n * calls - timed_msgs
-        row["sync_complete"] = all(bool((a.get("sync") or {}).get("complete")) for a in answers)
-        if span_ns > 0:
-            row["throughput_msgs_per_s"] = round(timed_msgs / span_ns * 1e9, 1)
-            row["throughput_mb_per_s"] = round(row["received_bytes"] / span_ns * 1e3, 3)
+        row.update(oneway_fields(n * calls, timed_msgs, row["received_bytes"], span_ns,
+                                 all(bool((a.get("sync") or {}).get("complete")) for a in answers)))
     if point.rate_hz:
         row["deadline_misses"] = sum(int(a.get("deadline_misses") or 0) for a in answers)
         rates = [float(a["achieved_rate_hz"]) for a in answers if a.get("achieved_rate_hz")]

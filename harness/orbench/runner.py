@@ -23,14 +23,14 @@ from orbench.environment import collect_environment
 from orbench.errors import WorkerError
 from orbench.hosts import HostPair, HostUnreachable
 from orbench.interop import path_safe
-from orbench.load import measure_group, trial_timeout_s
-from orbench.machine_load import cpu_times, cpus_allowed, parse_cpu_list, trial_load
+from orbench.load import measure_group
+from orbench.machine_load import cpus_allowed
+from orbench.measure import measure_single
 from orbench.options import option_label
 from orbench.placement import Placement, resolve_on
 from orbench.progress import Progress
 from orbench.remote import HostSet, PairRuntime
 from orbench.results import RunStore
-from orbench.stats import latency_summary, read_samples
 from orbench.stopping import StoppingRule
 from orbench.targets import Target, unavailable_reason
 from orbench.workers import ClientWorker, ServerWorker
@@ -38,10 +38,7 @@ from orbench.workers import ClientWorker, ServerWorker
 # Trial statuses that --resume does not run again.
 FINISHED_STATUSES = ("ok", "skipped")
 
-# A trial's timeout: load.trial_timeout_s (a fixed margin plus a per-call allowance far above any loopback
-# latency, so only a hang or a stall of seconds trips it).
-# After a transport error, how long to wait for the server's process (or its ssh) to be seen dead.
-SERVER_DEATH_GRACE_S = 2.0
+# A trial's timeout and the grace given a dead server are in measure.py, which runs the trials.
 
 
 @dataclass
@@ -431,63 +428,5 @@ class Runner:
             self.sessions.pop(session.target.name, None)
 
     def _measure(self, session: TargetSession, point: Point, trial: int) -> dict:
-        assert session.client is not None and session.server is not None
-        if point.clients > 1:
-            return self._row(point, trial, **measure_group(self, session, point, trial))
-        calls = self.campaign.calls
-        warmup = self.campaign.warmup_for(session.target)
-        samples_file = self.store.samples_path(point, trial)
-        command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
-                   "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
-                   "samples_file": session.runtime.client_samples_path(samples_file, self.store.path),
-                   "sync_timeout_ms": self.campaign.sync_timeout_ms}
-        if point.rate_hz:
-            command["rate_hz"] = point.rate_hz
-        timeout = trial_timeout_s(self.campaign, calls, warmup, point.rate_hz)
-        load_before = cpu_times()
-        answer = session.client.call(command, timeout=timeout, watch=[session.server])
-        # When the answer came back: the end of the timed calls to within the client's post-loop work (a
-        # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
-        trial_end_unix = time.time()
-        pinned = parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
-        load = trial_load(load_before, cpu_times(), pinned)
-        if not answer["ok"]:
-            if answer.get("error_kind") in ("transport", "remote", "internal") or not session.server.alive():
-                # A lost connection usually means a dead server: say so, with its exit, when it is.
-                server_dead = session.server.dead_within(SERVER_DEATH_GRACE_S)
-                raise WorkerError(f"{answer.get('error_kind')}: {answer.get('error')}"
-                                  + (f"; {session.server.death()}" if server_dead else ""))
-            return self._row(point, trial, "failed", f"{answer.get('error_kind')}: {answer.get('error')}")
-        try:
-            session.runtime.collect_samples(samples_file, self.store.path)
-        except (HostUnreachable, RuntimeError) as exc:
-            raise WorkerError(f"cannot copy the samples back: {exc}", "samples") from None
-        samples = read_samples(samples_file)
-        if samples.size != calls:
-            raise WorkerError(f"samples file {samples_file.name} holds {samples.size} samples, expected {calls}",
-                              "protocol")
-        if (samples <= 0).any():
-            raise WorkerError(f"samples file {samples_file.name} has non-positive latencies", "protocol")
-        lat = latency_summary(samples)
-        received = answer.get("received") or {}
-        extra: dict[str, Any] = {
-            "calls": calls, "warmup": warmup, "samples_file": str(samples_file.relative_to(self.store.path)),
-            "p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
-            "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1), "elapsed_ns": answer.get("elapsed_ns"),
-            "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
-            "trial_end_unix": round(trial_end_unix, 4), **load,
-        }
-        if answer.get("elapsed_ns"):
-            extra["aggregate_calls_per_s"] = round(calls / int(answer["elapsed_ns"]) * 1e9, 1)
-        if point.rate_hz:
-            extra["deadline_misses"] = answer.get("deadline_misses")
-            extra["achieved_rate_hz"] = answer.get("achieved_rate_hz")
-        if point.mode == "oneway":
-            elapsed = answer.get("elapsed_ns") or 0
-            msgs = int(received.get("messages") or 0)
-            extra["lost_messages"] = calls - msgs
-            extra["sync_complete"] = bool((answer.get("sync") or {}).get("complete"))
-            if elapsed > 0:
-                extra["throughput_msgs_per_s"] = round(msgs / elapsed * 1e9, 1)
-                extra["throughput_mb_per_s"] = round(int(received.get("bytes") or 0) / elapsed * 1e3, 3)
-        return self._row(point, trial, "ok", **extra)
+        measure = measure_group if point.clients > 1 else measure_single
+        return self._row(point, trial, **measure(self, session, point, trial))

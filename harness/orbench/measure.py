@@ -1,0 +1,129 @@
+"""One trial of one client: send `run`, check the answer and the samples, and turn them into a trials.csv row.
+
+The pieces (answer check, samples check, latency and oneway fields) are shared with load.measure_group,
+which runs N clients at once; a row means the same whichever of the two made it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from orbench.errors import WorkerError
+from orbench.hosts import HostUnreachable
+from orbench.machine_load import cpu_times, parse_cpu_list, trial_load
+from orbench.stats import latency_summary, read_samples
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from orbench.campaign import Campaign, Point
+    from orbench.runner import Runner, TargetSession
+    from orbench.workers import ServerWorker
+
+# Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
+# loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
+TRIAL_TIMEOUT_BASE_S = 60.0
+TRIAL_TIMEOUT_PER_CALL_S = 0.002
+# After a lost connection, how long to wait for the server process to be seen dead before blaming it.
+SERVER_DEATH_GRACE_S = 2.0
+
+
+def trial_timeout_s(campaign: Campaign, calls: int, warmup: int, rate_hz: float, clients: int = 1) -> float:
+    """How long one `run` may take: the margin, every call of every client (they share the CPUs), the
+    barriers' timeout, and at a fixed rate the calls' schedule itself."""
+    paced = calls / rate_hz if rate_hz else 0.0
+    return (TRIAL_TIMEOUT_BASE_S + clients * (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S
+            + campaign.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
+
+
+def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -> dict[str, Any] | None:
+    """None for an ok answer. A lost connection or a dead server raises WorkerError (the runner restarts the
+    target); any other error answer fails only this trial: the row's fields are returned."""
+    if answer["ok"]:
+        return None
+    why = f"{who}{answer.get('error_kind')}: {answer.get('error')}"
+    if answer.get("error_kind") in ("transport", "remote", "internal") or not server.alive():
+        # A lost connection usually means a dead server: say so, with its exit, when it is.
+        dead = server.dead_within(SERVER_DEATH_GRACE_S)
+        raise WorkerError(why + (f"; {server.death()}" if dead else ""))
+    return {"status": "failed", "error": why}
+
+
+def fetched_samples(session: TargetSession, path: Path, store_path: Path, calls: int) -> np.ndarray:
+    """The samples of one client, copied back from its host when remote, checked against the contract."""
+    try:
+        session.runtime.collect_samples(path, store_path)
+    except (HostUnreachable, RuntimeError) as exc:
+        raise WorkerError(f"cannot copy the samples of {path.name} back: {exc}", "samples") from None
+    samples = read_samples(path)
+    if samples.size != calls:
+        raise WorkerError(f"samples file {path.name} holds {samples.size} samples, expected {calls}", "protocol")
+    if (samples <= 0).any():
+        raise WorkerError(f"samples file {path.name} has non-positive latencies", "protocol")
+    return samples
+
+
+def latency_fields(samples: np.ndarray) -> dict[str, Any]:
+    lat = latency_summary(samples)
+    return {"p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
+            "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1)}
+
+
+def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, sync_complete: bool) -> dict:
+    """Loss and the receiver's throughput: what the server counted, from the first timed call to the barrier."""
+    out: dict[str, Any] = {"lost_messages": calls - messages, "sync_complete": sync_complete}
+    if span_ns > 0:
+        out["throughput_msgs_per_s"] = round(messages / span_ns * 1e9, 1)
+        out["throughput_mb_per_s"] = round(payload_bytes / span_ns * 1e3, 3)
+    return out
+
+
+def pinned_cpus(session: TargetSession) -> set[int]:
+    return parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
+
+
+def measure_single(runner: Runner, session: TargetSession, point: Point, trial: int) -> dict[str, Any]:
+    """One trial of the target's one client; the row's fields. Raises WorkerError for a dead or hung worker."""
+    assert session.client is not None and session.server is not None
+    campaign, store = runner.campaign, runner.store
+    calls = campaign.calls
+    warmup = campaign.warmup_for(session.target)
+    samples_file = store.samples_path(point, trial)
+    command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
+               "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
+               "samples_file": session.runtime.client_samples_path(samples_file, store.path),
+               "sync_timeout_ms": campaign.sync_timeout_ms}
+    if point.rate_hz:
+        command["rate_hz"] = point.rate_hz
+    load_before = cpu_times()
+    answer = session.client.call(command, timeout=trial_timeout_s(campaign, calls, warmup, point.rate_hz),
+                                 watch=[session.server])
+    # When the answer came back: the end of the timed calls to within the client's post-loop work (a
+    # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
+    trial_end_unix = time.time()
+    load = trial_load(load_before, cpu_times(), pinned_cpus(session))
+    failed = failed_answer(answer, session.server)
+    if failed:
+        return failed
+    samples = fetched_samples(session, samples_file, store.path, calls)
+    received = answer.get("received") or {}
+    elapsed = int(answer.get("elapsed_ns") or 0)
+    row: dict[str, Any] = {
+        "status": "ok", "calls": calls, "warmup": warmup,
+        "samples_file": str(samples_file.relative_to(store.path)), **latency_fields(samples),
+        "elapsed_ns": answer.get("elapsed_ns"),
+        "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
+        "trial_end_unix": round(trial_end_unix, 4), **load,
+    }
+    if elapsed:
+        row["aggregate_calls_per_s"] = round(calls / elapsed * 1e9, 1)
+    if point.rate_hz:
+        row["deadline_misses"] = answer.get("deadline_misses")
+        row["achieved_rate_hz"] = answer.get("achieved_rate_hz")
+    if point.mode == "oneway":
+        row.update(oneway_fields(calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
+                                 elapsed, bool((answer.get("sync") or {}).get("complete"))))
+    return row
