@@ -160,10 +160,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(f"{len(not_reached)} point(s) ended by {', '.join(sorted({s['reason'] for s in not_reached}))} "
                         f"before every p50 interval was narrower than {not_reached[0]['target_ci_pct']}%")
     warnings += _load_warnings(manifest, rows)
-    machine = host_facts(manifest.get("environment", {}))
-    load, cpus = machine.get("loadavg") or [0], machine.get("logical_cpus") or 1
-    if load[0] > BUSY_LOAD_PER_CPU * cpus:
-        warnings.append(f"busy machine: 1-minute load average {load[0]:.2f} on {cpus} CPUs at the start")
+    # The local machine's load is judged per trial (_load_warnings: every trial records it); the load at the
+    # start is not, since a build just before a run raises the 1-minute average for a minute.
     for name, host in (manifest.get("hosts") or {}).items():
         env = (host or {}).get("environment") or {}
         host_load, host_cpus = env.get("loadavg") or [0], env.get("logical_cpus") or 1
