@@ -28,11 +28,22 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
 
   if (!shared) driver.reset_counters();
   nlohmann::ordered_json start_json;
+  nlohmann::ordered_json warmup_sync_json;
   if (spec.warmup > 0) {
     driver.untimed_calls(spec.warmup);
     // Oneway warm-up calls may still be queued at the server; without this barrier they would be counted
-    // after the next reset.
-    if (oneway && !shared) driver.sync(spec.warmup, spec.sync_timeout_ms);
+    // after the next reset. One that times out is in the answer (warmup_sync): late warm-up messages would
+    // then be counted as timed ones and could satisfy the closing barrier early, hiding loss.
+    if (oneway && !shared) {
+      const int64_t wait_start = monotonic_ns();
+      const SyncOutcome outcome = driver.sync(spec.warmup, spec.sync_timeout_ms);
+      warmup_sync_json = {{"complete", outcome.complete}, {"wait_ns", monotonic_ns() - wait_start}};
+      if (!outcome.complete) {
+        std::fprintf(stderr, "orbench: warm-up sync incomplete: %llu of %llu messages\n",
+                     static_cast<unsigned long long>(outcome.received.messages),
+                     static_cast<unsigned long long>(spec.warmup));
+      }
+    }
   }
   if (shared) {
     // The start barrier: every client of the group has made its warm-up calls (and the server has counted
@@ -75,6 +86,7 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
                                    {"elapsed_ns", end_ns - span.start_ns},
                                    {"received", counts_json(received)}};
   if (oneway || shared) answer["sync"] = sync_json;
+  if (!warmup_sync_json.is_null()) answer["warmup_sync"] = warmup_sync_json;
   if (shared) {
     answer["clients"] = load.clients;
     answer["start_barrier"] = start_json;

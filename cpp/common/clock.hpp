@@ -13,6 +13,13 @@ inline int64_t monotonic_ns() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The known-answer servers' extra work per call (--delay-ns, PROTOCOL.md): spin on this clock until `deadline`.
+// Real CPU work on the server's core, not a sleep, so it costs what an ORB's own work would.
+inline void spin_until_ns(int64_t deadline) {
+  while (monotonic_ns() < deadline) {
+  }
+}
+
 inline constexpr const char* kClockName = "clock_gettime(CLOCK_MONOTONIC)";
 
 // Mean cost of one clock read, from `reads` back-to-back reads; reported by `hello` as timer.cost_ns.

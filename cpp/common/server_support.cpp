@@ -15,10 +15,12 @@ namespace orbench {
 
 using nlohmann::ordered_json;
 
-ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags) {
+ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags,
+                             const std::vector<std::string>& allowed_values) {
   std::string usage =
       std::string("usage: ") + (argc > 0 ? argv[0] : "server") + " --host HOST --port PORT [--option NAME=VALUE]...";
   for (const auto& flag : allowed_flags) usage += " [" + flag + "]";
+  for (const auto& name : allowed_values) usage += " [" + name + " VALUE]";
   ServerArgs args;
   bool have_host = false, have_port = false;
   for (int i = 1; i < argc; ++i) {
@@ -41,6 +43,9 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
       }
     } else if (arg == "--option" && i + 1 < argc) {
       args.options.push_back(argv[++i]);
+    } else if (std::find(allowed_values.begin(), allowed_values.end(), arg) != allowed_values.end()) {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value; " + usage);
+      args.values[arg] = argv[++i];
     } else if (std::find(allowed_flags.begin(), allowed_flags.end(), arg) != allowed_flags.end()) {
       args.flags.push_back(arg);
     } else {
@@ -49,6 +54,21 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
   }
   if (!have_host || !have_port || args.host.empty()) throw std::invalid_argument(usage);
   return args;
+}
+
+int64_t delay_ns_arg(const ServerArgs& args) {
+  const auto it = args.values.find("--delay-ns");
+  if (it == args.values.end()) return 0;
+  size_t used = 0;
+  long long value = -1;
+  try {
+    value = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != it->second.size() || value < 0 || value > 1'000'000'000) {
+    throw std::invalid_argument("bad --delay-ns \"" + it->second + "\": an integer number of nanoseconds, 0 to 1e9");
+  }
+  return value;
 }
 
 ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version) {

@@ -2,7 +2,9 @@
 // stopping on stdin EOF, SIGTERM or SIGINT.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,14 +18,21 @@ struct ServerArgs {
   std::string host;
   int port = 0;
   std::vector<std::string> flags;  // target-specific flags that were accepted (e.g. "--no-nodelay")
+  // Target-specific `--name VALUE` arguments that were accepted (e.g. "--delay-ns" -> "2000"), by name.
+  std::map<std::string, std::string> values;
   // The values of every `--option NAME=VALUE` (the campaign's server-side options, PROTOCOL.md); see
   // parse_server_options in connect_options.hpp.
   std::vector<std::string> options;
 };
 
-// Parses `--host H --port P`, any number of `--option NAME=VALUE`, plus any of `allowed_flags`; throws
-// std::invalid_argument with a usage text.
-ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags);
+// Parses `--host H --port P`, any number of `--option NAME=VALUE`, plus any of `allowed_flags` and, each with
+// a value, any of `allowed_values`; throws std::invalid_argument with a usage text.
+ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags,
+                             const std::vector<std::string>& allowed_values = {});
+
+// The value of `--delay-ns N` (a known-answer server's spin per payload-carrying request), 0 when absent;
+// throws std::invalid_argument for anything but an integer 0..1e9.
+int64_t delay_ns_arg(const ServerArgs& args);
 
 // The "worker" object of the ready line.
 nlohmann::ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "clock.hpp"
 #include "connect_options.hpp"
 #include "message_counter.hpp"
 #include "protocol_out.hpp"
@@ -26,9 +27,12 @@ std::atomic<int> listen_fd{-1};
 // Wakes the accept() of main: on Linux, shutdown() of a listening socket makes a blocked accept fail.
 void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
 
+bool carries_payload(uint8_t kind) { return kind == wire::ONEWAY || kind == wire::TWOWAY || kind == wire::ECHO; }
+
 // Serves one connection until EOF, an error or SHUTDOWN. The reply buffer is preallocated and grown only
-// when an ECHO body is larger than any before it.
-void serve_connection(int fd, ConnectOptions options) {
+// when an ECHO body is larger than any before it. With delay_ns > 0 (a known-answer server, PROTOCOL.md) every
+// payload-carrying request costs delay_ns of spinning between reading it and replying (oneway: counting it).
+void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }
@@ -40,6 +44,7 @@ void serve_connection(int fd, ConnectOptions options) {
   const uint8_t* body = nullptr;
 
   while (reader.next(fd, header, body) == MessageReader::Result::message) {
+    if (delay_ns > 0 && carries_payload(header.kind)) spin_until_ns(monotonic_ns() + delay_ns);
     const uint32_t id = request_id++;
     if (header.kind == wire::ONEWAY) {  // no reply
       counter.count(header.body_bytes);
@@ -103,9 +108,11 @@ int serve(int argc, char** argv) {
   block_stop_signals();
   ServerArgs args;
   ConnectOptions options;
+  int64_t delay_ns = 0;
   try {
-    args = parse_server_args(argc, argv, {"--no-nodelay"});
+    args = parse_server_args(argc, argv, {"--no-nodelay"}, {"--delay-ns"});
     options = parse_server_options(args.options);
+    delay_ns = delay_ns_arg(args);
   } catch (const std::invalid_argument& e) {
     print_start_error(e.what());
     return 2;
@@ -124,12 +131,14 @@ int serve(int argc, char** argv) {
   }
   listen_fd.store(fd);
   start_stop_watchers(request_stop);
-  print_ready(format_tcp_endpoint(args.host, bound_port), server_worker_info("c-socket", nullptr, ""));
+  nlohmann::ordered_json info = server_worker_info("c-socket", nullptr, "");
+  if (delay_ns > 0) info["delay_ns"] = delay_ns;  // what this known-answer server adds per call
+  print_ready(format_tcp_endpoint(args.host, bound_port), info);
 
   while (true) {
     const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) {
-      std::thread(serve_connection, connection, options).detach();
+      std::thread(serve_connection, connection, options, delay_ns).detach();
     } else if (errno != EINTR && errno != ECONNABORTED) {
       break;  // request_stop() shut the listening socket down
     }

@@ -23,6 +23,7 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   std::vector<std::string> log;
   bool connected = false;
   bool fail_timed_calls = false;
+  uint64_t late_warmup = 0;  // warm-up messages the server has not counted by the warm-up barrier
   uint64_t server_messages = 0;
 
   nlohmann::ordered_json worker_info() const override { return {{"role", "client"}, {"target", "fake"}}; }
@@ -52,7 +53,7 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   }
   void untimed_calls(uint64_t calls) override {
     log.push_back("warmup " + std::to_string(calls));
-    server_messages += calls;
+    server_messages += calls - late_warmup;
   }
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override {
     if (fail_timed_calls) throw WorkerError(ErrorKind::transport, "connection lost");
@@ -154,6 +155,7 @@ void run_sequence() {
   CHECK(oneway["calls"] == 50);
   CHECK(oneway["received"]["messages"] == 50 && oneway["received"]["bytes"] == 500);
   CHECK(oneway["sync"]["complete"] == true && oneway["sync"]["wait_ns"].get<int64_t>() >= 0);
+  CHECK(oneway["warmup_sync"]["complete"] == true && oneway["warmup_sync"]["wait_ns"].get<int64_t>() >= 0);
   // Oneway elapsed runs to the end of sync, so it is longer than the timed calls' span.
   CHECK(oneway["elapsed_ns"].get<int64_t>() > 4000);
   const auto samples = read_samples_file(path);
@@ -164,8 +166,15 @@ void run_sequence() {
       "calls":3,"warmup":0,"samples_file":")" + path + R"("})");
   const std::vector<std::string> expected_twoway = {"prepare 8", "reset", "reset", "timed 3", "counters"};
   CHECK(worker.log == expected_twoway);
-  CHECK(twoway["elapsed_ns"] == 4000 && !twoway.contains("sync"));
+  CHECK(twoway["elapsed_ns"] == 4000 && !twoway.contains("sync") && !twoway.contains("warmup_sync"));
   CHECK(read_samples_file(path).size() == 3);
+
+  // A warm-up barrier that times out is in the answer, not only on stderr: the harness must see it.
+  worker.late_warmup = 2;
+  auto late = answer(worker, R"({"cmd":"run","mode":"oneway","payload_type":"octets","payload_bytes":64,
+      "calls":50,"warmup":7,"samples_file":")" + path + R"(","sync_timeout_ms":900})");
+  CHECK(late["ok"] == true && late["warmup_sync"]["complete"] == false);
+  worker.late_warmup = 0;
 
   worker.fail_timed_calls = true;
   auto failed = answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":8,

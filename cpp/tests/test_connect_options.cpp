@@ -5,6 +5,7 @@
 #include "check.hpp"
 #include "connect_options.hpp"
 #include "run_spec.hpp"
+#include "server_support.hpp"
 #include "worker_error.hpp"
 
 using namespace orbench;
@@ -62,7 +63,39 @@ void payload_units() {
 
 }  // namespace
 
+// A known-answer server's --delay-ns: a whole number of ns from 0 to 1e9, absent meaning 0.
+ServerArgs server_args(std::vector<std::string> words) {
+  std::vector<char*> argv;
+  static std::string name = "server";
+  argv.push_back(name.data());
+  for (auto& w : words) argv.push_back(w.data());
+  return parse_server_args(static_cast<int>(argv.size()), argv.data(), {"--no-nodelay"}, {"--delay-ns"});
+}
+
+void parses_delay_ns() {
+  CHECK(delay_ns_arg(server_args({"--host", "h", "--port", "0"})) == 0);
+  CHECK(delay_ns_arg(server_args({"--host", "h", "--delay-ns", "2000", "--port", "0"})) == 2000);
+  CHECK(delay_ns_arg(server_args({"--host", "h", "--port", "0", "--delay-ns", "1000000000"})) == 1'000'000'000);
+  for (const char* bad : {"-5", "1x", "", "2000000000", "1e3"}) {
+    bool refused = false;
+    try {
+      delay_ns_arg(server_args({"--host", "h", "--port", "0", "--delay-ns", bad}));
+    } catch (const std::invalid_argument&) {
+      refused = true;
+    }
+    CHECK(refused);
+  }
+  bool missing_value = false;
+  try {
+    server_args({"--host", "h", "--port", "0", "--delay-ns"});
+  } catch (const std::invalid_argument&) {
+    missing_value = true;
+  }
+  CHECK(missing_value);
+}
+
 int main() {
+  parses_delay_ns();
   parses_known_options();
   refuses_bad_options_as_usage();
   parses_server_options();

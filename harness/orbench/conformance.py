@@ -163,6 +163,9 @@ class Conformance:
         assert rx["bytes"] == want_bytes, f"server counted {rx['bytes']} bytes, expected {want_bytes}"
         if mode == "oneway":
             assert "sync" in answer and answer["sync"]["complete"], "oneway run without a complete sync"
+            if CHECK_WARMUP > 0:
+                assert (answer.get("warmup_sync") or {}).get("complete"), \
+                    "oneway run without a complete warm-up barrier (warmup_sync)"
         med = float(sorted(samples)[len(samples) // 2])
         return f"p50 {med / 1000:.1f} us"
 

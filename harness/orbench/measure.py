@@ -126,4 +126,7 @@ def measure_single(runner: Runner, session: TargetSession, point: Point, trial: 
     if point.mode == "oneway":
         row.update(oneway_fields(calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
                                  elapsed, bool((answer.get("sync") or {}).get("complete"))))
+        if "warmup_sync" in answer:
+            # Incomplete: late warm-up messages were counted as timed ones, and may have hidden loss.
+            row["warmup_sync_complete"] = bool(answer["warmup_sync"].get("complete"))
     return row

@@ -59,6 +59,8 @@ TRIAL_FIELDS = [
     "start_barrier_complete",
     # since schema 4: the option set's label
     "options",
+    # oneway, one client: did the barrier after the warm-up calls complete (empty: not reported)
+    "warmup_sync_complete",
 ]
 
 

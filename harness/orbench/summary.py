@@ -110,7 +110,12 @@ def summarize(store: RunStore) -> dict[str, Any]:
                     "receiver_throughput_msgs_per_s": float(np.mean(tput)) if tput else None,
                     "receiver_throughput_mb_per_s": float(np.mean(mbps)) if mbps else None,
                     "sync_incomplete_trials": sum(1 for t in ok if t["sync_complete"] == "False"),
+                    "warmup_sync_incomplete_trials": sum(1 for t in ok if t.get("warmup_sync_complete") == "False"),
                 }
+                if entry["oneway"]["warmup_sync_incomplete_trials"]:
+                    warnings.append(f"{placement} oneway {payload_bytes} B {target}{where_load}: the warm-up barrier "
+                                    f"timed out in {entry['oneway']['warmup_sync_incomplete_trials']} trial(s): late "
+                                    "warm-up messages counted as timed ones may hide loss")
                 if lost:
                     warnings.append(f"{placement} oneway {payload_bytes} B {target}{where_load}: {lost} of {calls} "
                                     "messages lost")

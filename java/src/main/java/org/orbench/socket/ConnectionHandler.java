@@ -20,6 +20,8 @@ final class ConnectionHandler implements Runnable {
   private final String peer;
   private final MessageCounter counter;
   private final Runnable onShutdown;
+  /** A known-answer server's spin per payload-carrying request (PROTOCOL.md, {@code --delay-ns}); 0: none. */
+  private final long delayNs;
 
   private final byte[] header = new byte[Wire.HEADER_BYTES];
   private byte[] body = new byte[INPUT_BUFFER_BYTES];
@@ -27,11 +29,23 @@ final class ConnectionHandler implements Runnable {
   /** The request id of a reply preamble: the request's ordinal on this connection, from 0, all kinds. */
   private int requestId;
 
-  ConnectionHandler(Link link, String peer, MessageCounter counter, Runnable onShutdown) {
+  ConnectionHandler(Link link, String peer, MessageCounter counter, Runnable onShutdown, long delayNs) {
     this.link = link;
     this.peer = peer;
     this.counter = counter;
     this.onShutdown = onShutdown;
+    this.delayNs = delayNs;
+  }
+
+  /**
+   * Spins on the clock for {@code ns}: real CPU work on the server's core, not a sleep, so that it costs what
+   * an ORB's own work would. The clock is read again at least once after the deadline, as in the C server.
+   */
+  static void spinFor(long ns) {
+    long deadline = System.nanoTime() + ns;
+    while (System.nanoTime() - deadline < 0) {
+      // spin: the known answer is time on this CPU
+    }
   }
 
   @Override
@@ -65,6 +79,9 @@ final class ConnectionHandler implements Runnable {
     } else {
       body = Streams.ensureCapacity(body, length);
       link.readFully(body, 0, length);
+    }
+    if (delayNs > 0 && (kind == Kind.ONEWAY || kind == Kind.TWOWAY || kind == Kind.ECHO)) {
+      spinFor(delayNs);
     }
     if (kind == null || !controlBodyFits(kind, length)) {
       // The header was sound, so the stream still is: answer an error (as the C server does), go on.

@@ -1,5 +1,6 @@
 package org.orbench.socket;
 
+import com.google.gson.JsonObject;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,17 +16,23 @@ import org.orbench.worker.WorkerInfo;
 /**
  * The socket baselines' server worker:
  * {@code SocketServer --target NAME --host HOST --port PORT [--transport socket|nio|jni|jni-direct|ffm]
- * [--option NAME=VALUE]...} (options: tcp_nodelay, socket_buffer_bytes, for the accepted connections).
+ * [--option NAME=VALUE]... [--delay-ns N]} (options: tcp_nodelay, socket_buffer_bytes, for the accepted
+ * connections; {@code --delay-ns}: a known-answer server spins N ns per payload-carrying request).
  * Accepts connections on HOST:PORT through the transport (default socket: java.net.Socket), serves each on
  * its own thread, and runs until a SHUTDOWN request, EOF on stdin, SIGTERM or SIGINT. Its endpoint is
  * {@code tcp://HOST:PORT}.
  */
 public final class SocketServer implements AutoCloseable {
+  /** The largest {@code --delay-ns}, 1 s, as the C server. */
+  public static final long MAX_DELAY_NS = 1_000_000_000L;
+
   private final Transport.Listener listener;
   private final MessageCounter counter = new MessageCounter();
+  private final long delayNs;
 
-  private SocketServer(Transport.Listener listener) {
+  private SocketServer(Transport.Listener listener, long delayNs) {
     this.listener = listener;
+    this.delayNs = delayNs;
   }
 
   /** Binds HOST:PORT (port 0: any free port) with java.net.Socket. */
@@ -41,7 +48,30 @@ public final class SocketServer implements AutoCloseable {
   /** Binds HOST:PORT; accepted connections get the options' TCP_NODELAY (default on) and buffer sizes. */
   public static SocketServer bind(Transport transport, String host, int port, ConnectOptions accepted)
       throws IOException {
-    return new SocketServer(transport.listen(new InetSocketAddress(InetAddress.getByName(host), port), accepted));
+    return bind(transport, host, port, accepted, 0);
+  }
+
+  /** As above; every payload-carrying request then costs {@code delayNs} of spinning before its reply. */
+  public static SocketServer bind(
+      Transport transport, String host, int port, ConnectOptions accepted, long delayNs) throws IOException {
+    if (delayNs < 0 || delayNs > MAX_DELAY_NS) {
+      throw new IllegalArgumentException("--delay-ns must be 0 to " + MAX_DELAY_NS + " ns, got " + delayNs);
+    }
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), port);
+    return new SocketServer(transport.listen(address, accepted), delayNs);
+  }
+
+  /** {@code --delay-ns} as a number of ns, 0 when absent; a clear error for anything else. */
+  static long delayNs(Args args) {
+    String text = args.get("delay-ns");
+    if (text == null) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--delay-ns must be an integer number of ns, got " + text);
+    }
   }
 
   /** {@code tcp://HOST:PORT}, with the bound port and an IPv6 literal in brackets. */
@@ -74,7 +104,7 @@ public final class SocketServer implements AutoCloseable {
         return;
       }
       String name = "orbench-conn-" + connections;
-      Thread thread = new Thread(new ConnectionHandler(link, name, counter, this::close), name);
+      Thread thread = new Thread(new ConnectionHandler(link, name, counter, this::close, delayNs), name);
       thread.setDaemon(true);
       thread.start();
     }
@@ -97,12 +127,18 @@ public final class SocketServer implements AutoCloseable {
     ServerEvents events = new ServerEvents(out);
     try {
       Args args = Args.parse(
-          argv, Set.of("target", "host", "port", "transport", "option"), Set.of("target", "host", "port"));
+          argv, Set.of("target", "host", "port", "transport", "option", "delay-ns"), Set.of("target", "host", "port"));
       String transport = args.get("transport") == null ? "socket" : args.get("transport");
       ConnectOptions options = ConnectOptions.parseServer(args.all("option"));
-      SocketServer server = bind(Transports.byName(transport), args.get("host"), args.port("port"), options);
+      long delayNs = delayNs(args);
+      SocketServer server =
+          bind(Transports.byName(transport), args.get("host"), args.port("port"), options, delayNs);
       StopTriggers.install(server::close);
-      events.ready(server.endpoint(), WorkerInfo.server(args.get("target"), null, null));
+      JsonObject worker = WorkerInfo.server(args.get("target"), null, null).toJson();
+      if (delayNs > 0) {
+        worker.addProperty("delay_ns", delayNs);  // what this known-answer server adds per call
+      }
+      events.ready(server.endpoint(), worker);
       server.serve();
       events.exit(server.counter().snapshot());
     } catch (Exception e) {

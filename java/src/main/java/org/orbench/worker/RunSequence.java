@@ -8,6 +8,16 @@ import java.io.IOException;
  * (oneway: then sync); counters; write the samples file. Returns the answer's fields.
  */
 public final class RunSequence {
+  /**
+   * Warm-up calls go through the loop in invocations of this many calls: HotSpot compiles a method once it
+   * has been invoked often enough, and one invocation of a loop of a few thousand calls is not (the paced
+   * loop then stayed interpreted, inside the samples, for a whole campaign).
+   */
+  static final int WARMUP_CHUNK_CALLS = 10;
+
+  /** The most time a fixed-rate trial's warm-up spends in the paced loop: 1 s (1000 calls at 1 kHz). */
+  static final double PACED_WARMUP_NS = 1e9;
+
   private RunSequence() {}
 
   public static JsonObject run(BenchClient client, RunSpec spec) throws Exception {
@@ -29,15 +39,16 @@ public final class RunSequence {
     if (!shared) {
       client.resetCounters();
     }
+    JsonObject warmupBarrier = null;
     if (spec.warmup() > 0) {
-      // The warm-up goes through the same loop as the timed calls, so the JIT has compiled the loop
-      // itself, not only the call, by the time samples count. Its samples are dropped. Always closed loop.
-      timedLoop(invocation, new long[spec.warmup()]);
+      warmUp(invocation, spec.warmup(), load);
       if (oneway && !shared) {
         // Warm-up oneways may still be queued at the server; without this barrier they would be counted
-        // after the next reset. A failed barrier here is reported on stderr: the timed counts stay honest
-        // only if stragglers do not arrive later, which the harness sees as received > calls.
+        // after the next reset. One that times out is in the answer (warmup_sync): late warm-up messages
+        // would then be counted as timed ones and could satisfy the closing barrier early, hiding loss.
+        long waitStartNs = System.nanoTime();
         SyncOutcome warmupSync = client.sync(spec.warmup(), spec.syncTimeoutMs());
+        warmupBarrier = barrier(warmupSync, System.nanoTime() - waitStartNs);
         if (!warmupSync.complete()) {
           System.err.printf(
               "orbench: warm-up sync incomplete: %d of %d messages%n",
@@ -89,6 +100,9 @@ public final class RunSequence {
     if (sync != null) {
       answer.add("sync", sync);
     }
+    if (warmupBarrier != null) {
+      answer.add("warmup_sync", warmupBarrier);
+    }
     if (shared) {
       answer.addProperty("clients", load.clients());
       answer.add("start_barrier", startBarrier);
@@ -108,6 +122,35 @@ public final class RunSequence {
       }
     }
     return answer;
+  }
+
+  /**
+   * The warm-up calls, through the loop the timed calls will run, so the JIT has compiled that loop (not only
+   * the call) by the time samples count; their samples are dropped. Closed loop: every call through the timed
+   * loop. At a fixed rate the paced loop's waits and late-call path are code the closed loop never runs: the
+   * last calls, up to {@link #PACED_WARMUP_NS} of them at the trial's rate, go through the paced loop, two per
+   * invocation (the second waits one period), the others closed loop before them. The total stays
+   * {@code calls}, which the barriers count on.
+   */
+  static void warmUp(Invocation invocation, int calls, LoadSpec load) throws Exception {
+    int paced = load.rateHz() > 0 ? (int) Math.min(calls, Math.ceil(PACED_WARMUP_NS / load.periodNs())) : 0;
+    inChunks(calls - paced, WARMUP_CHUNK_CALLS, chunk -> timedLoop(invocation, chunk));
+    inChunks(paced, 2, chunk -> pacedLoop(invocation, chunk, load.periodNs()));
+  }
+
+  private interface Loop {
+    void run(long[] samples) throws Exception;
+  }
+
+  /** {@code calls} calls through {@code loop}, {@code chunk} calls per invocation. */
+  private static void inChunks(int calls, int chunk, Loop loop) throws Exception {
+    long[] samples = new long[chunk];
+    for (int done = 0; done < calls; done += samples.length) {
+      if (calls - done < samples.length) {
+        samples = new long[calls - done];
+      }
+      loop.run(samples);
+    }
   }
 
   private static JsonObject barrier(SyncOutcome outcome, long waitNs) {

@@ -13,11 +13,16 @@ public final class ServerEvents {
   }
 
   public void ready(String endpoint, WorkerInfo worker) {
+    ready(endpoint, worker.toJson());
+  }
+
+  /** The ready line with a worker object that carries more than {@link WorkerInfo} (e.g. delay_ns). */
+  public void ready(String endpoint, JsonObject worker) {
     JsonObject line = new JsonObject();
     line.addProperty("event", "ready");
     line.addProperty("endpoint", endpoint);
     line.addProperty("pid", ProcessHandle.current().pid());
-    line.add("worker", worker.toJson());
+    line.add("worker", worker);
     out.write(line);
   }
 

@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.gson.JsonObject;
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +54,35 @@ class SocketLoopbackTest {
       server.closeStdin();
       assertEquals("{\"event\":\"exit\",\"received\":{\"messages\":300,\"bytes\":297600}}", server.nextLine());
       assertEquals(0, server.waitForExit());
+    }
+  }
+
+  @Test
+  void aKnownAnswerServerSpinsItsDelayBeforeEveryReply() throws Exception {
+    long delayNs = 300_000;  // far above a loopback call, so no sample can be shorter by luck
+    try (ServerProcess server = ServerProcess.start(
+        SERVER, "java-socket", List.of(), List.of("--delay-ns", Long.toString(delayNs)), dir.resolve("server.err"))) {
+      assertEquals(delayNs, server.ready().getAsJsonObject("worker").get("delay_ns").getAsLong());
+      SocketBenchClient client = new SocketBenchClient("java-socket");
+      ClientDriver driver = new ClientDriver(client);
+      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
+      Path samples = dir.resolve("delayed.i64");
+      JsonObject answer = driver.run("twoway", "octets", 100, 50, samples);
+      assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
+      long[] values = new long[50];
+      ByteBuffer.wrap(Files.readAllBytes(samples)).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(values);
+      assertTrue(Arrays.stream(values).min().getAsLong() >= delayNs, Arrays.toString(values));
+      client.close();
+    }
+  }
+
+  @Test
+  void aBadDelayIsAStartError() throws Exception {
+    try (ServerProcess server = ServerProcess.start(
+        SERVER, "java-socket", List.of(), List.of("--delay-ns", "-3"), dir.resolve("server.err"))) {
+      assertEquals("error", server.ready().get("event").getAsString());
+      assertTrue(server.ready().get("error").getAsString().contains("--delay-ns"), server.ready().toString());
+      assertEquals(1, server.waitForExit());
     }
   }
 

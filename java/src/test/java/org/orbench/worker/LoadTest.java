@@ -30,6 +30,55 @@ class LoadTest {
     }
   }
 
+  /** An invocation that records when each call was made. */
+  private static final class Recording extends Invocation {
+    final long[] sentAt;
+    int calls;
+
+    Recording(int capacity) {
+      sentAt = new long[capacity];
+    }
+
+    @Override
+    public void call() {
+      sentAt[calls++] = System.nanoTime();
+    }
+  }
+
+  @Test
+  void warmUpAtAFixedRateRunsThePacedLoop() throws Exception {
+    // 1 kHz: up to 1000 warm-up calls (1 s) are paced, so all 500 here are, two per invocation: the second
+    // call of each pair waits one period after the first.
+    Recording warm = new Recording(500);
+    RunSequence.warmUp(warm, 500, new LoadSpec(1000, 1));
+    assertEquals(500, warm.calls, "every warm-up call is made");
+    long waited = 0;
+    for (int i = 1; i < 500; i += 2) {
+      if (warm.sentAt[i] - warm.sentAt[i - 1] >= 900_000L) {
+        waited++;
+      }
+    }
+    assertEquals(250, waited, "the second call of each paced pair waits one period");
+
+    Recording closed = new Recording(500);
+    RunSequence.warmUp(closed, 500, LoadSpec.CLOSED_LOOP);
+    assertEquals(500, closed.calls);
+    assertTrue(closed.sentAt[499] - closed.sentAt[0] < 200_000_000L, "a closed-loop warm-up never waits");
+  }
+
+  @Test
+  void aLongWarmUpAtAFixedRatePacesOnlyItsLastSecond() throws Exception {
+    // 10 kHz: at most 10000 paced calls; of 12000 the first 2000 run closed loop, the rest in 5000 pairs,
+    // each waiting one 100 us period.
+    Recording warm = new Recording(12000);
+    RunSequence.warmUp(warm, 12000, new LoadSpec(10_000, 1));
+    assertEquals(12000, warm.calls);
+    long closedSpan = warm.sentAt[1999] - warm.sentAt[0];
+    long pacedSpan = warm.sentAt[11999] - warm.sentAt[2000];
+    assertTrue(pacedSpan >= 490_000_000L, "5000 paced pairs at 10 kHz take at least 0.5 s: " + pacedSpan);
+    assertTrue(closedSpan < pacedSpan / 2, "the first 2000 calls are not paced: " + closedSpan);
+  }
+
   @Test
   void pacedLoopTimesFromTheIntendedSendTime() throws Exception {
     // 1 kHz, 60 calls; call 10 stalls 30 ms. Calls due during the stall go out late, at once, and their
