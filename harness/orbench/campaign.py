@@ -21,44 +21,12 @@ from orbench.hosts import HostPair, SshSettings
 from orbench.interop import resolve_interop
 from orbench.jdk import Jdk, resolve_jdk
 from orbench.options import OptionPlan, option_label, plan_options
+from orbench.point import PointGroup
 from orbench.targets import Target, load_targets
 
 
 def campaign_schema() -> dict:
     return json.loads(resources.files("orbench").joinpath("campaign.schema.json").read_text())
-
-
-@dataclass(frozen=True)
-class Point:
-    """One measured combination; its trials are what the harness runs and pairs."""
-
-    placement: str
-    mode: str
-    payload_type: str
-    payload_bytes: int
-    target: str
-    host_pair: str = "local"  # the HostPair label: "local", or "<server host>--<client host>"
-    clients: int = 1          # client workers against the one server (campaign key `clients`)
-    rate_hz: float = 0.0      # calls per second per client; 0 = closed loop (campaign key `rates_hz`)
-    options: str = ""         # the option set's label (options.option_label); "" for no options
-
-    @property
-    def load_label(self) -> str:
-        """"" for one closed-loop client (every point before the load keys), else e.g. "c4" or "c4-r1000"."""
-        return load_label(self.clients, self.rate_hz)
-
-    @property
-    def key(self) -> str:
-        where = "" if self.host_pair == "local" else f"{self.host_pair}/"
-        load = f"/{self.load_label}" if self.load_label else ""
-        opts = f"/{self.options}" if self.options else ""
-        return (f"{where}{self.placement}{opts}/{self.mode}/{self.payload_type}/{self.payload_bytes}{load}/"
-                f"{self.target}")
-
-
-def load_label(clients: int, rate_hz: float) -> str:
-    parts = ([f"c{clients}"] if clients != 1 else []) + ([f"r{rate_hz:g}"] if rate_hz else [])
-    return "-".join(parts)
 
 
 @dataclass
@@ -82,11 +50,14 @@ class Campaign:
     def warmup_for(self, target: Target) -> int:
         return self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
 
-    def point_groups(self) -> list[tuple[str, str, str, int]]:
-        """(placement, mode, payload_type, payload_bytes) in run order."""
+    def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
+        """Every point group of one host pair and option set, in run order: per placement, per load (clients
+        outermost, so extra client workers start once), then mode, payload type, payload size."""
         return [
-            (pl, mode, pt, size)
+            PointGroup(host_pair=host_pair, placement=pl, options=options, mode=mode, payload_type=pt,
+                       payload_bytes=size, clients=n, rate_hz=rate)
             for pl in self.settings["placements"]
+            for (n, rate) in self.loads()
             for mode in self.settings["modes"]
             for pt in self.settings["payload_types"]
             for size in self.settings["payload_bytes"]
@@ -95,6 +66,9 @@ class Campaign:
     def loads(self) -> list[tuple[int, float]]:
         """(clients, rate_hz) in run order: clients outermost, so extra client workers start once."""
         return [(n, float(r)) for n in sorted(self.settings["clients"]) for r in self.settings["rates_hz"]]
+
+    def option_labels(self) -> list[str]:
+        return [option_label(s) for s in self.option_sets()]
 
     def unsupported(self, target: Target, mode: str, payload_type: str) -> str | None:
         if mode not in target.modes:

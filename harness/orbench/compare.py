@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from orbench.point import Point
 from orbench.progress import fmt_ns
 from orbench.results import RunStore
 from orbench.stats import intervals_overlap
 from orbench.summary import summarize
-
-Key = tuple[str, str, str, int, str]
+from orbench.table import columns
 
 
 @dataclass
@@ -33,12 +33,6 @@ class Interval:
         if self.low is None:
             return fmt_ns(self.estimate)
         return f"{fmt_ns(self.estimate)} [{fmt_ns(self.low)}, {fmt_ns(self.high)}]"
-
-
-def _key(p: dict) -> Key:
-    # An option set's label rides on the placement, so points of two sets are never compared as one.
-    placement = f"{p['placement']} {p['options']}" if p.get("options") else p["placement"]
-    return (placement, p["mode"], p["payload_type"], p["payload_bytes"], p["target"])
 
 
 def _p50(p: dict) -> Interval:
@@ -69,22 +63,22 @@ def _change(a: Interval, b: Interval) -> dict[str, Any]:
 
 
 def compare_summaries(a: dict, b: dict) -> dict[str, Any]:
-    pa = {_key(p): p for p in a["points"] if p.get("latency_ns")}
-    pb = {_key(p): p for p in b["points"] if p.get("latency_ns")}
+    pa = {Point.from_record(p): p for p in a["points"] if p.get("latency_ns")}
+    pb = {Point.from_record(p): p for p in b["points"] if p.get("latency_ns")}
     rows = []
     for key in [k for k in pa if k in pb]:
-        row: dict[str, Any] = {"placement": key[0], "mode": key[1], "payload_type": key[2], "payload_bytes": key[3],
-                               "target": key[4], "p50": _change(_p50(pa[key]), _p50(pb[key]))}
+        row: dict[str, Any] = {**key.as_record(), "p50": _change(_p50(pa[key]), _p50(pb[key]))}
         if _added(pa[key]).estimate is not None or _added(pb[key]).estimate is not None:
             row["orb_added"] = _change(_added(pa[key]), _added(pb[key]))
         rows.append(row)
     return {"run_a": a.get("run_id"), "run_b": b.get("run_id"), "points": rows,
-            "only_in_a": ["/".join(map(str, k)) for k in pa if k not in pb],
-            "only_in_b": ["/".join(map(str, k)) for k in pb if k not in pa],
+            "only_in_a": [k.label for k in pa if k not in pb],
+            "only_in_b": [k.label for k in pb if k not in pa],
             "flagged": sum(1 for r in rows for q in ("p50", "orb_added") if (r.get(q) or {}).get("flag"))}
 
 
 def compare_runs(a: RunStore, b: RunStore) -> dict[str, Any]:
+    """Both runs summarised afresh from their raw samples (older runs are upgraded as they are read)."""
     return compare_summaries(summarize(a), summarize(b))
 
 
@@ -102,8 +96,7 @@ def format_comparison(result: dict[str, Any]) -> str:
               "ORB-added A", "ORB-added B", "change", "")
     rows: list[tuple[str, ...]] = [header]
     for r in result["points"]:
-        size = f"{r['payload_bytes']} B" + ("" if r["payload_type"] == "octets" else f" {r['payload_type']}")
-        rows.append((r["placement"], r["mode"], size, r["target"], *_cell(r["p50"]), *_cell(r.get("orb_added"))))
+        rows.append((*columns(Point.from_record(r)), *_cell(r["p50"]), *_cell(r.get("orb_added"))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {result['run_a']}", f"B = {result['run_b']}",
              "flag: the two runs' 95% intervals do not overlap (p50: the wider of bootstrap and Student t over trials; "

@@ -1,10 +1,11 @@
 """Exports of a run's raw samples for other tools: one CSV of every call, and HdrHistogram interval logs.
 
-- export/samples.csv: placement, mode, payload_type, payload_bytes, target, trial, call, latency_ns; one row per
-  timed call, in call order (the raw .i64 files, made readable).
-- export/hdr/<placement>-<mode>-<payload_type>-<bytes>B-<target>.hlog: one HdrHistogram interval log per point,
-  one interval per trial (start and end from the trial's timing where the run recorded it), values in ns, 3
-  significant digits: what HdrHistogram's own tools (HistogramLogProcessor, the plotter) read.
+- export/samples.csv: one column per point dimension (point.Point's fields: host_pair, placement, options, mode,
+  payload_type, payload_bytes, clients, rate_hz, target), then trial, call, latency_ns; one row per timed call,
+  in call order (the raw .i64 files, made readable).
+- export/hdr/<point slug>.hlog: one HdrHistogram interval log per point, one interval per trial (start and
+  end from the trial's timing where the run recorded it), values in ns, 3 significant digits: what
+  HdrHistogram's own tools (HistogramLogProcessor, the plotter) read.
 """
 
 from __future__ import annotations
@@ -16,25 +17,23 @@ import numpy as np
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
+from orbench.point import Point
 from orbench.results import RunStore
 from orbench.stats import read_samples
+from orbench.trial import Trial
 
 HDR_LOWEST_NS = 1
 HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
 HDR_DIGITS = 3
 
-FIELDS = ["placement", "mode", "payload_type", "payload_bytes", "target", "trial", "call", "latency_ns"]
+FIELDS = [*Point.columns(), "trial", "call", "latency_ns"]
 
 
-def _ok_trials(store: RunStore) -> dict[tuple, list[dict]]:
-    out: dict[tuple, list[dict]] = {}
-    for row in store.read_trials():
-        if row["status"] == "ok":
-            # An option set's label rides on the placement ("same-core+tcp_nodelay=false"), so the samples of two
-            # sets never land in one histogram.
-            placement = f"{row['placement']}+{row['options']}" if row.get("options") else row["placement"]
-            key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
-            out.setdefault(key, []).append(row)
+def _ok_trials(store: RunStore) -> dict[Point, list[Trial]]:
+    out: dict[Point, list[Trial]] = {}
+    for t in store.read_trials():
+        if t.ok:
+            out.setdefault(t.point, []).append(t)
     return out
 
 
@@ -44,10 +43,11 @@ def export_csv(store: RunStore, path: Path) -> int:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(FIELDS)
-        for key, trials in sorted(_ok_trials(store).items()):
+        for point, trials in sorted(_ok_trials(store).items()):
+            dims = list(point.as_record().values())
             for t in trials:
-                x = read_samples(store.path / t["samples_file"])
-                w.writerows([*key, t["trial"], i, int(v)] for i, v in enumerate(x))
+                x = read_samples(store.path / str(t.samples_file))
+                w.writerows([*dims, t.trial, i, int(v)] for i, v in enumerate(x))
                 rows += x.size
     return rows
 
@@ -63,20 +63,18 @@ def histogram_of(samples: np.ndarray) -> HdrHistogram:
 def export_hdr(store: RunStore, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for (pl, mode, pt, size, target), trials in sorted(_ok_trials(store).items()):
-        path = out_dir / f"{pl}-{mode}-{pt}-{size}B-{target}.hlog"
+    for point, trials in sorted(_ok_trials(store).items()):
+        path = out_dir / f"{point.slug}.hlog"
         with open(path, "w") as f:
             writer = HistogramLogWriter(f)
-            writer.output_comment(f"orbench run {store.run_id}: {target} {mode} {pt} {size} B {pl}; values in ns; "
-                                  "one interval per trial")
+            writer.output_comment(f"orbench run {store.run_id}: {point.label}; values in ns; one interval per trial")
             writer.output_log_format_version()
             writer.output_legend()
             for n, t in enumerate(trials):
-                h = histogram_of(read_samples(store.path / t["samples_file"]))
-                if t.get("trial_end_unix") and t.get("elapsed_ns"):
-                    end = float(t["trial_end_unix"])
-                    start = end - int(t["elapsed_ns"]) / 1e9
-                else:  # runs before schema 2: consecutive one-second slots keep the trials apart and in order
+                h = histogram_of(read_samples(store.path / str(t.samples_file)))
+                if t.trial_end_unix is not None and t.elapsed_ns:
+                    start, end = t.trial_end_unix - t.elapsed_ns / 1e9, t.trial_end_unix
+                else:  # no timing recorded: consecutive one-second slots keep the trials apart and in order
                     start, end = float(n), float(n + 1)
                 writer.output_interval_histogram(h, start, end, max_value_unit_ratio=1e6)
             writer.close()

@@ -28,6 +28,7 @@ from orbench.placement import resolve
 from orbench.results import RunStore, write_json_atomic
 from orbench.runner import Runner
 from orbench.summary import write_summary
+from orbench.trial import Trial
 
 HEADER_BYTES = 12  # orbench's OBSK request header (harness/PROTOCOL.md)
 # sockperf's TCP ping-pong refuses messages near 64 KiB on this build; sizes stay below.
@@ -85,11 +86,11 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials:
         raise UserError("sockperf not found (apt-get install sockperf, or: make deps)")
     sockperf_runs: dict[int, list[tuple[int, float, int]]] = {size: [] for size in sizes}
 
-    def after_trial(runner: Runner, point, trial: int, row: dict) -> None:
+    def after_trial(runner: Runner, trial: Trial) -> None:
         # The orbench workers sit idle (blocked in read) while sockperf runs.
-        msg = point.payload_bytes + HEADER_BYTES
+        msg = trial.point.payload_bytes + HEADER_BYTES
         p50, n = sockperf_p50_us(msg, sockperf_seconds, placement, runner.store.logs_dir / f"sockperf-{msg}B.log")
-        sockperf_runs[point.payload_bytes].append((trial, p50 * 1e3, n))
+        sockperf_runs[trial.point.payload_bytes].append((trial.trial, p50 * 1e3, n))
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fidelity.toml"
@@ -98,8 +99,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials:
         store = RunStore.create(campaign.name, root)
         Runner(campaign, store, on_trial_done=after_trial).run()
     write_summary(store)
-    trial_p50 = {(int(r["payload_bytes"]), int(r["trial"])): float(r["p50_ns"])
-                 for r in store.read_trials() if r["status"] == "ok"}
+    trial_p50 = {(t.point.payload_bytes, t.trial): float(t.p50_ns or 0) for t in store.read_trials() if t.ok}
     rows = []
     for size in sizes:
         pairs = [(trial_p50[(size, t)] / 2, sp) for t, sp, _n in sockperf_runs[size] if (size, t) in trial_p50]

@@ -43,12 +43,10 @@ def parse_gc_log(path: Path | str) -> list[GcPause]:
     return pauses
 
 
-def gc_logs(logs_dir: Path, placement: str, target: str) -> dict[str, list[Path]]:
-    """The GC logs of one target's workers at one placement, by role (see runner.TargetSession.start)."""
-    out: dict[str, list[Path]] = {}
-    for role in ("client", "server"):
-        out[role] = sorted(logs_dir.glob(f"{placement}-{target}-{role}-gc-*.log"))
-    return out
+def gc_logs(logs_dir: Path, workers: str) -> dict[str, list[Path]]:
+    """The GC logs of one set of workers (their tag: point.Point.workers_slug), by role; a restart writes a new
+    file (session.TargetSession.start)."""
+    return {role: sorted(logs_dir.glob(f"{workers}-{role}-gc-*.log")) for role in ("client", "server")}
 
 
 def pause_summary(pauses: list[GcPause]) -> dict[str, float | int]:

@@ -11,6 +11,7 @@ import shlex
 import subprocess
 
 from orbench.hosts import Host
+from orbench.placement import parse_cpu_list
 
 # Each line prints one fact; `2>/dev/null` and `|| true` because a missing fact must not end the script.
 ENV_SCRIPT = r"""
@@ -81,16 +82,5 @@ def _typed(facts: dict) -> dict:
         except ValueError:
             pass
     if "usable_cpus" in facts:
-        facts["usable_cpus"] = parse_cpu_list(facts["usable_cpus"])
+        facts["usable_cpus"] = sorted(parse_cpu_list(facts["usable_cpus"]))
     return facts
-
-
-def parse_cpu_list(text: str) -> list[int]:
-    """'0-2,5' -> [0, 1, 2, 5] (the kernel's cpulist format)."""
-    cpus: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        cpus.extend(range(int(lo), int(hi or lo) + 1))
-    return cpus

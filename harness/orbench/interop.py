@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from orbench.errors import UserError
+from orbench.point import INTEROP_SEPARATOR as SEPARATOR
 from orbench.targets import Target
 
-SEPARATOR = "->"
 KIND = "interop"
 
 
@@ -32,11 +32,6 @@ def split_label(name: str) -> tuple[str, str] | None:
         return None
     client, server = name.split(SEPARATOR, 1)
     return client, server
-
-
-def path_safe(name: str) -> str:
-    """A target name fit for a file or directory name ("jacorb->omniorb" -> "jacorb_to_omniorb")."""
-    return name.replace(SEPARATOR, "_to_")
 
 
 def _both(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

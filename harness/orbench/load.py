@@ -18,25 +18,30 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from orbench.campaign import Point
 from orbench.errors import WorkerError
-from orbench.machine_load import cpu_times, trial_load
-from orbench.measure import failed_answer, fetched_samples, latency_fields, oneway_fields, pinned_cpus, trial_timeout_s
+from orbench.measure import (
+    LoadReading,
+    TrialPlan,
+    failed_answer,
+    fetched_samples,
+    latency_fields,
+    oneway_fields,
+    trial_timeout_s,
+)
+from orbench.point import Point
+from orbench.session import TargetSession
+from orbench.trial import Measurement
 
-if TYPE_CHECKING:
-    from orbench.runner import Runner, TargetSession
 
-def measure_group(runner: Runner, session: TargetSession, point: Point, trial: int) -> dict[str, Any]:
-    """One trial of N clients; the row's fields (status and measurements). Raises WorkerError like the
-    runner's single-client measure: a dead or hung worker, a lost connection."""
+def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
+    """One trial of N clients. Raises WorkerError like measure.measure_single: a dead or hung worker, a lost
+    connection."""
     assert session.server is not None
-    campaign, store = runner.campaign, runner.store
-    n, calls = point.clients, campaign.calls
-    warmup = campaign.warmup_for(session.target)
+    n, calls, warmup = point.clients, plan.calls, plan.warmup
     clients = session.clients(n)
     server = session.server
 
@@ -44,20 +49,20 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
     if not reset["ok"]:
         raise WorkerError(f"{session.target.name} client: reset_counters failed: {reset.get('error')}", "protocol")
 
-    samples_file = store.samples_path(point, trial)
+    samples_file = plan.samples_file
     parts = [samples_file.with_name(f"{samples_file.stem}.client{k}.i64") for k in range(n)]
     base = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
             "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
-            "sync_timeout_ms": campaign.sync_timeout_ms, "clients": n}
+            "sync_timeout_ms": plan.sync_timeout_ms, "clients": n}
     if point.rate_hz:
         base["rate_hz"] = point.rate_hz
-    timeout = trial_timeout_s(campaign, calls, warmup, point.rate_hz, n)
+    timeout = trial_timeout_s(plan, point.rate_hz, n)
 
     def run(k: int) -> dict[str, Any]:
-        command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], store.path)}
+        command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root)}
         return clients[k].call(command, timeout=timeout, watch=[server])
 
-    load_before = cpu_times()
+    load = LoadReading(session.runtime.load_hosts())
     with ThreadPoolExecutor(max_workers=n) as pool:
         futures = [pool.submit(run, k) for k in range(n)]
         results: list[dict[str, Any] | WorkerError] = []
@@ -66,7 +71,7 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
                 results.append(f.result())
             except WorkerError as exc:
                 results.append(exc)
-    load = trial_load(load_before, cpu_times(), pinned_cpus(session))
+    host_load = load.end()
     for k, r in enumerate(results):
         if isinstance(r, WorkerError):
             raise WorkerError(f"client {k} of {n}: {r}", r.kind)
@@ -76,7 +81,7 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
         if failed:
             return failed
 
-    per_client = [fetched_samples(session, part, store.path, calls) for part in parts]
+    per_client = [fetched_samples(session, part, plan.store_root, calls) for part in parts]
     pooled = np.concatenate(per_client)
     pooled.astype("<i8").tofile(samples_file)
     for part in parts:
@@ -87,22 +92,21 @@ def measure_group(runner: Runner, session: TargetSession, point: Point, trial: i
     total = max((a.get("received") or {}).get("messages", 0) for a in answers)
     total_bytes = max((a.get("received") or {}).get("bytes", 0) for a in answers)
     timed_msgs = total - n * warmup
-    row: dict[str, Any] = {
-        "status": "ok", "calls": n * calls, "warmup": warmup,
-        "samples_file": str(samples_file.relative_to(store.path)), **latency_fields(pooled),
-        "elapsed_ns": span_ns,
-        "received_messages": timed_msgs,
-        "received_bytes": round(total_bytes * timed_msgs / total) if total else 0,
-        "client_p50s_ns": ";".join(f"{float(np.percentile(x, 50)):.0f}" for x in per_client),
-        "aggregate_calls_per_s": round(n * calls / span_ns * 1e9, 1) if span_ns > 0 else "",
+    received_bytes = round(total_bytes * timed_msgs / total) if total else 0
+    fields: dict[str, Any] = {
+        "status": "ok", "calls": n * calls, "warmup": warmup, "samples_file": plan.samples_record,
+        **latency_fields(pooled), "elapsed_ns": span_ns,
+        "received_messages": timed_msgs, "received_bytes": received_bytes,
+        "client_p50s_ns": tuple(round(float(np.percentile(x, 50))) * 1.0 for x in per_client),
+        "aggregate_calls_per_s": round(n * calls / span_ns * 1e9, 1) if span_ns > 0 else None,
         "start_barrier_complete": all(bool((a.get("start_barrier") or {}).get("complete")) for a in answers),
-        "trial_end_unix": round(time.time(), 4), **load,
+        "trial_end_unix": round(time.time(), 4), **host_load.as_fields(),
     }
     if point.mode == "oneway":
-        row.update(oneway_fields(n * calls, timed_msgs, row["received_bytes"], span_ns,
-                                 all(bool((a.get("sync") or {}).get("complete")) for a in answers)))
+        fields.update(oneway_fields(n * calls, timed_msgs, received_bytes, span_ns,
+                                    all(bool((a.get("sync") or {}).get("complete")) for a in answers)))
     if point.rate_hz:
-        row["deadline_misses"] = sum(int(a.get("deadline_misses") or 0) for a in answers)
+        fields["deadline_misses"] = sum(int(a.get("deadline_misses") or 0) for a in answers)
         rates = [float(a["achieved_rate_hz"]) for a in answers if a.get("achieved_rate_hz")]
-        row["achieved_rate_hz"] = round(float(np.mean(rates)), 3) if rates else ""
-    return row
+        fields["achieved_rate_hz"] = round(float(np.mean(rates)), 3) if rates else None
+    return Measurement(**fields)

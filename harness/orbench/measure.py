@@ -7,21 +7,37 @@ which runs N clients at once; a row means the same whichever of the two made it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from orbench.errors import WorkerError
-from orbench.hosts import HostUnreachable
-from orbench.machine_load import cpu_times, parse_cpu_list, trial_load
+from orbench.hosts import Host, HostUnreachable
+from orbench.machine_load import HostLoad, Snapshot, pair_load, snapshot
+from orbench.point import Point
+from orbench.session import TargetSession
 from orbench.stats import latency_summary, read_samples
+from orbench.trial import Measurement
+from orbench.workers import ServerWorker
 
-if TYPE_CHECKING:
-    from pathlib import Path
 
-    from orbench.campaign import Campaign, Point
-    from orbench.runner import Runner, TargetSession
-    from orbench.workers import ServerWorker
+@dataclass(frozen=True)
+class TrialPlan:
+    """What one trial runs, besides its point: the campaign's call counts and barrier timeout, and where its
+    samples go in the results store."""
+
+    calls: int             # timed calls per client
+    warmup: int            # untimed calls per client first
+    sync_timeout_ms: int
+    samples_file: Path     # the trial's samples file in the store
+    store_root: Path       # the run directory (samples_file is recorded relative to it)
+
+    @property
+    def samples_record(self) -> str:
+        return str(self.samples_file.relative_to(self.store_root))
+
 
 # Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
 # loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
@@ -31,17 +47,17 @@ TRIAL_TIMEOUT_PER_CALL_S = 0.002
 SERVER_DEATH_GRACE_S = 2.0
 
 
-def trial_timeout_s(campaign: Campaign, calls: int, warmup: int, rate_hz: float, clients: int = 1) -> float:
+def trial_timeout_s(plan: TrialPlan, rate_hz: float, clients: int = 1) -> float:
     """How long one `run` may take: the margin, every call of every client (they share the CPUs), the
     barriers' timeout, and at a fixed rate the calls' schedule itself."""
-    paced = calls / rate_hz if rate_hz else 0.0
-    return (TRIAL_TIMEOUT_BASE_S + clients * (calls + warmup) * TRIAL_TIMEOUT_PER_CALL_S
-            + campaign.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
+    paced = plan.calls / rate_hz if rate_hz else 0.0
+    return (TRIAL_TIMEOUT_BASE_S + clients * (plan.calls + plan.warmup) * TRIAL_TIMEOUT_PER_CALL_S
+            + plan.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
 
 
-def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -> dict[str, Any] | None:
+def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -> Measurement | None:
     """None for an ok answer. A lost connection or a dead server raises WorkerError (the runner restarts the
-    target); any other error answer fails only this trial: the row's fields are returned."""
+    target); any other error answer fails only this trial, with the reason."""
     if answer["ok"]:
         return None
     why = f"{who}{answer.get('error_kind')}: {answer.get('error')}"
@@ -49,7 +65,7 @@ def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -
         # A lost connection usually means a dead server: say so, with its exit, when it is.
         dead = server.dead_within(SERVER_DEATH_GRACE_S)
         raise WorkerError(why + (f"; {server.death()}" if dead else ""))
-    return {"status": "failed", "error": why}
+    return Measurement(status="failed", error=why)
 
 
 def fetched_samples(session: TargetSession, path: Path, store_path: Path, calls: int) -> np.ndarray:
@@ -81,52 +97,59 @@ def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, s
     return out
 
 
-def pinned_cpus(session: TargetSession) -> set[int]:
-    return parse_cpu_list(session.placement.server_cpus) | parse_cpu_list(session.placement.client_cpus)
+class LoadReading:
+    """The load of a trial's hosts: read before the trial's `run` and after its answer (machine_load.py)."""
+
+    def __init__(self, hosts: dict[str, tuple[Host, set[int]]]):
+        self.hosts = hosts
+        self.before = self._read()
+
+    def _read(self) -> dict[str, Snapshot]:
+        try:
+            return {name: snapshot(host) for name, (host, _pinned) in self.hosts.items()}
+        except (HostUnreachable, RuntimeError) as exc:
+            raise WorkerError(f"cannot read the load of the trial's hosts: {exc}", "load") from None
+
+    def end(self) -> HostLoad:
+        return pair_load(self.before, self._read(), {name: pinned for name, (_h, pinned) in self.hosts.items()})
 
 
-def measure_single(runner: Runner, session: TargetSession, point: Point, trial: int) -> dict[str, Any]:
-    """One trial of the target's one client; the row's fields. Raises WorkerError for a dead or hung worker."""
+def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
+    """One trial of the target's one client. Raises WorkerError for a dead or hung worker."""
     assert session.client is not None and session.server is not None
-    campaign, store = runner.campaign, runner.store
-    calls = campaign.calls
-    warmup = campaign.warmup_for(session.target)
-    samples_file = store.samples_path(point, trial)
     command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
-               "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
-               "samples_file": session.runtime.client_samples_path(samples_file, store.path),
-               "sync_timeout_ms": campaign.sync_timeout_ms}
+               "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
+               "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
+               "sync_timeout_ms": plan.sync_timeout_ms}
     if point.rate_hz:
         command["rate_hz"] = point.rate_hz
-    load_before = cpu_times()
-    answer = session.client.call(command, timeout=trial_timeout_s(campaign, calls, warmup, point.rate_hz),
-                                 watch=[session.server])
+    load = LoadReading(session.runtime.load_hosts())
+    answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server])
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
     trial_end_unix = time.time()
-    load = trial_load(load_before, cpu_times(), pinned_cpus(session))
+    host_load = load.end()
     failed = failed_answer(answer, session.server)
     if failed:
         return failed
-    samples = fetched_samples(session, samples_file, store.path, calls)
+    samples = fetched_samples(session, plan.samples_file, plan.store_root, plan.calls)
     received = answer.get("received") or {}
     elapsed = int(answer.get("elapsed_ns") or 0)
-    row: dict[str, Any] = {
-        "status": "ok", "calls": calls, "warmup": warmup,
-        "samples_file": str(samples_file.relative_to(store.path)), **latency_fields(samples),
-        "elapsed_ns": answer.get("elapsed_ns"),
+    fields: dict[str, Any] = {
+        "status": "ok", "calls": plan.calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
+        **latency_fields(samples), "elapsed_ns": elapsed or None,
         "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
-        "trial_end_unix": round(trial_end_unix, 4), **load,
+        "trial_end_unix": round(trial_end_unix, 4), **host_load.as_fields(),
     }
     if elapsed:
-        row["aggregate_calls_per_s"] = round(calls / elapsed * 1e9, 1)
+        fields["aggregate_calls_per_s"] = round(plan.calls / elapsed * 1e9, 1)
     if point.rate_hz:
-        row["deadline_misses"] = answer.get("deadline_misses")
-        row["achieved_rate_hz"] = answer.get("achieved_rate_hz")
+        fields["deadline_misses"] = answer.get("deadline_misses")
+        fields["achieved_rate_hz"] = answer.get("achieved_rate_hz")
     if point.mode == "oneway":
-        row.update(oneway_fields(calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
-                                 elapsed, bool((answer.get("sync") or {}).get("complete"))))
+        fields.update(oneway_fields(plan.calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
+                                    elapsed, bool((answer.get("sync") or {}).get("complete"))))
         if "warmup_sync" in answer:
             # Incomplete: late warm-up messages were counted as timed ones, and may have hidden loss.
-            row["warmup_sync_complete"] = bool(answer["warmup_sync"].get("complete"))
-    return row
+            fields["warmup_sync_complete"] = bool(answer["warmup_sync"].get("complete"))
+    return Measurement(**fields)

@@ -24,9 +24,28 @@ class Placement:
         cpus = self.server_cpus if role == "server" else self.client_cpus
         return ["taskset", "-c", cpus] if cpus is not None else []
 
+    def cpus(self, role: str) -> set[int]:
+        """The CPUs a role's worker is pinned to; empty when not pinned."""
+        return parse_cpu_list(self.server_cpus if role == "server" else self.client_cpus)
+
     def as_dict(self) -> dict:
         return {"name": self.name, "server_cpus": self.server_cpus, "client_cpus": self.client_cpus,
                 "pinned": self.server_cpus is not None}
+
+
+def parse_cpu_list(text: str | None) -> set[int]:
+    """A taskset / Cpus_allowed_list CPU list such as "0-2,5" as a set."""
+    cpus: set[int] = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-")
+            cpus.update(range(int(a), int(b) + 1))
+        else:
+            cpus.add(int(part))
+    return cpus
 
 
 def available_cpus() -> list[int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from orbench.trial import Trial
+
 
 def fmt_ns(ns: float | None) -> str:
     """A latency for people: 850 ns, 21.3 us, 4.20 ms."""
@@ -43,23 +45,22 @@ class Progress:
 
     def start(self, campaign, store) -> None:
         self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, "
-                   f"{len(campaign.point_groups()) * len(campaign.loads())} points x {campaign.trials} trials = {self.total} trials "
+                   f"{len(campaign.point_groups())} points x {campaign.trials} trials = {self.total} trials "
                    f"-> {store.path}", keep=True)
 
     def note(self, message: str) -> None:
         self._emit(f"  {message}", keep=True)
 
-    def trial(self, point, trial: int, row: dict) -> None:
+    def trial(self, trial: Trial) -> None:
         self.done += 1
         elapsed = time.monotonic() - self.started
         eta = elapsed / self.done * (self.total - self.done)
-        head = (f"[{self.done:>{len(str(self.total))}}/{self.total} {100 * self.done // self.total:3d}%] "
-                f"{point.placement} {point.mode} {point.payload_type} {point.payload_bytes} B "
-                f"{point.target}{' ' + point.load_label if point.load_label else ''} t{trial}")
-        if row["status"] == "ok":
-            self._emit(f"{head}: p50 {fmt_ns(row['p50_ns'])} p99 {fmt_ns(row['p99_ns'])}  eta {fmt_duration(eta)}",
+        head = f"[{self.done:>{len(str(self.total))}}/{self.total} {100 * self.done // self.total:3d}%] " \
+               f"{trial.point.label} t{trial.trial}"
+        if trial.ok:
+            self._emit(f"{head}: p50 {fmt_ns(trial.p50_ns)} p99 {fmt_ns(trial.p99_ns)}  eta {fmt_duration(eta)}",
                        keep=False)
         else:
-            self._emit(f"{head}: {row['status'].upper()}: {row['error']}", keep=True)
+            self._emit(f"{head}: {trial.status.upper()}: {trial.error}", keep=True)
         if self.done == self.total and self.tty:
             self.stream.write("\n")

@@ -186,6 +186,15 @@ class PairRuntime:
             return
         self.client_host.fetch(self.client_samples_path(local_path, store_root), local_path)
 
+    def load_hosts(self) -> dict[str, tuple[Host, set[int]]]:
+        """The pair's hosts by name, each with the CPUs its workers are pinned to there (both workers' CPUs when
+        one host runs both), for the trial's load figures."""
+        out: dict[str, tuple[Host, set[int]]] = {}
+        for host, role in ((self.server_host, "server"), (self.client_host, "client")):
+            _, pinned = out.get(host.name, (host, set()))
+            out[host.name] = (host, pinned | self.placement.cpus(role))
+        return out
+
     def check_reachable(self) -> None:
         """Raises HostUnreachable for the first host of the pair that does not answer."""
         for host in (self.server_host, self.client_host):

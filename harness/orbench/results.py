@@ -27,7 +27,14 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      target cannot run it). Older runs read as option set "".
   5: manifest `environment.host` holds the machine's facts in the keys of the host script (hostenv.py, the
      same for every host: kernel, cpu_model, logical_cpus, loadavg, TCP sysctls, java_version ...) instead of
-     the separate host/kernel/os/cpu/governor/memory/load/java entries; environment.host_facts() reads both.
+     the separate host/kernel/os/cpu/governor/memory/load/java entries.
+  6: one point type (point.py) keys everything: trials.csv columns are seq, the point's dimensions, trial, the
+     measurement (trial.py); samples live at samples/<point slug>-t<trial>.i64; a trial's load figures
+     (loadavg_1m, other_cpus_busy_pct, steal_pct) are those of the pair's hosts, the busiest of them, read on
+     the hosts named in the new column `load_hosts` (before: always the harness machine); oneway trials record
+     `warmup_sync_complete` (whether the barrier after the warm-up calls completed); every stopping record
+     carries the whole point group; samples.csv of `orbench export` has a column per point dimension.
+Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
 from __future__ import annotations
@@ -40,28 +47,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from orbench.campaign import Point
 from orbench.errors import UserError
-from orbench.interop import path_safe
 from orbench.paths import results_dir
-
-SCHEMA_VERSION = 5
-
-TRIAL_FIELDS = [
-    "seq", "host_pair", "placement", "mode", "payload_type", "payload_bytes", "target", "trial", "status", "error",
-    "calls", "warmup", "samples_file", "p50_ns", "p90_ns", "p99_ns", "min_ns", "max_ns", "mean_ns",
-    "elapsed_ns", "received_messages", "received_bytes", "lost_messages", "sync_complete",
-    "throughput_msgs_per_s", "throughput_mb_per_s", "started_at", "duration_s", "loadavg_1m",
-    # since schema 2: when the trial's answer came back (unix s), load on the unpinned CPUs and steal during it
-    "trial_end_unix", "other_cpus_busy_pct", "steal_pct",
-    # since schema 3: the load dimensions (load.py) and what they measure
-    "clients", "rate_hz", "deadline_misses", "achieved_rate_hz", "client_p50s_ns", "aggregate_calls_per_s",
-    "start_barrier_complete",
-    # since schema 4: the option set's label
-    "options",
-    # oneway, one client: did the barrier after the warm-up calls complete (empty: not reported)
-    "warmup_sync_complete",
-]
+from orbench.point import Point
+from orbench.trial import COLUMNS, Trial, from_row, to_row
+from orbench.upgrade import SCHEMA_VERSION, upgrade
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
@@ -115,34 +105,45 @@ class RunStore:
         write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest})
 
     def read_manifest(self) -> dict:
-        return json.loads(self.manifest_path.read_text())
+        """The manifest in the current layout, whatever version wrote it."""
+        return self.read()[0]
+
+    def read_trials(self) -> list[Trial]:
+        """Every trial, in the order run, in the current layout, whatever version wrote it."""
+        return self.read()[1]
+
+    def read(self) -> tuple[dict, list[Trial]]:
+        manifest = json.loads(self.manifest_path.read_text())
+        rows: list[dict[str, str]] = []
+        if self.trials_path.exists():
+            with open(self.trials_path, newline="") as f:
+                rows = list(csv.DictReader(f))
+        manifest, rows = upgrade(manifest, rows)
+        return manifest, [from_row(r) for r in rows]
+
+    def written_schema(self) -> int:
+        """The schema version this run was written with."""
+        return int(json.loads(self.manifest_path.read_text()).get("schema_version", 1))
 
     def samples_path(self, point: Point, trial: int) -> Path:
-        target = path_safe(point.target)
-        d = self.samples_dir / point.placement / target
-        if point.host_pair != "local":
-            d = self.samples_dir / point.host_pair / point.placement / target
-        if point.options:
-            d = d / point.options
-        d.mkdir(parents=True, exist_ok=True)
-        load = f"-{point.load_label}" if point.load_label else ""
-        return d / f"{point.mode}-{point.payload_type}-{point.payload_bytes}B{load}-t{trial:03d}.i64"
+        self.samples_dir.mkdir(parents=True, exist_ok=True)
+        return self.samples_dir / f"{point.slug}-t{trial:03d}.i64"
 
-    def append_trial(self, row: dict) -> None:
+    def append_trial(self, trial: Trial) -> None:
         new = not self.trials_path.exists()
+        if not new:
+            with open(self.trials_path, newline="") as f:
+                header = next(csv.reader(f), None)
+            if header != COLUMNS:
+                raise UserError(f"{self.trials_path}: written by another results schema "
+                                f"({self.written_schema()}, this orbench writes {SCHEMA_VERSION}): cannot append")
         with open(self.trials_path, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=TRIAL_FIELDS, extrasaction="raise")
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="raise")
             if new:
                 writer.writeheader()
-            writer.writerow({k: row.get(k, "") for k in TRIAL_FIELDS})
+            writer.writerow(to_row(trial))
             f.flush()
             os.fsync(f.fileno())
-
-    def read_trials(self) -> list[dict]:
-        if not self.trials_path.exists():
-            return []
-        with open(self.trials_path, newline="") as f:
-            return list(csv.DictReader(f))
 
     def remove_if_empty(self) -> None:
         """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""

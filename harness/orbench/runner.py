@@ -14,26 +14,27 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
 from orbench import __version__
-from orbench.campaign import Campaign, Point
+from orbench.campaign import Campaign
 from orbench.environment import collect_environment
-from orbench.errors import WorkerError
+from orbench.errors import UserError, WorkerError
 from orbench.hosts import HostPair, HostUnreachable
-from orbench.interop import path_safe
 from orbench.load import measure_group
 from orbench.machine_load import cpus_allowed
-from orbench.measure import measure_single
-from orbench.options import option_label
+from orbench.measure import TrialPlan, measure_single
 from orbench.placement import Placement, resolve_on
+from orbench.point import Point, PointGroup
 from orbench.progress import Progress
 from orbench.remote import HostSet, PairRuntime
-from orbench.results import RunStore
+from orbench.results import SCHEMA_VERSION, RunStore
+from orbench.schedule import Block, blocks, round_order, total_trials
+from orbench.session import TargetSession
 from orbench.stopping import StoppingRule
 from orbench.targets import Target, unavailable_reason
-from orbench.workers import ClientWorker, ServerWorker
+from orbench.trial import Measurement, Trial
 
 # Trial statuses that --resume does not run again.
 FINISHED_STATUSES = ("ok", "skipped")
@@ -41,117 +42,18 @@ FINISHED_STATUSES = ("ok", "skipped")
 # A trial's timeout and the grace given a dead server are in measure.py, which runs the trials.
 
 
-@dataclass
-class TargetSession:
-    """A target's live server and client for one placement."""
-
-    target: Target
-    runtime: PairRuntime
-    store: RunStore
-    options: dict[str, Any]
-    server: ServerWorker | None = None
-    client: ClientWorker | None = None
-    hello: dict[str, Any] = field(default_factory=dict)
-    starts: int = 0
-    # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
-    extra_clients: list[ClientWorker] = field(default_factory=list)
-
-    @property
-    def placement(self) -> Placement:
-        return self.runtime.placement
-
-    def start(self) -> None:
-        self.starts += 1
-        tag = self._tag()
-        # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
-        gc_log = str(self.store.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
-        self.server = ServerWorker(
-            self.target.name, self.runtime.server_command(self.target, gc_log=gc_log % "server"),
-            self.store.logs_dir / f"{tag}-server.log", reaper=self.runtime.reaper(self.target, "server"),
-        )
-        try:
-            self.client = ClientWorker(self.target.name,
-                                       self.runtime.client_command(self.target, gc_log=gc_log % "client"),
-                                       self.store.logs_dir / f"{tag}-client.log",
-                                       reaper=self.runtime.reaper(self.target, "client"))
-            self.server.via, self.client.via = self.runtime.via("server"), self.runtime.via("client")
-            hello = self.client.call({"cmd": "hello"}, watch=[self.server])
-            if not hello["ok"]:
-                raise WorkerError(f"{self.target.name} client: hello failed: {hello.get('error')}", "protocol")
-            self.hello = hello
-            answer = self.client.call({"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options},
-                                      watch=[self.server])
-            if not answer["ok"]:
-                kind = "unsupported" if answer.get("error_kind") == "unsupported" else "connect"
-                raise WorkerError(f"{self.target.name} client: connect failed: {answer.get('error')}", kind)
-        except WorkerError:
-            self.stop()
-            raise
-
-    def _tag(self) -> str:
-        pair, name = self.runtime.pair.label, path_safe(self.target.name)
-        return f"{self.placement.name}-{name}" if pair == "local" else f"{pair}-{self.placement.name}-{name}"
-
-    def clients(self, n: int) -> list[ClientWorker]:
-        """The first n client workers, connected to the one server; extra ones are started (pinned like the
-        first: the placement's client CPUs) when a point first needs them, and kept for later points."""
-        assert self.client is not None and self.server is not None
-        while len(self.extra_clients) < n - 1:
-            k = len(self.extra_clients) + 1
-            tag = f"{self._tag()}-c{k}"
-            client = ClientWorker(self.target.name,
-                                  self.runtime.client_command(self.target, gc_log=str(
-                                      self.store.logs_dir / f"{tag}-client-gc-{self.starts}.log")),
-                                  self.store.logs_dir / f"{tag}-client.log",
-                                  reaper=self.runtime.reaper(self.target, "client"))
-            client.via = self.runtime.via("client")
-            self.extra_clients.append(client)
-            try:
-                for command in ({"cmd": "hello"},
-                                {"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options}):
-                    answer = client.call(command, watch=[self.server])
-                    if not answer["ok"]:
-                        raise WorkerError(f"{self.target.name} client {k}: {command['cmd']} failed: "
-                                          f"{answer.get('error')}", "connect")
-            except WorkerError:
-                self.extra_clients.pop().stop()
-                raise
-        return [self.client, *self.extra_clients[:n - 1]]
-
-    def stop(self) -> None:
-        for extra in self.extra_clients:
-            if extra.alive():
-                try:
-                    extra.call({"cmd": "quit"}, timeout=5)
-                except WorkerError:
-                    pass
-            extra.stop()
-        self.extra_clients = []
-        if self.client is not None:
-            if self.client.alive():
-                try:
-                    self.client.call({"cmd": "quit"}, timeout=5)
-                except WorkerError:
-                    pass
-            self.client.stop()
-            self.client = None
-        if self.server is not None:
-            self.server.stop()
-            self.server = None
-
-
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
-                 on_trial_done: Callable[[Runner, Point, int, dict], None] | None = None,
+                 on_trial_done: Callable[[Runner, Trial], None] | None = None,
                  stream=sys.stderr, resume: bool = False):
         self.campaign = campaign
         self.resume = resume
         self.pairs: list[HostPair] = campaign.host_pairs()
         self.hosts: HostSet | None = None
         self.pair_down: str | None = None  # why the current host pair was given up
-        # Trials already finished (only when resuming), by (host_pair, placement, mode, type, bytes, target,
-        # trial), with their rows: a resumed point feeds them to its stopping rule instead of running them.
-        self.finished: dict[tuple, dict] = {}
+        # Trials already finished (only when resuming), by point and trial number: a resumed point feeds them
+        # to its stopping rule instead of running them.
+        self.finished: dict[tuple[Point, int], Trial] = {}
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
@@ -161,23 +63,16 @@ class Runner:
         self.failed_trials = 0
         self.stopping = StoppingRule.from_settings(campaign.settings)
         if resume:
-            rows = store.read_trials()
-            self.seq = max((int(r["seq"]) for r in rows if str(r.get("seq", "")).isdigit()), default=0)
-            self.finished = {self._trial_key(r.get("host_pair") or "local", r["placement"], r["mode"],
-                                             r["payload_type"], r["payload_bytes"], r["target"], r["trial"],
-                                             r.get("clients") or 1, r.get("rate_hz") or 0, r.get("options") or ""): r
-                             for r in rows if r["status"] in FINISHED_STATUSES}
-        self.progress = Progress(self._total_trials() - len(self.finished), stream)
+            if store.written_schema() != SCHEMA_VERSION:
+                raise UserError(f"{store.path}: written with results schema {store.written_schema()}; this orbench "
+                                f"writes {SCHEMA_VERSION} and resumes only runs of its own schema (start a new run)")
+            trials = store.read_trials()
+            self.seq = max((t.seq for t in trials), default=0)
+            self.finished = {(t.point, t.trial): t for t in trials if t.status in FINISHED_STATUSES}
+        self.progress = Progress(total_trials(campaign, self.pairs, self.stopping.most_trials) - len(self.finished),
+                                 stream)
         self.manifest: dict[str, Any] = {}
-
-    @staticmethod
-    def _trial_key(pair: str, placement: str, mode: str, ptype: str, size: Any, target: str, trial: Any,
-                   clients: Any = 1, rate_hz: Any = 0, options: str = "") -> tuple:
-        return (pair, placement, mode, ptype, int(size), target, int(trial), int(clients), float(rate_hz), options)
-
-    def _total_trials(self) -> int:
-        return (len(self.pairs) * len(self.campaign.point_groups()) * self.stopping.most_trials
-                * len(self.campaign.targets) * len(self.campaign.loads()) * len(self.campaign.option_sets()))
+        self.block: Block | None = None  # the block running now
 
     # -- manifest -------------------------------------------------------------------------------------------
     def _prepare_hosts(self) -> None:
@@ -243,10 +138,10 @@ class Runner:
         assert self.hosts is not None
         return resolve_on(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
 
-    def _record_workers(self, session: TargetSession) -> None:
+    def _record_workers(self, session: TargetSession, block: Block) -> None:
         info = self.manifest["targets"][session.target.name]["workers"]
-        pair = session.runtime.pair.label
-        info[session.placement.name if pair == "local" else f"{pair}/{session.placement.name}"] = {
+        info[block.label] = {
+            "host_pair": block.pair.label, "placement": block.placement, "options": block.options,
             "server": session.server.ready.get("worker") if session.server else None,
             "endpoint": session.server.endpoint if session.server else None,
             "client": session.hello.get("worker"),
@@ -267,12 +162,11 @@ class Runner:
         self._start_manifest()
         status = "failed"
         try:
-            for pair in self.pairs:
-                self.pair_down = None
-                for placement_name in self.campaign.placements:
-                    # Each option set gets workers of its own (server options are command-line arguments).
-                    for option_set in self.campaign.option_sets():
-                        self._run_placement(pair, self._placement(pair, placement_name), option_set)
+            pair = None
+            for block in blocks(self.campaign, self.pairs):
+                if block.pair is not pair:
+                    pair, self.pair_down = block.pair, None
+                self._run_block(block)
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -293,74 +187,67 @@ class Runner:
             self.store.mark_latest()
         return self.failed_trials
 
-    def _pending(self, pair: HostPair, placement: Placement, target: Target | None = None, options: str = "") -> bool:
-        return any(self._trial_key(pair.label, pl, mode, pt, size, t.name, trial, n, rate, options) not in self.finished
-                   for (n, rate) in self.campaign.loads()
-                   for (pl, mode, pt, size) in self.campaign.point_groups() if pl == placement.name
+    def _pending(self, groups: tuple[PointGroup, ...], target: Target | None = None) -> bool:
+        return any((g.with_target(t.name), trial) not in self.finished
+                   for g in groups
                    for t in self.campaign.targets if target is None or t.name == target.name
                    for trial in range(self.campaign.trials))
 
-    def _run_placement(self, pair: HostPair, placement: Placement, option_set: dict[str, Any] | None = None) -> None:
-        option_set = option_set or {}
-        opts = option_label(option_set)
-        if not self._pending(pair, placement, options=opts):
+    def _run_block(self, block: Block) -> None:
+        if not self._pending(block.groups):
             return
         assert self.hosts is not None
+        self.block = block
+        pair = block.pair
+        placement = self._placement(pair, block.placement)
         runtime = PairRuntime(pair, self.hosts, placement)
         broken_here = dict(self.broken)
         for t in self.campaign.targets:
-            if t.name in broken_here or not self._pending(pair, placement, t, opts):
+            if t.name in broken_here or not self._pending(block.groups, t):
                 continue
             if self.pair_down:
                 broken_here[t.name] = self.pair_down
                 continue
-            plan = self.campaign.option_plan(t, option_set)
+            plan = self.campaign.option_plan(t, block.option_set)
             if plan.unsupported:
                 broken_here[t.name] = f"unsupported: {plan.unsupported}"
                 continue
-            session = TargetSession(t.with_server_args(plan.server_args), runtime, self.store, plan.client)
+            tag = block.groups[0].with_target(t.name).workers_slug
+            session = TargetSession(t.with_server_args(plan.server_args), runtime, self.store.logs_dir, plan.client,
+                                    tag)
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
                 session.start()
                 self.sessions[t.name] = session
-                self._record_workers(session)
+                self._record_workers(session, block)
             except WorkerError as exc:
                 # A worker refusing an option it cannot do is a skip with its reason, not a failure.
                 broken_here[t.name] = f"unsupported: {exc}" if exc.kind == "unsupported" else f"could not start: {exc}"
                 self.progress.note(f"{t.name}: {broken_here[t.name]}")
                 self._check_pair(runtime, broken_here)
         try:
-            for (pl, mode, ptype, size, n, rate) in [g + load for load in self.campaign.loads()
-                                                     for g in self.campaign.point_groups()]:
-                if pl != placement.name:
-                    continue
-                trials = self.stopping.start_point()
-                while True:
-                    for t in self.campaign.targets:
-                        done = self.finished.get(
-                            self._trial_key(pair.label, pl, mode, ptype, size, t.name, trials.rounds, n, rate, opts))
-                        if done is not None:
-                            trials.add(t.name, done)
-                            continue
-                        point = Point(pl, mode, ptype, size, t.name, pair.label, n, rate, opts)
-                        trials.add(t.name, self._run_trial(point, t, trials.rounds, broken_here))
-                    trials.rounds += 1
-                    reason = trials.stop_reason()
-                    if reason:
-                        record = trials.record((pl, mode, ptype, size), reason)
-                        if pair.label != "local":
-                            record["host_pair"] = pair.label
-                        if n != 1 or rate:
-                            record.update(clients=n, rate_hz=rate)
-                        if opts:
-                            record["options"] = opts
-                        self.manifest.setdefault("stopping", []).append(record)
-                        self.store.write_manifest(self.manifest)
-                        break
+            for group in block.groups:
+                self._run_group(group, broken_here)
         finally:
             for name in list(self.sessions):
                 self.sessions.pop(name).stop()
+
+    def _run_group(self, group: PointGroup, broken: dict[str, str]) -> None:
+        """Rounds of one trial per target until the stopping rule ends the group; its record goes into the
+        manifest."""
+        trials = self.stopping.start_point()
+        while True:
+            for t in round_order(self.campaign.targets, group, trials.rounds):
+                point = group.with_target(t.name)
+                done = self.finished.get((point, trials.rounds))
+                trials.add(t.name, done if done is not None else self._run_trial(point, t, trials.rounds, broken))
+            trials.rounds += 1
+            reason = trials.stop_reason()
+            if reason:
+                self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
+                self.store.write_manifest(self.manifest)
+                return
 
     def _check_pair(self, runtime: PairRuntime, broken: dict[str, str]) -> None:
         """After a failure: if a host of the pair no longer answers, give up the pair's remaining trials at
@@ -377,56 +264,52 @@ class Runner:
             for t in self.campaign.targets:
                 broken.setdefault(t.name, self.pair_down)
 
-    def _row(self, point: Point, trial: int, status: str, error: str = "", **extra: Any) -> dict:
+    def _finish(self, point: Point, trial: int, measurement: Measurement, started: float | None = None) -> Trial:
         self.seq += 1
-        return {"seq": self.seq, "host_pair": point.host_pair, "placement": point.placement, "mode": point.mode,
-                "payload_type": point.payload_type, "payload_bytes": point.payload_bytes, "target": point.target,
-                "trial": trial, "status": status, "error": error, "loadavg_1m": os.getloadavg()[0],
-                "clients": point.clients, "rate_hz": point.rate_hz, "options": point.options, **extra}
-
-    def _finish(self, point: Point, trial: int, row: dict) -> None:
-        self.store.append_trial(row)
-        if row["status"] == "failed":
+        if started is not None:
+            measurement = replace(measurement, started_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+                                  duration_s=round(time.time() - started, 3))
+        result = Trial.of(self.seq, point, trial, measurement)
+        self.store.append_trial(result)
+        if result.status == "failed":
             self.failed_trials += 1
-        self.progress.trial(point, trial, row)
+        self.progress.trial(result)
         if self.on_trial_done:
-            self.on_trial_done(self, point, trial, row)
+            self.on_trial_done(self, result)
+        return result
 
-    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> dict:
+    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> Trial:
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
-            row = self._row(point, trial, "skipped", why_not)
-            self._finish(point, trial, row)
-            return row
+            return self._finish(point, trial, Measurement(status="skipped", error=why_not))
         if target.name in broken:
             status = "skipped" if broken[target.name].startswith(("unavailable", "unsupported")) else "failed"
-            row = self._row(point, trial, status, broken[target.name])
-            self._finish(point, trial, row)
-            return row
+            return self._finish(point, trial, Measurement(status=status, error=broken[target.name]))
         session = self.sessions[target.name]
         started = time.time()
         try:
-            row = self._measure(session, point, trial)
+            measurement = self._measure(session, point, trial)
         except WorkerError as exc:
-            row = self._row(point, trial, "failed", str(exc))
+            measurement = Measurement(status="failed", error=str(exc))
             self._check_pair(session.runtime, broken)
             if target.name not in broken:
                 self._restart(session, broken)
-        row["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started))
-        row["duration_s"] = round(time.time() - started, 3)
-        self._finish(point, trial, row)
-        return row
+        return self._finish(point, trial, measurement, started)
 
     def _restart(self, session: TargetSession, broken: dict[str, str]) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
+        assert self.block is not None
         session.stop()
         try:
             session.start()
-            self._record_workers(session)
+            self._record_workers(session, self.block)
         except WorkerError as exc:
             broken[session.target.name] = f"could not restart after a failure: {exc}"
             self.sessions.pop(session.target.name, None)
 
-    def _measure(self, session: TargetSession, point: Point, trial: int) -> dict:
+    def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
+        plan = TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target),
+                         sync_timeout_ms=self.campaign.sync_timeout_ms,
+                         samples_file=self.store.samples_path(point, trial), store_root=self.store.path)
         measure = measure_group if point.clients > 1 else measure_single
-        return self._row(point, trial, **measure(self, session, point, trial))
+        return measure(session, point, plan)

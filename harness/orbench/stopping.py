@@ -15,7 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbench.point import PointGroup
 from orbench.stats import trial_ci95
+from orbench.trial import Trial
 
 
 @dataclass
@@ -50,9 +52,9 @@ class PointTrials:
     rounds: int = 0
     p50s: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, target: str, row: dict) -> None:
-        if row.get("status") == "ok":
-            self.p50s.setdefault(target, []).append(float(row["p50_ns"]))
+    def add(self, target: str, trial: Trial) -> None:
+        if trial.ok and trial.p50_ns is not None:
+            self.p50s.setdefault(target, []).append(trial.p50_ns)
 
     def widths_pct(self) -> dict[str, float | None]:
         out = {}
@@ -77,10 +79,9 @@ class PointTrials:
             return "max_trials"
         return None
 
-    def record(self, group: tuple[str, str, str, int], reason: str) -> dict[str, Any]:
-        placement, mode, ptype, size = group
+    def record(self, group: PointGroup, reason: str) -> dict[str, Any]:
+        """The manifest's record of how the group's trials ended: the group's dimensions, then the rule's."""
         widths = self.widths_pct()
-        return {"placement": placement, "mode": mode, "payload_type": ptype, "payload_bytes": size,
-                "reason": reason, "trials": self.rounds, "target_ci_pct": self.rule.target_ci_pct,
+        return {**group.as_record(), "reason": reason, "trials": self.rounds, "target_ci_pct": self.rule.target_ci_pct,
                 "p50_ci_width_pct": {t: (None if w is None else round(w, 3)) for t, w in widths.items()},
                 "elapsed_s": round(time.monotonic() - self.started, 3)}

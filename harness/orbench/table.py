@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orbench.campaign import load_label
+from orbench.point import Point
 from orbench.progress import fmt_ns
 
 
@@ -18,6 +18,15 @@ def _added(entry: dict) -> str:
     return text
 
 
+def columns(p: Point) -> tuple[str, str, str, str]:
+    """A point in a table's first four columns: where (host pair, placement, option set), mode, payload, and
+    the target with any other dimension."""
+    first = ("host_pair", "placement", "options", "mode", "payload_type", "payload_bytes")
+    rest = [name for name in Point.columns() if name not in first]
+    return (p.label_of("host_pair", "placement", "options"), p.mode, p.label_of("payload_bytes", "payload_type"),
+            " ".join([p.target, p.label_of(*[n for n in rest if n != "target"])]).strip())
+
+
 def format_table(summary: dict) -> str:
     header = ("placement", "mode", "payload", "target", "p50", "p90", "p99", "max", "ORB-added p50 [95% CI]",
               "oneway rx")
@@ -26,7 +35,7 @@ def format_table(summary: dict) -> str:
         lat = e.get("latency_ns")
         if lat is None:
             cells = ["-"] * 4
-            extra = (e.get("errors") or [e.get("status", "")])[0][:60]
+            extra = (e.get("errors") or [e.get("status", "")])[0]
         else:
             cells = [fmt_ns(lat["p50"]), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
             extra = ""
@@ -41,14 +50,7 @@ def format_table(summary: dict) -> str:
                 extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
             if e["status"] != "ok":
                 extra += f" ({e['trials_failed']} trials failed)"
-        size = f"{e['payload_bytes']} B" + ("" if e["payload_type"] == "octets" else f" {e['payload_type']}")
-        pair = e.get("host_pair", "local")
-        where = e["placement"] if pair == "local" else f"{pair} {e['placement']}"
-        if e.get("options"):
-            where += f" {e['options']}"
-        load = load_label(e.get("clients", 1), e.get("rate_hz", 0))
-        target = f"{e['target']} {load}" if load else e["target"]
-        rows.append((where, e["mode"], size, target, *cells, _added(e), extra.strip()))
+        rows.append((*columns(Point.from_record(e)), *cells, _added(e), extra.strip()))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
     for n, r in enumerate(rows):

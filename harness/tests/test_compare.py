@@ -66,4 +66,16 @@ def test_only_disjoint_intervals_are_flagged():
     by = {r["target"]: r["p50"] for r in result["points"]}
     assert by["x"]["flag"] == "slower" and by["x"]["change_pct"] == 20.0
     assert by["y"]["flag"] is None
-    assert result["only_in_a"] == ["same-core/twoway/octets/1/z"] and result["flagged"] == 1
+    assert result["only_in_a"] == ["same-core twoway 1 B z"] and result["flagged"] == 1
+
+
+def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_one():
+    """Keyed by the whole point: the same target and payload at another load, host pair or option set is
+    another row (keyed by placement, mode, payload and target only, these 4 points became 1 row)."""
+    dims = [{}, {"clients": 2}, {"rate_hz": 1000.0}, {"host_pair": "alpha--beta"}, {"options": "tcp_nodelay=false"}]
+    a = {"run_id": "a", "points": [{**point("x", 100, 95, 105), **d} for d in dims]}
+    b = {"run_id": "b", "points": [{**point("x", 100 + 10 * i, 95, 200), **d} for i, d in enumerate(dims)]}
+    result = compare_summaries(a, b)
+    assert len(result["points"]) == len(dims) and not result["only_in_a"]
+    for i, row in enumerate(result["points"]):
+        assert row["p50"]["b"]["estimate"] == 100 + 10 * i and {k: row[k] for k in dims[i]} == dims[i]

@@ -1,7 +1,6 @@
 """The campaign dimensions of issue 5: payload types, option sets (TCP_NODELAY, socket buffers), oneway sync
 scope. Validation names file, key and value; real short runs over loopback show what each option does."""
 
-import csv
 import json
 
 import pytest
@@ -109,8 +108,7 @@ def test_nagle_on_shows_the_delayed_ack_stall_and_off_does_not(write_campaign, r
     assert p50[("c-socket", "tcp_nodelay=false")] > 20e6
     assert p50[("c-socket", "tcp_nodelay=true")] < 1e6
     assert p50[("omniorb", "tcp_nodelay=true")] < 1e6
-    rows = list(csv.DictReader(open(store.trials_path)))
-    skipped = {(r["target"], r["options"]): r["error"] for r in rows if r["status"] == "skipped"}
+    skipped = {(t.point.target, t.point.options): t.error for t in store.read_trials() if t.status == "skipped"}
     assert "always has tcp_nodelay = true" in skipped[("omniorb", "tcp_nodelay=false")]
     assert "unsupported" in skipped[("omniorb", "sync_scope=none")]
     assert "SyncScopePolicy" in skipped[("omniorb", "sync_scope=none")]  # the worker's own refusal
@@ -121,7 +119,8 @@ def test_nagle_on_shows_the_delayed_ack_stall_and_off_does_not(write_campaign, r
     manifest = json.loads(store.manifest_path.read_text())
     assert manifest["targets"]["c-socket"]["option_sets"]["tcp_nodelay=false"]["server_args"] == \
         ["--option", "tcp_nodelay=false"]
-    assert (store.samples_dir / "same-core" / "c-socket" / "tcp_nodelay=false").is_dir()
+    nagle = [t for t in store.read_trials() if t.ok and t.point.options == "tcp_nodelay=false"]
+    assert nagle and all("tcp_nodelay=false" in t.samples_file for t in nagle)
 
 
 TYPES = """
@@ -141,10 +140,10 @@ def test_payload_types_run_and_count_their_bytes(write_campaign, results_root):
     campaign = load_campaign(write_campaign(TYPES))
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
-    rows = [r for r in csv.DictReader(open(store.trials_path)) if r["status"] == "ok"]
-    assert len(rows) == 2 * 3 * 2
-    for r in rows:
-        assert int(r["received_bytes"]) == 100 * counted_payload_bytes(r["payload_type"], 1000), r
+    trials = [t for t in store.read_trials() if t.ok]
+    assert len(trials) == 2 * 3 * 2
+    for t in trials:
+        assert t.received_bytes == 100 * counted_payload_bytes(t.point.payload_type, 1000), t
     summary = write_summary(store)
     assert {p["payload_type"] for p in summary["points"] if p.get("orb_added_latency_ns", {}).get("estimate")} == \
         {"longs", "doubles", "strings"}

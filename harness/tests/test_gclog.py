@@ -5,6 +5,7 @@ import re
 
 import pytest
 from orbench.gclog import gc_logs, parse_gc_log, pause_summary
+from orbench.point import Point
 
 from tests.conftest import FIXTURES
 
@@ -26,10 +27,12 @@ def test_only_pause_end_lines_count():
     assert s["pauses"] == len(ends) and s["max_ms"] == max(float(e[2]) for e in ends)
 
 
-def test_logs_are_found_by_placement_target_and_role(tmp_path):
+def test_logs_are_found_by_workers_and_role(tmp_path):
     for name in ("same-core-jacorb-client-gc-1.log", "same-core-jacorb-client-gc-2.log",
-                 "same-core-jacorb-server-gc-1.log", "same-core-java-socket-client-gc-1.log"):
+                 "same-core-jacorb-server-gc-1.log", "same-core-java-socket-client-gc-1.log",
+                 "same-core-tcp_nodelay=false-jacorb-client-gc-1.log"):
         (tmp_path / name).write_text("")
-    found = gc_logs(tmp_path, "same-core", "jacorb")
+    point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="jacorb")
+    found = gc_logs(tmp_path, point.workers_slug)
     assert [p.name for p in found["client"]] == ["same-core-jacorb-client-gc-1.log", "same-core-jacorb-client-gc-2.log"]
     assert [p.name for p in found["server"]] == ["same-core-jacorb-server-gc-1.log"]

@@ -101,7 +101,7 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
     assert (alpha_dir / "java/target/orbench-workers.jar").is_file()
     assert not (alpha_dir / "cpp/build/CMakeCache.txt").exists()
     # Servers bound the named address and advertised it.
-    workers = manifest["targets"]["c-socket"]["workers"]["alpha--beta/same-core"]
+    workers = manifest["targets"]["c-socket"]["workers"]["alpha--beta same-core"]
     assert workers["endpoint"].startswith(f"tcp://{alpha.address}:")
     assert workers["server"]["target"] == "c-socket"
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -112,9 +112,13 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
         added = p["orb_added_latency_ns"]
         assert added["pairs"] == 2 and added["baseline"] in ("c-socket", "java-socket")
     # The samples came home: every ok row's file is in the local store.
-    rows = RunStore(run_dir).read_trials()
-    assert len(rows) == 16 and all(r["status"] == "ok" and r["host_pair"] == "alpha--beta" for r in rows)
-    assert all((run_dir / r["samples_file"]).stat().st_size == 300 * 8 for r in rows)
+    trials = RunStore(run_dir).read_trials()
+    assert len(trials) == 16 and all(t.ok and t.point.host_pair == "alpha--beta" for t in trials)
+    assert all((run_dir / t.samples_file).stat().st_size == 300 * 8 for t in trials)
+    # Each trial's load figures were read on the pair's two hosts (over SSH), not on the harness's machine.
+    assert all(t.load_hosts == "alpha beta" and t.loadavg_1m is not None and t.steal_pct is not None
+               for t in trials)
+    assert {s["host_pair"] for s in manifest["stopping"]} == {"alpha--beta"}
     assert not list((alpha_dir.parent / "beta" / "samples").iterdir()), "remote samples are removed once copied"
     assert_no_workers(lab, wait_s=2)
 
@@ -126,24 +130,24 @@ def test_remote_server_killed_is_reported_and_the_campaign_goes_on(lab, workdir,
     alpha = lab.hosts[0]
     seen: dict = {}
 
-    def kill_remote_server(runner, point, trial, row):
-        if not seen and point.target == "c-socket" and trial == 0:
+    def kill_remote_server(runner, t):
+        if not seen and t.point.target == "c-socket" and t.trial == 0:
             # While they run: servers listen on alpha's address only, never 0.0.0.0.
             seen["listening"] = alpha.listening_ports()
             pid = next(p for p in alpha.worker_pids()
                        if b"omniorb-server" in Path(f"/proc/{p}/cmdline").read_bytes())
             os.kill(pid, signal.SIGKILL)  # kill -9 on the server host
             seen["killed_at"] = time.monotonic()
-        elif "killed_at" in seen and row["status"] == "failed" and "reported_after" not in seen:
+        elif "killed_at" in seen and t.status == "failed" and "reported_after" not in seen:
             seen["reported_after"] = time.monotonic() - seen["killed_at"]
 
     failed = Runner(campaign, store, on_trial_done=kill_remote_server).run()
     assert seen["listening"] and all(s.startswith(alpha.address + ":") for s in seen["listening"])
     assert failed == 1 and seen["reported_after"] < DEATH_NOTICED_S
-    rows = store.read_trials()
-    bad = [r for r in rows if r["status"] == "failed"]
-    assert bad[0]["target"] == "omniorb" and "server" in bad[0]["error"] and "alpha" in bad[0]["error"]
-    assert rows[-1]["status"] == "ok" and rows[-1]["payload_bytes"] == "1000", "the campaign went on"
+    trials = store.read_trials()
+    bad = [t for t in trials if t.status == "failed"]
+    assert bad[0].point.target == "omniorb" and "server" in bad[0].error and "alpha" in bad[0].error
+    assert trials[-1].ok and trials[-1].point.payload_bytes == 1000, "the campaign went on"
     summary = write_summary(store)
     assert [p["status"] for p in summary["points"] if p["target"] == "omniorb"] == ["partial", "ok"]
     assert_no_workers(lab)
@@ -173,12 +177,12 @@ def test_interrupted_campaign_resumes_without_redoing_trials(lab, workdir, write
 
     code, out, err = run_cli("run", "--resume", str(run_dir), "--no-report")
     assert code == 0, err
-    rows = RunStore(run_dir).read_trials()
-    done_before = {(r["payload_bytes"], r["target"], r["trial"]) for r in before if r["status"] == "ok"}
-    keys = [(r["payload_bytes"], r["target"], r["trial"]) for r in rows if r["status"] == "ok"]
+    trials = RunStore(run_dir).read_trials()
+    done_before = {(t.point, t.trial) for t in before if t.ok}
+    keys = [(t.point, t.trial) for t in trials if t.ok]
     assert len(keys) == len(set(keys)) == 18, "every trial once"
-    assert rows[:len(before)] == before, "finished trials are kept as they were"
-    assert not done_before & {(r["payload_bytes"], r["target"], r["trial"]) for r in rows[len(before):]}
+    assert trials[:len(before)] == before, "finished trials are kept as they were"
+    assert not done_before & {(t.point, t.trial) for t in trials[len(before):]}
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete" and len(manifest["resumed"]) == 1
     assert_no_workers(lab)
@@ -220,7 +224,7 @@ def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, 
     beta = lab.hosts[1]
     cut: dict = {}
 
-    def cut_the_client_host(runner, point, trial, row):
+    def cut_the_client_host(runner, t):
         if not cut:
             lab.cut(beta)
             cut["at"] = time.monotonic()
@@ -230,11 +234,11 @@ def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, 
         took = time.monotonic() - cut["at"]
     finally:
         lab.mend(beta)
-    rows = store.read_trials()
-    assert failed == len(rows) - 1 and rows[0]["status"] == "ok"
+    trials = store.read_trials()
+    assert failed == len(trials) - 1 and trials[0].ok
     assert took < 30, f"the run took {took:.0f} s after the link went down"
-    assert "beta" in rows[1]["error"]
-    assert all("host pair alpha--beta given up" in r["error"] and "beta" in r["error"] for r in rows[2:])
+    assert "beta" in trials[1].error
+    assert all("host pair alpha--beta given up" in t.error and "beta" in t.error for t in trials[2:])
     warnings = store.read_manifest()["warnings"]
     assert any("orbench cleanup" in w for w in warnings), warnings
     # Once the link is back, `orbench cleanup` ends whatever the dead channel left behind.

@@ -93,22 +93,22 @@ def test_two_clients_against_one_server_and_an_interop_pair(write_campaign, resu
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
     summary = write_summary(store)
-    rows = {(r["mode"], r["target"]): r for r in store.read_trials()}
-    assert len(rows) == 6
-    for (mode, _target), row in rows.items():
-        assert row["status"] == "ok", row["error"]
-        assert row["clients"] == "2" and row["calls"] == "800"
-        samples = read_samples(store.path / row["samples_file"])
+    trials = {(t.point.mode, t.point.target): t for t in store.read_trials()}
+    assert len(trials) == 6
+    for (mode, _target), t in trials.items():
+        assert t.ok, t.error
+        assert t.point.clients == 2 and t.calls == 800
+        samples = read_samples(store.path / t.samples_file)
         assert samples.size == 800 and (samples > 0).all()
         # pooled: client 0's 400 samples, then client 1's, each client's p50 kept
-        p50s = [float(v) for v in row["client_p50s_ns"].split(";")]
-        assert p50s == [float(f"{np.percentile(samples[k * 400:(k + 1) * 400], 50):.0f}") for k in (0, 1)]
-        assert row["start_barrier_complete"] == "True"
+        assert t.client_p50s_ns == tuple(float(f"{np.percentile(samples[k * 400:(k + 1) * 400], 50):.0f}")
+                                         for k in (0, 1))
+        assert t.start_barrier_complete is True
         if mode == "oneway":
             # both clients' messages counted by the one server: the closing barrier waited for the sum
-            assert row["received_messages"] == "800" and row["lost_messages"] == "0", row
-            assert row["sync_complete"] == "True"
-        assert float(row["aggregate_calls_per_s"]) > 0
+            assert t.received_messages == 800 and t.lost_messages == 0, t
+            assert t.sync_complete is True
+        assert t.aggregate_calls_per_s > 0
     points = {(p["mode"], p["target"]): p for p in summary["points"]}
     assert points[("twoway", "omniorb")]["load"]["client_p50s_ns"] and points[("oneway", "jacorb")]["oneway"][
         "lost_messages"] == 0

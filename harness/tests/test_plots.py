@@ -26,14 +26,14 @@ def test_report_shows_both_headline_figures(fixture_report):
     text = fixture_report.read_text()
     images = re.findall(r"<img src='([^']+)'", text)
     assert any(i.startswith("figures/orb-added-") for i in images)
-    assert any(i.startswith("figures/latency-twoway-") for i in images)
-    assert any(i.startswith("figures/latency-oneway-") for i in images)
+    assert any(i.startswith("figures/latency-same-core-twoway") for i in images)
+    assert any(i.startswith("figures/latency-same-core-oneway") for i in images)
     for img in images:
         data = (run / img).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, img
     assert "Environment" in text and "kernel" in text.lower()
     assert "ORB-added" in text
-    for name in ("cdf-twoway-", "spectrum-twoway-", "throughput-"):
+    for name in ("cdf-same-core-twoway", "spectrum-same-core-twoway", "throughput-"):
         assert any(i.startswith(f"figures/{name}") for i in images), name
     assert "Latency vs number of clients" in text and "Figures not made" in text
     assert text.count("<figcaption>") == len(images)
@@ -70,3 +70,29 @@ def test_report_renders_in_a_real_browser_with_every_image(fixture_report, tmp_p
     (run / images[0]).write_bytes(b"not a png")
     body = rendered_body(report, tmp_path / "profile2")
     assert body.get("data-images-loaded") == str(len(images) - 1) and body.get("data-images-broken") == images[0]
+
+
+def test_sample_figures_keep_host_pairs_apart(tmp_path):
+    """The fixture's trials listed twice, once as measured on a second host pair (the same samples files): the
+    per-sample figures draw each pair on its own, with its own samples only (keyed without the host pair, the
+    two pairs' samples were pooled into one curve)."""
+    import csv
+
+    from orbench.results import RunStore
+    from orbench_plots.sample_figures import RunSamples, cdfs
+
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "run-small", run)
+    with open(run / "trials.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(run / "trials.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=[*rows[0], "host_pair"])
+        w.writeheader()
+        w.writerows([{**r, "host_pair": "local"} for r in rows] + [{**r, "host_pair": "alpha--beta"} for r in rows])
+    samples = RunSamples(run)
+    local = next(p for p in samples.trials if p.host_pair == "local" and p.target == "omniorb")
+    assert samples.samples(local).size == sum(t.calls for t in RunStore(run).read_trials() if t.point == local)
+    assert {p.host_pair for p in samples.trials} == {"local", "alpha--beta"}
+    (tmp_path / "figures").mkdir()
+    names = [f.path.name for f in cdfs(samples, tmp_path / "figures")]
+    assert len(names) == 4 and sum(n.startswith("cdf-alpha--beta-same-core-") for n in names) == 2

@@ -5,7 +5,7 @@ import os
 import signal
 
 from orbench.campaign import load_campaign
-from orbench.results import RunStore
+from orbench.results import SCHEMA_VERSION, RunStore
 from orbench.runner import Runner
 from orbench.summary import write_summary
 
@@ -28,7 +28,7 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert code == 0, err
     run_dir = results_root / "small" / "latest"
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and manifest["schema_version"] == 5
+    assert manifest["status"] == "complete" and manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["environment"]["host"]["kernel"].startswith("Linux") and manifest["placements"][0]["pinned"]
     assert manifest["targets"]["omniorb"]["workers"]["same-core"]["server"]["orb_version"]
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -45,8 +45,8 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert (run_dir / "report.html").exists()
     assert "ORB-added" in out  # the summary table
     # trials alternate between targets: A B A B within a point
-    rows = RunStore(run_dir.resolve()).read_trials()
-    first_point = [r["target"] for r in rows[:6]]
+    trials = RunStore(run_dir.resolve()).read_trials()
+    first_point = [t.point.target for t in trials[:6]]
     assert first_point == ["omniorb", "c-socket"] * 3
 
 
@@ -56,9 +56,10 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     store = RunStore.create(campaign.name)
     killed = {}
 
-    def kill_after_first_point(runner, point, trial, row):
+    def kill_after_first_point(runner, t):
         # After the first point finished, kill -9 the omniORB server before its next trial.
-        if not killed and point.payload_bytes == 1 and point.mode == "twoway" and trial == 1 \
+        point = t.point
+        if not killed and point.payload_bytes == 1 and point.mode == "twoway" and t.trial == 1 \
                 and point.target == "c-socket":
             killed["pid"] = runner.sessions["omniorb"].server.pid
             os.kill(killed["pid"], signal.SIGKILL)
@@ -66,10 +67,10 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     failed = Runner(campaign, store, on_trial_done=kill_after_first_point).run()
     summary = write_summary(store)
     assert killed and failed >= 1
-    rows = store.read_trials()
-    bad = [r for r in rows if r["status"] == "failed"]
-    assert bad[0]["target"] == "omniorb" and bad[0]["payload_bytes"] == "1000"
-    assert "server" in bad[0]["error"] and "SIGKILL" in bad[0]["error"]
+    trials = store.read_trials()
+    bad = [t for t in trials if t.status == "failed"]
+    assert bad[0].point.target == "omniorb" and bad[0].point.payload_bytes == 1000
+    assert "server" in bad[0].error and "SIGKILL" in bad[0].error
     by = {(p["mode"], p["payload_bytes"], p["target"]): p for p in summary["points"]}
     assert by[("twoway", 1, "omniorb")]["status"] == "ok", "the finished point stays"
     # the harness restarted omniORB and went on

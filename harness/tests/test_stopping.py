@@ -1,15 +1,24 @@
 """The stopping rule's decisions on known per-trial p50s, and the machine-load bookkeeping it sits beside."""
 
-from orbench.machine_load import parse_cpu_list, trial_load
+from orbench.machine_load import Snapshot, pair_load, trial_load
+from orbench.placement import parse_cpu_list
+from orbench.point import Point
 from orbench.stopping import StoppingRule
+from orbench.trial import Measurement, Trial
+
+POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="a")
+
+
+def trial(status: str, p50: float | None = None) -> Trial:
+    return Trial.of(1, POINT, 0, Measurement(status=status, p50_ns=p50))
 
 
 def rounds(rule: StoppingRule, per_round: list[dict[str, float]]) -> tuple[str | None, int]:
     point = rule.start_point()
     for values in per_round:
         for target, p50 in values.items():
-            point.add(target, {"status": "ok", "p50_ns": p50})
-        point.add("skipped-target", {"status": "skipped"})
+            point.add(target, trial("ok", p50))
+        point.add("skipped-target", trial("skipped"))
         point.rounds += 1
         reason = point.stop_reason()
         if reason:
@@ -40,5 +49,13 @@ def test_cpu_lists_and_trial_load():
     assert parse_cpu_list("0-2,5") == {0, 1, 2, 5}
     before = {0: (100, 1000, 0), 1: (500, 1000, 0)}
     after = {0: (150, 1100, 0), 1: (600, 1100, 10)}
-    load = trial_load(before, after, pinned={1})
-    assert load["other_cpus_busy_pct"] == 50.0 and load["steal_pct"] == 5.0
+    assert trial_load(before, after, pinned={1}) == (50.0, 5.0)
+
+
+def test_a_pair_of_hosts_records_the_busier_one():
+    quiet = (Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 0.5), Snapshot({0: (10, 100, 0), 1: (90, 100, 0)}, 0.7))
+    busy = (Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 2.0), Snapshot({0: (80, 100, 4), 1: (90, 100, 0)}, 2.5))
+    load = pair_load({"alpha": quiet[0], "beta": busy[0]}, {"alpha": quiet[1], "beta": busy[1]},
+                     {"alpha": {1}, "beta": {1}})
+    assert (load.other_cpus_busy_pct, load.steal_pct, load.loadavg_1m, load.load_hosts) == (80.0, 2.0, 2.5,
+                                                                                            "alpha beta")

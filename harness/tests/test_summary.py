@@ -83,3 +83,35 @@ def test_lost_messages_are_reported(store):
     lost = [p for p in summary["points"] if p["mode"] == "oneway" and p["target"] == "omniorb"]
     assert all(p["oneway"]["lost_messages"] == 7 for p in lost)
     assert any("7 of" in w and "lost" in w for w in summary["warnings"])
+
+
+def test_a_stopping_record_belongs_to_its_own_host_pair(store):
+    """Two host pairs' records of the same placement, mode and payload: each point gets its own pair's (keyed
+    without the host pair, the record listed last won for both)."""
+    import json
+
+    manifest = json.loads(store.manifest_path.read_text())
+    where = {"placement": "same-core", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1}
+    manifest["stopping"] = [{**where, "reason": "fixed", "trials": 3},
+                            {**where, "host_pair": "alpha--beta", "reason": "ci", "trials": 2}]
+    store.manifest_path.write_text(json.dumps(manifest))
+    points = [p for p in summarize(store)["points"] if p["mode"] == "twoway" and p["payload_bytes"] == 1]
+    assert points and all(p["stopping"]["reason"] == "fixed" and p["stopping"]["trials"] == 3 for p in points)
+
+
+def test_older_runs_are_read_in_the_current_layout(store):
+    """The fixture was written with results schema 1: read through the upgrade, every trial has every column
+    of today, typed, and the manifest has what later versions added."""
+    from orbench.point import Point
+    from orbench.upgrade import SCHEMA_VERSION
+
+    manifest, trials = store.read()
+    assert manifest["schema_version_read"] == 1 and manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["stopping"] == [] and manifest["environment"]["host"]["hostname"] == "vm"
+    assert manifest["hosts"]["local"]["environment"]["host"]["hostname"] == "vm"
+    assert len(trials) == len(trial_rows())
+    first = trials[0]
+    assert first.point == Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1,
+                                target="omniorb")
+    assert isinstance(first.calls, int) and isinstance(first.p50_ns, float) and first.trial_end_unix is None
+    assert first.load_hosts == "local" and first.client_p50s_ns is None

@@ -13,6 +13,7 @@ matplotlib.use("Agg")  # files only, no display: runs the same on a headless CI 
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from orbench.point import Point, PointSlice
 
 # One colour per target across every figure, so a reader follows a target from plot to plot.
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
@@ -76,12 +77,23 @@ def saved(fig, path: Path, title: str, caption: str, dpi: int = 110) -> Figure:
     return Figure(path, title, caption)
 
 
-def _groups(points: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
-    out: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+def point_of(p: dict) -> Point:
+    """The point a summary.json entry describes."""
+    return Point.from_record(p)
+
+
+def grouped(points: list[dict], *open_dims: str) -> dict[PointSlice, list[dict]]:
+    """Summary points by what they share once `open_dims` are left open: one figure (or one panel row) each,
+    e.g. grouped(points, "payload_bytes", "target") is one latency-vs-payload figure per everything else
+    (host pair, placement, option set, mode, payload type, load), so no two links or option sets share one."""
+    out: dict[PointSlice, list[dict]] = defaultdict(list)
     for p in points:
-        if p.get("latency_ns"):
-            out[(p["placement"], p["mode"], p["payload_type"])].append(p)
+        out[point_of(p).without(*open_dims)].append(p)
     return out
+
+
+def _groups(points: list[dict]) -> dict[PointSlice, list[dict]]:
+    return grouped([p for p in points if p.get("latency_ns")], "payload_bytes", "target")
 
 
 def _by_target(points: list[dict]) -> dict[str, list[dict]]:
@@ -91,11 +103,8 @@ def _by_target(points: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def _by_place(points: list[dict]) -> dict[tuple[str, str], list[dict]]:
-    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for p in points:
-        out[(p["placement"], p["payload_type"])].append(p)
-    return out
+def _by_place(points: list[dict]) -> dict[PointSlice, list[dict]]:
+    return grouped(points, "mode", "payload_bytes", "target")
 
 
 def _mode_panels(points: list[dict]) -> tuple[object, list[tuple[object, str, list[tuple[str, list[dict]]]]]]:
@@ -142,7 +151,8 @@ def _finish_payload_panel(ax, sizes: list[int], ylabel: str, title: str, log_y: 
 
 def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
     figures = []
-    for (placement, mode, ptype), pts in sorted(_groups(points).items()):
+    for key, pts in sorted(_groups(points).items()):
+        mode = key["mode"]
         fig, ax = plt.subplots(figsize=(8, 5))
         sizes = []
         for target, series in sorted(_by_target(pts).items()):
@@ -150,9 +160,8 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
             sizes += x
             ax.plot(x, p99, ":", lw=0.8, color=colour(target))
         what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
-        _finish_payload_panel(ax, sizes, f"{what} (µs)", f"{what} vs payload ({ptype}, {placement})")
-        figures.append(saved(fig, out_dir / f"latency-{mode}-{ptype}-{placement}.png",
-                             f"Latency, {mode}, {ptype}, {placement}",
+        _finish_payload_panel(ax, sizes, f"{what} (µs)", f"{what} vs payload ({key.label})")
+        figures.append(saved(fig, out_dir / f"latency-{key.slug}.png", f"Latency, {key.label}",
                              f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                              f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
     return figures
@@ -162,7 +171,7 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
     """The headline: ORB latency minus the same-language socket baseline, per payload, with 95% intervals."""
     figures = []
     added = [p for p in points if (p.get("orb_added_latency_ns") or {}).get("estimate") is not None]
-    for (placement, ptype), pts in sorted(_by_place(added).items()):
+    for key, pts in sorted(_by_place(added).items()):
         fig, panels = _mode_panels(pts)
         for ax, mode, by_target in panels:
             sizes = []
@@ -179,9 +188,8 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
                             marker="o", ms=4, capsize=3, color=colour(target), label=f"{target} − {base}")
             ax.axhline(0, color="black", lw=0.8)
             _finish_payload_panel(ax, sizes, "ORB-added latency, p50 (µs)",
-                                  f"{mode}: ORB-added latency ({ptype}, {placement})", log_y=False)
-        figures.append(saved(fig, out_dir / f"orb-added-{ptype}-{placement}.png",
-                             f"ORB-added latency, {ptype}, {placement}",
+                                  f"{mode}: ORB-added latency ({key.label})", log_y=False)
+        figures.append(saved(fig, out_dir / f"orb-added-{key.slug}.png", f"ORB-added latency, {key.label}",
                              "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
                              "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
     return figures
@@ -190,10 +198,11 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
 def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
     """Payload MB/s: oneway as the receiver counted it, twoway as the client's timed calls carried it."""
     figures = []
-    by: dict[tuple[str, str], dict[str, list[dict]]] = defaultdict(dict)
-    for (placement, mode, ptype), pts in _groups(points).items():
-        by[(placement, ptype)][mode] = pts
-    for (placement, ptype), modes in sorted(by.items()):
+    by: dict[PointSlice, dict[str, list[dict]]] = defaultdict(dict)
+    for key, pts in _by_place([p for p in points if p.get("latency_ns")]).items():
+        for p in pts:
+            by[key].setdefault(p["mode"], []).append(p)
+    for key, modes in sorted(by.items()):
         panels = [m for m in ("oneway", "twoway") if m in modes]
         fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.8), squeeze=False)
         drawn = False
@@ -221,7 +230,7 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
         if not drawn:
             plt.close(fig)
             continue
-        figures.append(saved(fig, out_dir / f"throughput-{ptype}-{placement}.png", f"Throughput, {ptype}, {placement}",
+        figures.append(saved(fig, out_dir / f"throughput-{key.slug}.png", f"Throughput, {key.label}",
                              "Payload megabytes (10^6 B) per second: oneway as the server counted them up to the "
                              "closing sync barrier, twoway as one client's back-to-back calls carried them; higher "
                              "is better."))
@@ -234,7 +243,7 @@ def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
     if len({p["target"] for p in sockets}) < 2:
         return []
     figures = []
-    for (placement, ptype), pts in sorted(_by_place(sockets).items()):
+    for key, pts in sorted(_by_place(sockets).items()):
         fig, panels = _mode_panels(pts)
         for ax, mode, by_target in panels:
             sizes = []
@@ -243,8 +252,8 @@ def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
             _finish_payload_panel(ax, sizes,
                                   "client time per call (µs)" if mode == "oneway" else f"{mode} round trip (µs)",
                                   f"{mode}: socket baselines")
-        figures.append(saved(fig, out_dir / f"socket-baselines-{ptype}-{placement}.png",
-                             f"Socket baselines side by side, {ptype}, {placement}",
+        figures.append(saved(fig, out_dir / f"socket-baselines-{key.slug}.png",
+                             f"Socket baselines side by side, {key.label}",
                              "The plain-socket targets of each language, p50 with a band up to p99, same wire bytes; "
                              "the gap is the language's socket cost, which no ORB-added number contains."))
     return figures
@@ -256,11 +265,9 @@ ALL_FIGURES = (orb_added, latency_vs_payload, socket_baselines, throughput)
 def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
-    # Points of different host pairs are different links: one figure per host pair and placement.
-    points = [p if p.get("host_pair", "local") == "local" else {**p, "placement": f"{p['host_pair']}_{p['placement']}"}
-              for p in summary["points"]]
-    # Likewise one figure per option set (tcp_nodelay=false, ...): ORB-added latency pairs only within a set.
-    points = [{**p, "placement": f"{p['placement']}_{p['options']}"} if p.get("options") else p for p in points]
+    # Every figure is keyed by the points' own dimensions (grouped): points of different host pairs (links)
+    # or option sets never share a figure, and ORB-added latency pairs only within one point group.
+    points = summary["points"]
     from orbench_plots.load_figures import at_base_load, make_load_figures
 
     # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.

@@ -8,19 +8,20 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, NullLocator
+from orbench.point import PointSlice
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, saved
+from orbench_plots.figures import Figure, _us_axis, colour, grouped, point_of, saved
 
 
 def base_load(points: list[dict]) -> tuple[int, float]:
     """The lightest load of a run (1 client, closed loop, where measured): what the per-payload figures show."""
-    loads = {(p.get("clients", 1), p.get("rate_hz", 0)) for p in points}
+    loads = {(point_of(p).clients, point_of(p).rate_hz) for p in points}
     return min(loads) if loads else (1, 0.0)
 
 
 def at_base_load(points: list[dict]) -> list[dict]:
     base = base_load(points)
-    return [p for p in points if (p.get("clients", 1), p.get("rate_hz", 0)) == base]
+    return [p for p in points if (point_of(p).clients, point_of(p).rate_hz) == base]
 
 
 def _rate_label(rate: float) -> str:
@@ -29,16 +30,9 @@ def _rate_label(rate: float) -> str:
     return f"{rate / 1000:g} kHz per client" if rate >= 1000 else f"{rate:g} Hz per client"
 
 
-def _slug(*parts: object) -> str:
-    return "-".join(str(p).replace("->", "_to_").replace(" ", "") for p in parts)
-
-
-def _groups(points: list[dict]) -> dict[tuple, list[dict]]:
-    out: dict[tuple, list[dict]] = defaultdict(list)
-    for p in points:
-        if p.get("latency_ns"):
-            out[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"])].append(p)
-    return out
+def _groups(points: list[dict]) -> dict[PointSlice, list[dict]]:
+    """One figure per everything but the load and the target."""
+    return grouped([p for p in points if p.get("latency_ns")], "clients", "rate_hz", "target")
 
 
 def _by_target(points: list[dict]) -> list[tuple[str, list[dict]]]:
@@ -64,7 +58,7 @@ def _clients_axis(ax, clients: list[int]) -> None:
 
 def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
     figures = []
-    for (pl, mode, ptype, size), group in sorted(_groups(points).items()):
+    for key, group in sorted(_groups(points).items()):
         clients = sorted({p["clients"] for p in group})
         if len(clients) < 2:
             continue
@@ -85,10 +79,9 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         axes[0][0].set_ylabel("latency per call, µs (log)")
         _us_axis(axes[0][0])
         axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.suptitle(f"{mode} {_bytes_label(size)} {ptype}: latency vs number of clients ({pl})")
+        fig.suptitle(f"latency vs number of clients ({key.label})")
         figures.append(saved(
-            fig, out_dir / f"latency-vs-clients-{_slug(pl, mode, ptype, size)}.png",
-            f"Latency vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"latency-vs-clients-{key.slug}.png", f"Latency vs number of clients, {key.label}",
             "p50 (circles) and p99 (triangles) of every call of every client of a point, pooled over clients and "
             "trials, against the number of client processes calling one server at once (interop pairs dashed). "
             "Every client is pinned like the placement's one client, so on a 2-CPU machine they share one CPU "
@@ -100,7 +93,7 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
 
 def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
     figures = []
-    for (pl, mode, ptype, size), group in sorted(_groups(points).items()):
+    for key, group in sorted(_groups(points).items()):
         clients = sorted({p["clients"] for p in group})
         if len(clients) < 2:
             continue
@@ -116,10 +109,10 @@ def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_title(f"{mode} {_bytes_label(size)} {ptype}, closed loop: aggregate throughput ({pl})")
+        ax.set_title(f"closed loop: aggregate throughput ({key.label})")
         figures.append(saved(
-            fig, out_dir / f"throughput-vs-clients-{_slug(pl, mode, ptype, size)}.png",
-            f"Aggregate throughput vs number of clients, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"throughput-vs-clients-{key.slug}.png",
+            f"Aggregate throughput vs number of clients, {key.label}",
             "Calls of all clients over the group's span (earliest client's first timed call to the latest "
             "client's end, on the host's one monotonic clock; oneway: to the closing barrier, so it is what the "
             "server received), mean over trials. Flat means the clients only share what one client already used."))
@@ -130,11 +123,9 @@ def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
     paced = [p for p in points if p.get("rate")]
     if not paced:
         return []
-    groups: dict[tuple, list[dict]] = defaultdict(list)
-    for p in paced:
-        groups[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["rate_hz"])].append(p)
     figures = []
-    for (pl, mode, ptype, size, rate), group in sorted(groups.items()):
+    for key, group in sorted(grouped(paced, "clients", "target").items()):
+        rate = key["rate_hz"]
         targets = sorted({p["target"] for p in group})
         clients = sorted({p["clients"] for p in group})
         fig, ax = plt.subplots(figsize=(max(6.5, 1.1 * len(targets) * len(clients)), 4.6))
@@ -152,10 +143,9 @@ def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_ylabel("calls that missed their deadline, %")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_title(f"{mode} {_bytes_label(size)} at {_rate_label(rate)}: deadline misses ({pl})")
+        ax.set_title(f"deadline misses at {_rate_label(rate)} ({key.label})")
         figures.append(saved(
-            fig, out_dir / f"deadline-misses-{_slug(pl, mode, ptype, size, int(rate))}.png",
-            f"Deadline misses at {_rate_label(rate)}, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"deadline-misses-{key.slug}.png", f"Deadline misses at {_rate_label(rate)}, {key.label}",
             "Share of calls, over every client and trial, that completed after the next call's intended send time "
             "(latency from the intended send time above 1/rate). A late call sends the next one late, and that "
             "lateness is in the next sample too."))
@@ -167,16 +157,12 @@ def interop(points: list[dict], out_dir: Path) -> list[Figure]:
     if not pairs:
         return []
     figures = []
-    groups: dict[tuple, list[dict]] = defaultdict(list)
-    for p in pairs:
-        groups[(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"])].append(p)
-    lookup = {(p["placement"], p["mode"], p["payload_type"], p["payload_bytes"], p["clients"], p["rate_hz"],
-               p["target"]): p for p in points if p.get("latency_ns")}
-    for (pl, mode, ptype, size), group in sorted(groups.items()):
+    lookup = {point_of(p): p for p in points if p.get("latency_ns")}
+    for key, group in sorted(grouped(pairs, "target").items()):
         bars: list[tuple[str, dict]] = []
         for p in sorted(group, key=lambda p: p["target"]):
             for name in (p["interop"]["client_target"], p["target"], p["interop"]["server_target"]):
-                same = lookup.get((pl, mode, ptype, size, p["clients"], p["rate_hz"], name))
+                same = lookup.get(point_of(p).group.with_target(name))
                 if same is not None and name not in [b[0] for b in bars]:
                     bars.append((name, same))
         fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(bars)), 4.6))
@@ -191,11 +177,10 @@ def interop(points: list[dict], out_dir: Path) -> list[Figure]:
         ax.set_yscale("log")
         ax.set_ylabel("latency per call, µs (log): bar p50, whisker to p99")
         ax.grid(True, axis="y", which="both", alpha=0.3)
-        ax.set_title(f"{mode} {_bytes_label(size)} {ptype}: cross-ORB calls ({pl})")
+        ax.set_title(f"cross-ORB calls ({key.label})")
         _us_axis(ax)
         figures.append(saved(
-            fig, out_dir / f"interop-{_slug(pl, mode, ptype, size)}.png",
-            f"Cross-ORB calls, {mode} {_bytes_label(size)} ({pl})",
+            fig, out_dir / f"interop-{key.slug}.png", f"Cross-ORB calls, {key.label}",
             "Each interop pair (hatched, client->server) between the two homogeneous pairs of its ORBs (or socket "
             "baselines), measured at the same point in the same run, interleaved. No ORB-added latency for a pair: "
             "no single-language socket baseline removes exactly one side's share."))

@@ -6,9 +6,11 @@ import html
 import json
 from pathlib import Path
 
-from orbench.campaign import load_label
-from orbench.environment import host_facts
 from orbench.gclog import parse_gc_log, pause_summary
+from orbench.point import Point, PointGroup
+from orbench.results import RunStore
+from orbench.summary import current_summary
+from orbench.table import columns
 
 from orbench_plots.extra_sections import extra_sections
 from orbench_plots.figures import Figure, make_figures
@@ -67,15 +69,9 @@ def _summary_table(points: list[dict]) -> str:
                       if p50ci.get("low") is not None else "")
         stop = p.get("stopping") or {}
         stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
-        where = p["placement"] if p.get("host_pair", "local") == "local" else f"{p['host_pair']} {p['placement']}"
-        if p.get("options"):
-            where += f" {p['options']}"
-        load = load_label(p.get("clients", 1), p.get("rate_hz", 0))
         rate = p.get("rate") or {}
         missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""
-        cells = [where, p["mode"], f"{p['payload_bytes']} B {p['payload_type']}",
-                 f"{p['target']} {load}" if load else p["target"],
-                 f"{p['trials_ok']}/{p['trials_failed']}"]
+        cells = [*columns(Point.from_record(p)), f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
                 _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
                 str(ow.get("lost_messages", "")), missed]
@@ -129,7 +125,9 @@ def _equivalence_table(rows: list[dict]) -> str:
             continue
         a, b = e["a"], e["b"]
         m = e["moments"]
-        cells = [e["placement"], e["mode"], f"{e['payload_bytes']} B", a, b, _us(m[a]["mean"]), _us(m[b]["mean"]),
+        g = PointGroup.from_record(e)
+        cells = [g.label_of("host_pair", "placement", "options", "clients", "rate_hz"), g.mode,
+                 g.label_of("payload_type", "payload_bytes"), a, b, _us(m[a]["mean"]), _us(m[b]["mean"]),
                  _us(m[a]["stdev"]), _us(m[b]["stdev"]),
                  f"{e['regression_trial_p50_b_on_a']['beta']:.3f}" if "regression_trial_p50_b_on_a" in e else "",
                  f"{e['regression_b_on_a']['beta']:.3f}",
@@ -154,9 +152,8 @@ def _gc_table(run_dir: Path) -> str:
 
 def _hosts(manifest: dict) -> str:
     parts = []
-    envs = manifest.get("host_environments") or {}
-    for name, host in (manifest.get("hosts") or {"local": {}}).items():
-        env = host.get("environment") or envs.get(name) or (manifest.get("environment", {}) if name == "local" else {})
+    for name, host in manifest["hosts"].items():
+        env = host.get("environment") or {}
         facts = {k: v for k, v in host.items() if k != "environment" and isinstance(v, str | int)}
         parts.append(f"<h3>Host <code>{_esc(name)}</code> ({_esc(', '.join(f'{k} {v}' for k, v in facts.items()))})</h3>" + (_kv_table(env) if env else
                                                                  "<p>no environment recorded</p>"))
@@ -167,7 +164,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
            not_made: list[tuple[str, str]] | None = None) -> str:
     campaign = manifest.get("campaign", {})
     env = manifest.get("environment", {})
-    machine = host_facts(env)
+    machine = env.get("host") or {}
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>orbench: {_esc(campaign.get('name'))} {_esc(manifest.get('run_id'))}</title>",
@@ -203,7 +200,8 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
             f"<li><b>{_esc(t)}</b>: {_esc(why)}</li>" for t, why in not_made) + "</ul>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])))
     if summary.get("equivalence"):
-        parts.append("<h2>Equivalence of the socket baselines (seed 004)</h2><p>Moments, the paired least-squares "
+        parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
+                     "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "
                      "coefficient beta of B on A through the origin (1.0: A's value predicts B's), on the paired trials' p50s and on "
                      "single calls (call i of trial k of each; these pairs are independent draws, so heavy tails pull "
                      "the per-call beta below 1 even for equal traces), and the share of each trace inside "
@@ -221,9 +219,11 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
 
 
 def make_report(run_dir: Path | str) -> Path:
+    """Figures and report.html of a run; its summary.json is recomputed first when an older orbench wrote it."""
     run_dir = Path(run_dir)
-    summary = json.loads((run_dir / "summary.json").read_text())
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    store = RunStore(run_dir)
+    summary = current_summary(store)
+    manifest = store.read_manifest()
     figures = make_figures(summary, run_dir / "figures")
     figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
     out = run_dir / "report.html"
@@ -243,7 +243,7 @@ def not_made(summary: dict, manifest: dict, figures: list[Figure]) -> list[tuple
         java = [t for t, i in manifest.get("targets", {}).items() if i.get("language") == "java"]
         out.append(("Per-call latency over time with GC pauses",
                     "no Java target in this run" if not java else
-                    "no GC log or no trial timing in this run (runs made before schema 2 have neither)"))
+                    "no GC log or no trial timing in this run (runs of results schema 1 have neither)"))
     if "latency-vs-clients-" not in names:
         out.append(("Latency vs number of clients", "no point of this run was measured with two or more client "
                     "counts (campaign key clients, e.g. clients = [1, 2, 4])"))

@@ -1,5 +1,5 @@
 """Figures drawn from a run's raw samples (not only summary.json): CDFs, percentile spectra, the per-call time
-line with the JVM's GC pauses, and the seed-004 equivalence of two socket baselines."""
+line with the JVM's GC pauses, and the equivalence of two socket baselines (Krintz and Wolski's tests)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from matplotlib.ticker import FixedLocator, FuncFormatter
 from orbench import stats
 from orbench.equivalence import empirical_band
 from orbench.gclog import GcPause, gc_logs, parse_gc_log
+from orbench.point import Point, PointGroup, PointSlice
 from orbench.results import RunStore
+from orbench.trial import Trial
 
 from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, saved
 
@@ -21,29 +23,26 @@ SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
 
 
 class RunSamples:
-    """The ok trials of a run, by point, with their raw samples read on demand."""
+    """The ok trials of a run at its lightest load (1 client, closed loop, where measured), by point, with their
+    raw samples read on demand."""
 
     def __init__(self, run_dir: Path):
         self.store = RunStore(run_dir)
-        self.trials: dict[tuple, list[dict]] = defaultdict(list)
-        rows = self.store.read_trials()
-        # One load per point key: the lightest of the run (1 client, closed loop, where measured).
-        base = min(((int(r.get("clients") or 1), float(r.get("rate_hz") or 0)) for r in rows), default=(1, 0.0))
-        for row in rows:
-            if row["status"] == "ok" and (int(row.get("clients") or 1), float(row.get("rate_hz") or 0)) == base:
-                # An option set's label rides on the placement, as in the summary figures (figures.py).
-                placement = f"{row['placement']}_{row['options']}" if row.get("options") else row["placement"]
-                key = (placement, row["mode"], row["payload_type"], int(row["payload_bytes"]), row["target"])
-                self.trials[key].append(row)
+        self.trials: dict[Point, list[Trial]] = defaultdict(list)
+        trials = self.store.read_trials()
+        base = min(((t.point.clients, t.point.rate_hz) for t in trials), default=(1, 0.0))
+        for t in trials:
+            if t.ok and (t.point.clients, t.point.rate_hz) == base:
+                self.trials[t.point].append(t)
 
-    def samples(self, key: tuple) -> np.ndarray:
-        return np.concatenate([stats.read_samples(self.store.path / t["samples_file"]) for t in self.trials[key]])
+    def samples(self, point: Point) -> np.ndarray:
+        return np.concatenate([stats.read_samples(self.store.path / str(t.samples_file)) for t in self.trials[point]])
 
-    def groups(self) -> dict[tuple[str, str, str], dict[int, list[str]]]:
-        """(placement, mode, payload_type) -> payload -> targets."""
-        out: dict[tuple[str, str, str], dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
-        for (pl, mode, pt, size, target) in sorted(self.trials):
-            out[(pl, mode, pt)][size].append(target)
+    def groups(self) -> dict[PointSlice, dict[int, list[Point]]]:
+        """One figure per everything but payload size and target: payload -> the points at that size."""
+        out: dict[PointSlice, dict[int, list[Point]]] = defaultdict(lambda: defaultdict(list))
+        for point in sorted(self.trials):
+            out[point.without("payload_bytes", "target")][point.payload_bytes].append(point)
         return out
 
 
@@ -63,7 +62,7 @@ def _saved(fig, path: Path, title: str, caption: str) -> Figure:
     return saved(fig, path, title, caption, dpi=100)
 
 
-def _payload_panels(by_size: dict[int, list[str]]) -> tuple[object, list[tuple[object, int, list[str]]]]:
+def _payload_panels(by_size: dict[int, list[Point]]) -> tuple[object, list[tuple[object, int, list[Point]]]]:
     """One panel per chosen payload, side by side: the figure, and each panel's axes, payload and targets."""
     sizes = chosen_payloads(list(by_size))
     fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4.2), squeeze=False)
@@ -80,18 +79,18 @@ def _finish_payload_panels(fig, panels: list, ylabel: str, title: str) -> None:
 
 def cdfs(run: RunSamples, out_dir: Path) -> list[Figure]:
     figures = []
-    for (pl, mode, pt), by_size in sorted(run.groups().items()):
+    for key, by_size in sorted(run.groups().items()):
         fig, panels = _payload_panels(by_size)
-        for ax, size, targets in panels:
-            for target in targets:
-                x = np.sort(run.samples((pl, mode, pt, size, target))) / 1e3
+        for ax, size, points in panels:
+            for point in points:
+                x = np.sort(run.samples(point)) / 1e3
                 y = np.arange(1, x.size + 1) / x.size
-                ax.plot(x, y, color=colour(target), lw=1.2, label=target)
+                ax.plot(x, y, color=colour(point.target), lw=1.2, label=point.target)
             ax.set_xscale("log")
             ax.set_title(f"{_bytes_label(size)}")
             ax.set_xlabel("latency per call (µs)")
-        _finish_payload_panels(fig, panels, "fraction of calls at or below", f"{mode} latency CDF ({pt}, {pl})")
-        figures.append(_saved(fig, out_dir / f"cdf-{mode}-{pt}-{pl}.png", f"CDF, {mode}, {pt}, {pl}",
+        _finish_payload_panels(fig, panels, "fraction of calls at or below", f"latency CDF ({key.label})")
+        figures.append(_saved(fig, out_dir / f"cdf-{key.slug}.png", f"CDF, {key.label}",
                               "Share of calls (y) that took at most x µs, at the smallest, ~1 KiB and largest "
                               "payload; a curve further left is faster, a long flat top is a tail."))
     return figures
@@ -111,11 +110,12 @@ def _nines_label(v: float, _pos: int = 0) -> str:
 
 def spectra(run: RunSamples, out_dir: Path) -> list[Figure]:
     figures = []
-    for (pl, mode, pt), by_size in sorted(run.groups().items()):
+    for key, by_size in sorted(run.groups().items()):
         fig, panels = _payload_panels(by_size)
-        for ax, size, targets in panels:
-            for target in targets:
-                x = run.samples((pl, mode, pt, size, target))
+        for ax, size, points in panels:
+            for point in points:
+                target = point.target
+                x = run.samples(point)
                 qs = [q for q in SPECTRUM]
                 vals = np.percentile(x, qs) / 1e3
                 ok = [x.size >= stats.samples_needed(q) or q <= 99 for q in qs]
@@ -133,9 +133,8 @@ def spectra(run: RunSamples, out_dir: Path) -> list[Figure]:
             ax.set_yscale("log")
             _tidy_log_axis(ax)
             ax.set_title(_bytes_label(size))
-        _finish_payload_panels(fig, panels, "latency per call (µs)", f"{mode} percentile spectrum ({pt}, {pl})")
-        figures.append(_saved(fig, out_dir / f"spectrum-{mode}-{pt}-{pl}.png",
-                              f"Percentile spectrum, {mode}, {pt}, {pl}",
+        _finish_payload_panels(fig, panels, "latency per call (µs)", f"percentile spectrum ({key.label})")
+        figures.append(_saved(fig, out_dir / f"spectrum-{key.slug}.png", f"Percentile spectrum, {key.label}",
                               "Latency at each percentile from p0 to p99.99 (x: number of nines), max as x; hollow "
                               "dashed points are percentiles with fewer than 10 samples beyond them. Flat is good."))
     return figures
@@ -148,13 +147,13 @@ def _call_times_ms(samples: np.ndarray, elapsed_ns: float) -> np.ndarray:
     return starts * scale / 1e6
 
 
-def _window(t: dict) -> tuple[float, float]:
+def _window(t: Trial) -> tuple[float, float]:
     """A trial's timed calls in wall-clock seconds: they end when the answer came back."""
-    end = float(t["trial_end_unix"])
-    return end - int(t["elapsed_ns"]) / 1e9, end
+    end = float(t.trial_end_unix or 0)
+    return end - (t.elapsed_ns or 0) / 1e9, end
 
 
-def _overlapping(t: dict, pauses: dict[str, list[GcPause]]) -> list[tuple[str, GcPause]]:
+def _overlapping(t: Trial, pauses: dict[str, list[GcPause]]) -> list[tuple[str, GcPause]]:
     a, b = _window(t)
     return [(r, p) for r, ps in pauses.items() for p in ps if p.end_unix >= a and p.start_unix <= b]
 
@@ -164,24 +163,24 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
     figures = []
     java = [t for t, info in manifest.get("targets", {}).items() if info.get("language") == "java"]
     for target in java:
-        keys = [k for k in run.trials if k[4] == target and k[1] == "twoway"] or \
-               [k for k in run.trials if k[4] == target]
+        keys = [k for k in run.trials if k.target == target and k.mode == "twoway"] or \
+               [k for k in run.trials if k.target == target]
         if not keys:
             continue
-        key = max(keys, key=lambda k: k[3])
-        logs = gc_logs(run.store.logs_dir, key[0], target)
+        key = max(keys, key=lambda k: (k.payload_bytes, k.host_pair == "local", k.options == ""))
+        logs = gc_logs(run.store.logs_dir, key.workers_slug)
         pauses: dict[str, list[GcPause]] = {role: [p for f in files for p in parse_gc_log(f)]
                                             for role, files in logs.items()}
         if not any(logs.values()):
             continue
 
-        trials = [t for t in run.trials[key] if t.get("trial_end_unix") and t.get("elapsed_ns")]
+        trials = [t for t in run.trials[key] if t.trial_end_unix is not None and t.elapsed_ns]
         if not trials:
             continue
 
-        trial = max(trials, key=lambda t: (len(_overlapping(t, pauses)), float(t["max_ns"])))
-        x = stats.read_samples(run.store.path / trial["samples_file"])
-        times = _call_times_ms(x, int(trial["elapsed_ns"]))
+        trial = max(trials, key=lambda t: (len(_overlapping(t, pauses)), t.max_ns or 0))
+        x = stats.read_samples(run.store.path / str(trial.samples_file))
+        times = _call_times_ms(x, trial.elapsed_ns or 0)
         start, _end = _window(trial)
         fig, ax = plt.subplots(figsize=(10, 4.2))
         ax.plot(times, x / 1e3, lw=0.5, color=colour(target))
@@ -197,12 +196,12 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
         ax.set_ylabel("latency per call (µs)")
         n = len(_overlapping(trial, pauses))
         total = sum(len(v) for v in pauses.values())
-        ax.set_title(f"{target} twoway {_bytes_label(key[3])}, trial {trial['trial']}: {n} GC pause(s) in the "
-                     f"trial, {total} in the workers' logs")
+        ax.set_title(f"{key.label}, trial {trial.trial}: {n} GC pause(s) in the trial, {total} in the workers' "
+                     "logs")
         ax.legend(fontsize=8, loc="upper right")
         ax.grid(True, alpha=0.3)
-        figures.append(_saved(fig, out_dir / f"timeline-gc-{target}-{key[0]}.png",
-                              f"Per-call latency over time with GC pauses, {target}",
+        figures.append(_saved(fig, out_dir / f"timeline-gc-{key.slug}.png",
+                              f"Per-call latency over time with GC pauses, {key.label}",
                               "Each call's latency in call order; shaded spans are stop-the-world GC pauses from the "
                               "client's (red) and server's (orange) GC logs, placed by wall clock to about 1 ms. "
                               "A spike under a span is a GC pause."))
@@ -210,18 +209,15 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
 
 
 def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
-    """CDF overlay and empirical band of two socket baselines at the largest twoway payload (seed 004)."""
-    # Local pairs at one closed-loop client only: RunSamples keys points by placement (an option set's label
-    # folded in), not by host pair or load.
-    rows = [e for e in summary.get("equivalence", [])
-            if "capture" in e and "host_pair" not in e and "clients" not in e]
+    """CDF overlay and empirical band of two socket baselines at the largest twoway payload (Krintz and
+    Wolski's equivalence tests)."""
+    rows = [(PointGroup.from_record(e), e) for e in summary.get("equivalence", []) if "capture" in e]
+    rows = [(g, e) for g, e in rows if g.with_target(e["a"]) in run.trials and g.with_target(e["b"]) in run.trials]
     if not rows:
         return []
-    pick = max(rows, key=lambda e: (e["mode"] == "twoway", not e.get("options"), e["payload_bytes"]))
-    placement = f"{pick['placement']}_{pick['options']}" if pick.get("options") else pick["placement"]
-    key_a = (placement, pick["mode"], pick["payload_type"], pick["payload_bytes"], pick["a"])
-    key_b = key_a[:4] + (pick["b"],)
-    a, b = run.samples(key_a), run.samples(key_b)
+    group, pick = max(rows, key=lambda r: (r[0].mode == "twoway", r[0].host_pair == "local", r[0].options == "",
+                                           r[0].payload_bytes))
+    a, b = run.samples(group.with_target(pick["a"])), run.samples(group.with_target(pick["b"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
     for name, x in ((pick["a"], a), (pick["b"], b)):
         xs = np.sort(x) / 1e3
@@ -246,13 +242,13 @@ def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Fi
     cap = pick["capture"]
     ax2.set_title(f"{pick['b']} in {pick['a']}'s band: {cap[pick['b'] + ' in ' + pick['a'] + chr(39) + 's band']:.0%}")
     ax2.legend(fontsize=8)
-    fig.suptitle(f"{pick['a']} vs {pick['b']}, {pick['mode']} {_bytes_label(pick['payload_bytes'])} "
-                 f"({pick['placement']}); beta per trial p50 = {pick['regression_trial_p50_b_on_a']['beta']:.3f}")
+    fig.suptitle(f"{pick['a']} vs {pick['b']}, {group.label}; beta per trial p50 = "
+                 f"{pick['regression_trial_p50_b_on_a']['beta']:.3f}")
     return [_saved(fig, out_dir / f"equivalence-{pick['a']}-{pick['b']}.png",
                    f"Equivalence of {pick['a']} and {pick['b']}",
                    "Left: the two traces' CDFs, overlaid (equivalent traces mask each other). Right: one trace's calls "
-                   "against the other's empirical 95% band (sliding-mean forecast ± 2√MSE); seed 004 calls them "
-                   "equivalent when each captures ≥ 95% of the other.")]
+                   "against the other's empirical 95% band (sliding-mean forecast ± 2√MSE); Krintz and Wolski call "
+                   "them equivalent when each captures ≥ 95% of the other.")]
 
 
 def make_sample_figures(run_dir: Path, summary: dict, manifest: dict, out_dir: Path) -> list[Figure]:
