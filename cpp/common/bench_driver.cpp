@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "samples_file.hpp"
 
 namespace orbench {
@@ -12,6 +13,10 @@ nlohmann::ordered_json counts_json(const Counts& counts) {
   return {{"messages", counts.messages}, {"bytes", counts.bytes}};
 }
 }  // namespace
+
+nlohmann::ordered_json memory_json(const AllocationCounts& allocated) {
+  return {{"allocations", allocated.allocations}, {"allocated_bytes", allocated.bytes}};
+}
 
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
   return run_benchmark(driver, spec, LoadSpec{});
@@ -61,9 +66,12 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
   }
 
   TimedSpan span;
+  AllocationCounts allocated;
   {
     PacingScope pacing(load.rate_hz);
+    const AllocationCounts before = process_allocations();
     span = driver.timed_calls(samples_ns.data(), spec.calls);
+    allocated = process_allocations() - before;
   }
   int64_t end_ns = span.end_ns;
 
@@ -87,6 +95,7 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
                                    {"received", counts_json(received)}};
   if (oneway || shared) answer["sync"] = sync_json;
   if (!warmup_sync_json.is_null()) answer["warmup_sync"] = warmup_sync_json;
+  if (counting_allocations()) answer["memory"] = memory_json(allocated);
   if (shared) {
     answer["clients"] = load.clients;
     answer["start_barrier"] = start_json;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "allocation_counter.hpp"
 #include "clock.hpp"
 #include "load_spec.hpp"
 #include "pacing.hpp"
@@ -47,6 +48,9 @@ class BenchDriver {
   // One sample per call into samples_ns[0..calls).
   virtual TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) = 0;
 };
+
+// The `memory` object of a run answer or a server's stats line (PROTOCOL.md): heap allocations and their bytes.
+nlohmann::ordered_json memory_json(const AllocationCounts& allocated);
 
 // Runs the PROTOCOL.md `run` sequence (reset, warm-up, [sync], reset, timed calls, [sync], counters), writes
 // the samples file and returns the answer's fields (without "ok" and "id").

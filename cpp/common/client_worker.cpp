@@ -1,6 +1,7 @@
 #include "client_worker.hpp"
 
 #include <gnu/libc-version.h>
+#include <unistd.h>
 
 #include <new>
 
@@ -23,6 +24,7 @@ namespace {
 
 ordered_json hello(const ClientWorker& worker) {
   return {{"worker", worker.worker_info()},
+          {"pid", getpid()},
           {"timer", {{"clock", kClockName}, {"cost_ns", timer_cost_ns()}}},
           {"modes", worker.modes()},
           {"payload_types", worker.payload_types()}};

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
+#include "allocation_counter.hpp"
 #include "protocol_out.hpp"
 
 namespace orbench {
@@ -81,7 +83,17 @@ ordered_json server_worker_info(const std::string& target, const char* orb, cons
 }
 
 void print_ready(const std::string& endpoint, const ordered_json& worker_info) {
-  write_protocol_line({{"event", "ready"}, {"endpoint", endpoint}, {"pid", getpid()}, {"worker", worker_info}});
+  write_protocol_line({{"event", "ready"},
+                       {"endpoint", endpoint},
+                       {"pid", getpid()},
+                       {"worker", worker_info},
+                       {"stdin_commands", {"stats"}}});
+}
+
+void print_stats() {
+  ordered_json line = {{"event", "stats"}};
+  if (counting_allocations()) line["memory"] = memory_json(process_allocations());
+  write_protocol_line(line);
 }
 
 void print_exit(const Counts& received) {
@@ -91,6 +103,17 @@ void print_exit(const Counts& received) {
 void print_start_error(const std::string& why) { write_protocol_line({{"event", "error"}, {"error", why}}); }
 
 namespace {
+// A stdin line that is not a known command is reported on stderr and otherwise ignored.
+void answer_stdin_line(const std::string& line) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+  const nlohmann::json command = nlohmann::json::parse(line, nullptr, false);
+  if (command.is_object() && command.value("cmd", nlohmann::json()) == "stats") {
+    print_stats();
+  } else {
+    std::fprintf(stderr, "orbench: ignoring stdin line: %s\n", line.c_str());
+  }
+}
+
 sigset_t stop_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -126,11 +149,21 @@ void start_stop_watchers(std::function<void()> request_stop) {
   }).detach();
 
   std::thread([shared] {
-    // stdin carries nothing for a server; only its EOF matters (the harness or the SSH channel went away).
+    // stdin carries the stats command, one JSON line each; its EOF means the harness or the SSH channel went
+    // away. read(2) rather than a stream: nothing is buffered past a line the harness waits on.
+    std::string line;
     char buffer[256];
     while (true) {
       const ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
       if (n == 0 || (n < 0 && errno != EINTR)) break;
+      for (ssize_t i = 0; i < n; ++i) {
+        if (buffer[i] != '\n') {
+          if (line.size() < 4096) line.push_back(buffer[i]);
+          continue;
+        }
+        answer_stdin_line(line);
+        line.clear();
+      }
     }
     shared->fire();
   }).detach();

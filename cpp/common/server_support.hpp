@@ -37,7 +37,11 @@ int64_t delay_ns_arg(const ServerArgs& args);
 // The "worker" object of the ready line.
 nlohmann::ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version);
 
+// The ready line; it lists the stdin commands the server answers ("stats").
 void print_ready(const std::string& endpoint, const nlohmann::ordered_json& worker_info);
+// The answer to the stdin command {"cmd": "stats"}: {"event": "stats", "memory": {...}}, this process's
+// counters since it started (the harness takes differences).
+void print_stats();
 void print_exit(const Counts& received);
 // Prints {"event": "error", ...}; the caller then exits non-zero.
 void print_start_error(const std::string& why);
@@ -46,8 +50,9 @@ void print_start_error(const std::string& why);
 // main, before any library starts threads, so that only the stop watcher's sigwait receives them.
 void block_stop_signals();
 
-// Starts two detached threads: one waits for SIGTERM/SIGINT, one reads stdin until EOF. The first of them to
-// fire calls `request_stop` (once; later triggers are ignored). Also ignores SIGPIPE: a peer that vanished
+// Starts two detached threads: one waits for SIGTERM/SIGINT, one reads stdin until EOF, answering the stats
+// command line by line on the way. The first of them to fire calls `request_stop` (once; later triggers are
+// ignored). Also ignores SIGPIPE: a peer that vanished
 // must be an error return from send(), not the death of the worker.
 void start_stop_watchers(std::function<void()> request_stop);
 

@@ -25,6 +25,7 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   bool fail_timed_calls = false;
   uint64_t late_warmup = 0;  // warm-up messages the server has not counted by the warm-up barrier
   uint64_t server_messages = 0;
+  std::vector<char> scratch;
 
   nlohmann::ordered_json worker_info() const override { return {{"role", "client"}, {"target", "fake"}}; }
   std::vector<std::string> modes() const override { return {"twoway", "oneway", "echo"}; }
@@ -58,6 +59,7 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override {
     if (fail_timed_calls) throw WorkerError(ErrorKind::transport, "connection lost");
     log.push_back("timed " + std::to_string(calls));
+    scratch = std::vector<char>(calls * 1000);  // one allocation inside the timed calls, for the memory check
     for (uint64_t i = 0; i < calls; ++i) samples_ns[i] = static_cast<int64_t>(100 + i);
     server_messages += calls;
     return {1000, 5000};
@@ -115,6 +117,7 @@ void command_loop_answers() {
   CHECK(hello["ok"] == true);
   CHECK(hello["id"].dump() == R"([1,"a"])");
   CHECK(hello["worker"]["target"] == "fake");
+  CHECK(hello["pid"] == getpid());
   CHECK(hello["timer"]["cost_ns"].get<double>() > 0.0);
   CHECK(hello["modes"].size() == 3 && hello["payload_types"][0] == "octets");
   CHECK(hello.begin().key() == "ok");  // answers read naturally: "ok" first
@@ -160,6 +163,10 @@ void run_sequence() {
   CHECK(oneway["elapsed_ns"].get<int64_t>() > 4000);
   const auto samples = read_samples_file(path);
   CHECK(samples.size() == 50 && samples[0] == 100 && samples[49] == 149);
+  // The process's heap allocations during the timed calls: the fake's 50 000-byte buffer among them.
+  CHECK(oneway["memory"]["allocations"].get<uint64_t>() >= 1);
+  CHECK(oneway["memory"]["allocated_bytes"].get<uint64_t>() >= 50000);
+  CHECK(oneway["memory"]["allocated_bytes"].get<uint64_t>() < 60000);
 
   worker.log.clear();
   auto twoway = answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":8,

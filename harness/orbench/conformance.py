@@ -92,6 +92,8 @@ class Conformance:
             if not self.check("server prints a valid ready line", start_server):
                 return self.checks
             server = box["server"]
+            if server.answers_stats:
+                self.check("server answers the stats command", lambda: self._stats(box["server"]))
             client = self._client("main")
             self._run_client_checks(client, server)
             self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
@@ -108,6 +110,8 @@ class Conformance:
             answer = client.call({"cmd": "hello"}, watch=[server])
             self._validate(answer, "hello_answer")
             assert answer["worker"]["role"] == "client" and answer["worker"]["target"] == self.target.name
+            if "pid" in answer:
+                assert answer["pid"] == client.pid, f"hello says pid {answer['pid']}, the process is {client.pid}"
             for m in self.target.modes:
                 assert m in answer["modes"], f"descriptor lists mode {m}, the client does not"
             for p in self.target.payload_types:
@@ -168,6 +172,15 @@ class Conformance:
                     "oneway run without a complete warm-up barrier (warmup_sync)"
         med = float(sorted(samples)[len(samples) // 2])
         return f"p50 {med / 1000:.1f} us"
+
+    def _stats(self, server: ServerWorker) -> str:
+        first, second = server.stats(), server.stats()
+        assert first is not None and second is not None
+        self._validate(first, "server_stats")
+        self._validate(second, "server_stats")
+        for key, value in (first.get("memory") or {}).items():
+            assert second["memory"][key] >= value, f"stats counter {key} went down: {first} then {second}"
+        return json.dumps(second.get("memory") or {})
 
     def _quit(self, client: ClientWorker) -> None:
         answer = client.call({"cmd": "quit"})

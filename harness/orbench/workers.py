@@ -186,6 +186,27 @@ class ServerWorker(_Process):
         self.ready = ready
         self.endpoint: str = ready["endpoint"]
 
+    @property
+    def answers_stats(self) -> bool:
+        return "stats" in (self.ready.get("stdin_commands") or [])
+
+    def stats(self, timeout: float = COMMAND_TIMEOUT_S) -> dict[str, Any] | None:
+        """The server's answer to the stdin command `stats` (PROTOCOL.md): its counters since it started; None
+        for a server that does not list the command. Raises WorkerError for a dead or silent server."""
+        if not self.answers_stats:
+            return None
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(b'{"cmd": "stats"}\n')
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.proc.wait(timeout=5)
+            raise WorkerError(self.death(), "died") from None
+        line = self.read_json(timeout)
+        if line.get("event") != "stats":
+            raise WorkerError(f"{self.name} server answered {line} to the stats command", "protocol")
+        return line
+
 
 class ClientWorker(_Process):
     def __init__(self, name: str, argv: list[str], log_path: Path | None, env: dict | None = None,

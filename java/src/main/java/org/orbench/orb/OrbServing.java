@@ -27,7 +27,7 @@ final class OrbServing {
         new String[0], OrbEndpoint.serverProperties(orbClass, args.get("host"), args.port("port")));
 
     MessageCounter counter = new MessageCounter();
-    Runnable stop = StopTriggers.install(new OrbStopper(orb));
+    Runnable stop = StopTriggers.install(new OrbStopper(orb), events);
     POA rootPoa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
     org.omg.CORBA.Object bench = rootPoa.servant_to_reference(new BenchServant(counter, stop));
     rootPoa.the_POAManager().activate();

@@ -109,6 +109,7 @@ public final class CommandLoop {
     timer.addProperty("cost_ns", Math.round(ClockCost.measureNs() * 100) / 100.0);
     JsonObject answer = new JsonObject();
     answer.add("worker", client.info().toJson());
+    answer.addProperty("pid", ProcessHandle.current().pid());
     answer.add("timer", timer);
     // In enum order, so every hello of every Java target lists them alike.
     List<String> modes = new ArrayList<>();

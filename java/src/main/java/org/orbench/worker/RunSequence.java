@@ -73,8 +73,10 @@ public final class RunSequence {
       client.resetCounters();
     }
 
+    HeapCounters.Snapshot heapBefore = HeapCounters.now();
     TimedSpan span =
         load.rateHz() > 0 ? pacedLoop(invocation, samples, load.periodNs()) : timedLoop(invocation, samples);
+    HeapCounters.Snapshot heapAfter = HeapCounters.now();
     long endNs = span.lastAfterNs();
     JsonObject sync = null;
     if (oneway || shared) {
@@ -103,6 +105,7 @@ public final class RunSequence {
     if (warmupBarrier != null) {
       answer.add("warmup_sync", warmupBarrier);
     }
+    answer.add("memory", HeapCounters.between(heapBefore, heapAfter));
     if (shared) {
       answer.addProperty("clients", load.clients());
       answer.add("start_barrier", startBarrier);

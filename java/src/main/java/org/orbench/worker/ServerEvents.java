@@ -3,7 +3,10 @@ package org.orbench.worker;
 import com.google.gson.JsonObject;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The server worker's stdout lines: one {@code ready}, or one {@code error}; at most one {@code exit}. */
+/**
+ * The server worker's stdout lines: one {@code ready}, or one {@code error}; a {@code stats} line for each stats
+ * command on stdin; at most one {@code exit}.
+ */
 public final class ServerEvents {
   private final ProtocolOut out;
   private final AtomicBoolean exitReported = new AtomicBoolean();
@@ -23,6 +26,15 @@ public final class ServerEvents {
     line.addProperty("endpoint", endpoint);
     line.addProperty("pid", ProcessHandle.current().pid());
     line.add("worker", worker);
+    line.add("stdin_commands", Json.strings(java.util.List.of("stats")));
+    out.write(line);
+  }
+
+  /** The answer to {@code {"cmd": "stats"}} on stdin: the process's heap counters since it started. */
+  public void stats() {
+    JsonObject line = new JsonObject();
+    line.addProperty("event", "stats");
+    line.add("memory", HeapCounters.cumulative(HeapCounters.now()));
     out.write(line);
   }
 

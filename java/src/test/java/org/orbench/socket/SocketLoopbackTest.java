@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -83,6 +84,35 @@ class SocketLoopbackTest {
       assertEquals("error", server.ready().get("event").getAsString());
       assertTrue(server.ready().get("error").getAsString().contains("--delay-ns"), server.ready().toString());
       assertEquals(1, server.waitForExit());
+    }
+  }
+
+  @Test
+  void aRunReportsItsTimedCallsHeapAndTheServerAnswersStats() throws Exception {
+    try (ServerProcess server = ServerProcess.start(
+        SERVER, "java-socket", List.of(), dir.resolve("server.err"))) {
+      assertEquals("[\"stats\"]", server.ready().get("stdin_commands").toString());
+      ClientDriver driver = new ClientDriver(new SocketBenchClient("java-socket"));
+      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
+      JsonObject answer = driver.run("twoway", "octets", 100, 2000, dir.resolve("s.i64"));
+      JsonObject memory = answer.getAsJsonObject("memory");
+      // The socket baseline's timed loop writes from a preallocated buffer; a JVM this cold (100 warm-up calls,
+      // interpreted) still allocates some tens of bytes per call.
+      long allocated = memory.get("thread_allocated_bytes").getAsLong();
+      assertTrue(allocated >= 0 && allocated < 100 * 2000, answer.toString());
+      assertTrue(memory.has("gc_count") && memory.has("gc_time_ms"), answer.toString());
+
+      server.writeLine("not a command");
+      server.writeLine("{\"cmd\": \"stats\"}");
+      JsonObject first = JsonParser.parseString(server.nextLine()).getAsJsonObject();
+      assertEquals("stats", first.get("event").getAsString());
+      server.writeLine("{\"cmd\": \"stats\"}");
+      JsonObject second = JsonParser.parseString(server.nextLine()).getAsJsonObject();
+      long grew = second.getAsJsonObject("memory").get("allocated_bytes").getAsLong()
+          - first.getAsJsonObject("memory").get("allocated_bytes").getAsLong();
+      assertTrue(grew > 0, first + " then " + second);
+      server.closeStdin();
+      assertEquals(0, server.waitForExit());
     }
   }
 

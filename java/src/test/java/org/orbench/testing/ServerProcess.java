@@ -63,6 +63,12 @@ public final class ServerProcess implements AutoCloseable {
     return stdout.readLine();
   }
 
+  /** Writes one line to the server's stdin (a command such as {@code {"cmd": "stats"}}). */
+  public void writeLine(String line) throws IOException {
+    process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    process.getOutputStream().flush();
+  }
+
   public void closeStdin() throws IOException {
     process.getOutputStream().close();
   }

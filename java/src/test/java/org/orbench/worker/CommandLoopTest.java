@@ -99,6 +99,7 @@ class CommandLoopTest {
   @Test
   void helloDescribesTheWorker() {
     JsonObject answer = loop.handle("{\"cmd\":\"hello\",\"id\":[1,2]}");
+    assertEquals(ProcessHandle.current().pid(), answer.get("pid").getAsLong());
     assertTrue(answer.get("ok").getAsBoolean());
     assertEquals("[1,2]", answer.get("id").toString());
     assertEquals("java", answer.getAsJsonObject("worker").get("language").getAsString());

@@ -1,0 +1,74 @@
+package org.orbench.worker;
+
+import com.google.gson.JsonObject;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+
+/**
+ * The JVM's own accounting of heap allocation and garbage collection, for the {@code memory} object of a run
+ * answer and of a server's stats line (PROTOCOL.md). Allocated bytes come from HotSpot's per-thread TLAB
+ * accounting ({@code com.sun.management.ThreadMXBean}), which is always on and costs nothing per allocation;
+ * reading it costs a few microseconds, so it is read only around the timed calls, never inside them.
+ */
+public final class HeapCounters {
+  private static final com.sun.management.ThreadMXBean THREADS = threads();
+  // Collectors whose time is pause time: every bean but the concurrent-cycle ones ("ZGC Cycles",
+  // "Shenandoah Cycles"), whose time is mostly spent beside the application, not stopping it.
+  private static final List<GarbageCollectorMXBean> PAUSING = ManagementFactory.getGarbageCollectorMXBeans()
+      .stream().filter(bean -> !bean.getName().endsWith("Cycles")).toList();
+
+  private HeapCounters() {}
+
+  /**
+   * Counters at one moment, since the JVM started: bytes allocated by the calling thread and by every thread
+   * (ended ones included; -1 when the JVM cannot say), collections and their accumulated time in ms.
+   */
+  public record Snapshot(long threadAllocatedBytes, long allocatedBytes, long gcCount, long gcTimeMs) {}
+
+  public static Snapshot now() {
+    long count = 0;
+    long timeMs = 0;
+    for (GarbageCollectorMXBean bean : PAUSING) {
+      count += Math.max(0, bean.getCollectionCount());
+      timeMs += Math.max(0, bean.getCollectionTime());
+    }
+    long thread = THREADS == null ? -1 : THREADS.getCurrentThreadAllocatedBytes();
+    long total = THREADS == null ? -1 : THREADS.getTotalThreadAllocatedBytes();
+    return new Snapshot(thread, total, count, timeMs);
+  }
+
+  /** The run answer's {@code memory}: what happened between two snapshots taken on the measuring thread. */
+  public static JsonObject between(Snapshot before, Snapshot after) {
+    JsonObject json = new JsonObject();
+    if (before.threadAllocatedBytes() >= 0 && after.threadAllocatedBytes() >= 0) {
+      json.addProperty("thread_allocated_bytes", after.threadAllocatedBytes() - before.threadAllocatedBytes());
+    }
+    if (before.allocatedBytes() >= 0 && after.allocatedBytes() >= 0) {
+      json.addProperty("allocated_bytes", after.allocatedBytes() - before.allocatedBytes());
+    }
+    json.addProperty("gc_count", after.gcCount() - before.gcCount());
+    json.addProperty("gc_time_ms", after.gcTimeMs() - before.gcTimeMs());
+    return json;
+  }
+
+  /** A server's stats line {@code memory}: the process's counters since the JVM started. */
+  public static JsonObject cumulative(Snapshot now) {
+    JsonObject json = new JsonObject();
+    if (now.allocatedBytes() >= 0) {
+      json.addProperty("allocated_bytes", now.allocatedBytes());
+    }
+    json.addProperty("gc_count", now.gcCount());
+    json.addProperty("gc_time_ms", now.gcTimeMs());
+    return json;
+  }
+
+  private static com.sun.management.ThreadMXBean threads() {
+    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean bean)
+        || !bean.isThreadAllocatedMemorySupported()) {
+      return null;
+    }
+    bean.setThreadAllocatedMemoryEnabled(true);
+    return bean;
+  }
+}
