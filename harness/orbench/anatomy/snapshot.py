@@ -1,0 +1,89 @@
+"""One snapshot of a host: the counters of some processes, their TCP sockets and the namespace's TCP events,
+read by one POSIX shell script run there (`sh -c` locally, over SSH on a remote host), so a local and a remote
+worker are measured by the same commands.
+
+The script prints sections `@NAME [PID]` followed by their text; parse_snapshot turns them back into counters.
+It forks a handful of short commands per process (cat, grep, ls, sed; one ss), some tens of milliseconds in all,
+and runs between trials, never during one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from orbench.anatomy.netstat import parse_netstat
+from orbench.anatomy.procfs import ProcessCounters, process_counters
+from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
+
+# `cat ... 2>/dev/null`: a thread that ends while the glob is read is simply not counted.
+SNAPSHOT_SCRIPT = r"""
+for pid in $PIDS; do
+  [ -r /proc/$pid/stat ] || continue
+  echo "@stat $pid"; cat /proc/$pid/stat 2>/dev/null
+  echo "@io $pid"; cat /proc/$pid/io 2>/dev/null
+  echo "@schedstat $pid"; cat /proc/$pid/task/*/schedstat 2>/dev/null
+  echo "@status $pid"; grep -h ctxt_switches /proc/$pid/task/*/status 2>/dev/null
+  echo "@fds $pid"; ls -l /proc/$pid/fd 2>/dev/null | sed -n 's/.*-> \(socket:\[[0-9]*\]\)$/\1/p'
+done
+if [ -n "$SOCKETS" ]; then echo "@ss"; ss -tinHe 2>/dev/null; fi
+echo "@netstat"; cat /proc/net/netstat /proc/net/snmp 2>/dev/null
+"""
+
+Shell = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class HostSnapshot:
+    """What one script run read on one host."""
+
+    taken_at: float                                # time.monotonic() on the harness when the output came back
+    processes: dict[int, ProcessCounters]          # by pid; a process that was gone is absent
+    sockets: dict[int, dict[int, SocketCounters]]  # by pid: its TCP sockets, by inode
+    netstat: dict[str, int]                        # the namespace's counters ('TcpExt.TCPTimeouts' -> n)
+
+
+def snapshot_script(pids: Iterable[int], sockets: bool = True) -> str:
+    pid_list = " ".join(str(int(p)) for p in pids)
+    return f"PIDS='{pid_list}'; SOCKETS='{'yes' if sockets else ''}'\n" + SNAPSHOT_SCRIPT
+
+
+def split_sections(text: str) -> dict[tuple[str, int | None], str]:
+    """`@name [pid]` headers and the lines under them."""
+    sections: dict[tuple[str, int | None], list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("@"):
+            name, _, pid = line[1:].partition(" ")
+            current = sections.setdefault((name, int(pid) if pid.strip().isdigit() else None), [])
+        elif current is not None:
+            current.append(line)
+    return {key: "\n".join(lines) for key, lines in sections.items()}
+
+
+def parse_snapshot(text: str, taken_at: float = 0.0) -> HostSnapshot:
+    sections = split_sections(text)
+    pids = {pid for (_, pid) in sections if pid is not None}
+    processes: dict[int, ProcessCounters] = {}
+    for pid in pids:
+        counters = process_counters(pid, {name: body for (name, p), body in sections.items() if p == pid})
+        if counters is not None:
+            processes[pid] = counters
+    tcp = parse_ss(sections.get(("ss", None), ""))
+    sockets = {pid: {i: tcp[i] for i in parse_socket_inodes(sections.get(("fds", pid), "")) if i in tcp}
+               for pid in processes}
+    return HostSnapshot(taken_at, processes, sockets, parse_netstat(sections.get(("netstat", None), "")))
+
+
+def local_shell(script: str) -> str:
+    """Runs a script on this machine, as Host.run_shell does for a local host."""
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, check=False).stdout
+
+
+def take_snapshot(pids: Iterable[int], shell: Shell = local_shell, sockets: bool = True) -> HostSnapshot:
+    """Reads the counters of `pids` (and, with `sockets`, their TCP sockets) and the namespace's TCP counters
+    on the host `shell` runs scripts on."""
+    text = shell(snapshot_script(pids, sockets))
+    return parse_snapshot(text, time.monotonic())
