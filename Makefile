@@ -10,9 +10,10 @@ CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
 # report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
-# server plus iproute2 for the tests' network-namespace hosts.
+# server plus iproute2 for the tests' network-namespace hosts (iproute2's ss also reads the workers' TCP counters);
+# strace for the anatomy mode's syscall counts.
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
-	openssh-client openssh-server iproute2
+	openssh-client openssh-server iproute2 strace
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
