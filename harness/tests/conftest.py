@@ -6,16 +6,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from orbench.campaign import load_campaign
+from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.targets import load_targets, unavailable_reason
+from orbench.hosts.readiness import unavailable_reason
+from orbench.targets.descriptor import read_targets
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def on_fitting_jdk(target):
     """The target on the newest installed JDK it needs (java-ffm: 22+), when the default JVM is too old."""
-    from orbench.jdk import newest_jdk
+    from orbench.hosts.jdk import newest_jdk
 
     if target.required_java is None:
         return target
@@ -24,7 +25,7 @@ def on_fitting_jdk(target):
 
 
 def require_targets(*names: str) -> None:
-    targets = load_targets()
+    targets = read_targets()
     for name in names:
         why = unavailable_reason(on_fitting_jdk(targets[name]))
         if why:
@@ -49,7 +50,7 @@ def campaign_error(write_campaign, text: str) -> str:
     """The message of the UserError that loading this campaign text raises; it must name the file."""
     path = write_campaign(text)
     with pytest.raises(UserError) as exc:
-        load_campaign(path)
+        read_campaign(path)
     message = str(exc.value)
     assert str(path) in message, "the message must name the file"
     return message

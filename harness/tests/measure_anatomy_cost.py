@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from orbench.anatomy.snapshot import take_snapshot
-from orbench.placement import resolve
-from orbench.stats import read_samples
-from orbench.targets import get_target
-from orbench.workers import ClientWorker, ServerWorker
+from orbench.hosts.placement import resolve
+from orbench.results.stats import read_samples
+from orbench.targets.descriptor import get_target
+from orbench.targets.workers import ClientWorker, ServerWorker
 
 
 def measure(name: str, trials: int, calls: int, payload: int, scratch: Path) -> dict:

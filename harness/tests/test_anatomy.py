@@ -16,8 +16,8 @@ from orbench.anatomy.procfs import parse_stat
 from orbench.anatomy.snapshot import local_shell, take_snapshot
 from orbench.anatomy.strace import StraceError, StraceSession, parse_strace_summary
 from orbench.anatomy.tcpinfo import parse_ss
-from orbench.targets import get_target
-from orbench.workers import ClientWorker, ServerWorker
+from orbench.targets.descriptor import get_target
+from orbench.targets.workers import ClientWorker, ServerWorker
 
 from tests.conftest import require_targets
 

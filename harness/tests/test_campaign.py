@@ -1,7 +1,7 @@
 """A campaign file is validated before anything runs; each mistake names the file, the key and the value."""
 
 import pytest
-from orbench.campaign import load_campaign
+from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 
 from tests.conftest import campaign_error, run_cli
@@ -16,7 +16,7 @@ trials = 3
 
 
 def test_good_campaign_expands_with_defaults(write_campaign):
-    c = load_campaign(write_campaign(GOOD))
+    c = read_campaign(write_campaign(GOOD))
     assert c.trials == 3 and c.calls == 5000 and c.placements == ["same-core"]
     assert c.payload_types == ["octets"] and c.settings["options"] == {}
     assert len(c.point_groups()) == 2 * 3
@@ -24,7 +24,7 @@ def test_good_campaign_expands_with_defaults(write_campaign):
 
 
 def test_orb_baseline_is_added(write_campaign):
-    c = load_campaign(write_campaign(GOOD.replace('["omniorb", "c-socket"]', '["jacorb"]')))
+    c = read_campaign(write_campaign(GOOD.replace('["omniorb", "c-socket"]', '["jacorb"]')))
     assert [t.name for t in c.targets] == ["jacorb", "java-socket"]
     assert c.added_baselines == ["java-socket"]
 
@@ -67,7 +67,7 @@ def test_broken_toml(write_campaign):
 
 def test_missing_file(tmp_path):
     with pytest.raises(UserError, match="not found"):
-        load_campaign(tmp_path / "nope.toml")
+        read_campaign(tmp_path / "nope.toml")
 
 
 def test_cli_refuses_a_bad_campaign_with_status_2(write_campaign, results_root):
@@ -81,7 +81,7 @@ def test_cli_refuses_a_bad_campaign_with_status_2(write_campaign, results_root):
 def test_quick_campaign_is_valid():
     from orbench.paths import campaigns_dir
 
-    c = load_campaign(campaigns_dir() / "quick.toml")
+    c = read_campaign(campaigns_dir() / "quick.toml")
     sizes = c.payload_bytes
     assert len(sizes) >= 8 and min(sizes) == 1 and max(sizes) == 65536
     assert any(s & (s - 1) for s in sizes), "at least one size that is not a power of two"

@@ -2,11 +2,11 @@
 naming the file, the key and the value; and what deployment copies for each target."""
 
 import pytest
-from orbench.campaign import load_campaign
-from orbench.deploy import target_files
-from orbench.hosts import Host, HostSpec, SshSettings, check_url
+from orbench.campaign.spec import read_campaign
+from orbench.hosts.deploy import target_files
+from orbench.hosts.ssh import Host, HostSpec, SshSettings, check_url
 from orbench.paths import campaigns_dir
-from orbench.targets import load_targets
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import campaign_error
 
@@ -19,13 +19,13 @@ payload_bytes = [1]
 
 
 def test_default_is_one_local_pair(write_campaign):
-    pairs = load_campaign(write_campaign(BASE)).host_pairs()
+    pairs = read_campaign(write_campaign(BASE)).host_pairs()
     assert len(pairs) == 1 and pairs[0].label == "local" and pairs[0].bind_address == "127.0.0.1"
 
 
 def test_named_hosts_and_url_pairs(write_campaign, tmp_path):
     (tmp_path / "kh").write_text("")
-    c = load_campaign(write_campaign(BASE + """
+    c = read_campaign(write_campaign(BASE + """
 host_pairs = [["alpha", "beta"], ["beta", "alpha"], ["ssh://bench@gamma.example:2222", "local"]]
 [ssh]
 known_hosts = "kh"
@@ -86,11 +86,11 @@ def test_local_server_on_loopback_cannot_serve_a_remote_client(write_campaign):
     msg = campaign_error(write_campaign, BASE + 'host_pairs = [["local", "ssh://root@h"]]\n')
     assert "host_pairs[0]" in msg and "127.0.0.1" in msg and "cannot reach" in msg
     text = BASE + 'host_pairs = [["me", "ssh://root@h"]]\n[hosts.me]\nurl = "local"\naddress = "10.9.9.9"\n'
-    assert load_campaign(write_campaign(text)).host_pairs()[0].bind_address == "10.9.9.9"
+    assert read_campaign(write_campaign(text)).host_pairs()[0].bind_address == "10.9.9.9"
 
 
 def test_what_each_target_deploys():
-    targets = load_targets()
+    targets = read_targets()
     assert target_files(targets["omniorb"]) == ["cpp/build/orbench-omniorb-server", "cpp/build/orbench-omniorb-client"]
     assert target_files(targets["jacorb"]) == ["java/target/orbench-workers.jar", "java/target/lib/common",
                                                "java/target/lib/jacorb"]
@@ -103,7 +103,7 @@ def test_the_example_campaign_is_valid(tmp_path, monkeypatch):
     (tmp_path / ".ssh" / "known_hosts").write_text("")
     (tmp_path / ".ssh" / "id_ed25519").write_text("")
     monkeypatch.setenv("HOME", str(tmp_path))
-    c = load_campaign(campaigns_dir() / "two-hosts.example.toml")
+    c = read_campaign(campaigns_dir() / "two-hosts.example.toml")
     assert [p.label for p in c.host_pairs()] == ["server-box--client-box", "local"]
 
 

@@ -2,7 +2,7 @@
 
 import json
 
-from orbench.compare import compare_summaries
+from orbench.results.compare import compare_summaries
 
 from tests.conftest import require_targets, run_cli
 

@@ -1,18 +1,18 @@
 """Every target's real workers, over loopback, through the whole worker contract (orbench check-target)."""
 
 import pytest
-from orbench.conformance import Conformance, format_checks
-from orbench.targets import load_targets
+from orbench.targets.conformance import Conformance, format_checks
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import on_fitting_jdk, require_targets
 
-TARGETS = sorted(load_targets())
+TARGETS = sorted(read_targets())
 
 
 @pytest.mark.parametrize("name", TARGETS)
 def test_target_passes_the_contract(name, tmp_path):
     require_targets(name)
-    target = on_fitting_jdk(load_targets()[name])
+    target = on_fitting_jdk(read_targets()[name])
     checks = Conformance(target, log_dir=tmp_path).run()
     report = format_checks(target, checks)
     assert all(c.passed for c in checks), report

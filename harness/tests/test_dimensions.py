@@ -4,13 +4,13 @@ scope. Validation names file, key and value; real short runs over loopback show 
 import json
 
 import pytest
-from orbench.campaign import load_campaign
+from orbench.campaign.options import option_label, plan_options
+from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.options import option_label, plan_options
-from orbench.results import RunStore
-from orbench.runner import Runner
-from orbench.summary import write_summary
-from orbench.targets import counted_payload_bytes, load_descriptor, load_targets
+from orbench.results.store import RunStore
+from orbench.results.summary import write_summary
+from orbench.running.runner import Runner
+from orbench.targets.descriptor import counted_payload_bytes, read_descriptor, read_targets
 
 from tests.conftest import campaign_error, require_targets
 
@@ -41,17 +41,17 @@ def test_option_sets_are_validated_naming_file_key_and_value(write_campaign):
 
 
 def test_option_sets_merge_over_options(write_campaign):
-    campaign = load_campaign(write_campaign(BASE + "[options]\nsocket_buffer_bytes = 65536\n", name="a.toml"))
+    campaign = read_campaign(write_campaign(BASE + "[options]\nsocket_buffer_bytes = 65536\n", name="a.toml"))
     assert campaign.option_sets() == [{"socket_buffer_bytes": 65536}]
     text = BASE.replace('modes = ["twoway"]', 'modes = ["twoway"]\noption_sets = [{tcp_nodelay = true}, '
                                               '{tcp_nodelay = false}]') + "[options]\nsocket_buffer_bytes = 65536\n"
-    sets = load_campaign(write_campaign(text, name="b.toml")).option_sets()
+    sets = read_campaign(write_campaign(text, name="b.toml")).option_sets()
     assert [option_label(s) for s in sets] == ["tcp_nodelay=true+socket_buffer_bytes=65536",
                                                "tcp_nodelay=false+socket_buffer_bytes=65536"]
 
 
 def test_each_target_gets_what_it_can_do_and_skips_the_rest():
-    targets = load_targets()
+    targets = read_targets()
     plan = plan_options(targets["c-socket"], {"tcp_nodelay": False, "socket_buffer_bytes": 65536})
     assert plan.unsupported is None
     assert plan.client == {"tcp_nodelay": False, "socket_buffer_bytes": 65536}
@@ -68,13 +68,13 @@ def test_each_target_gets_what_it_can_do_and_skips_the_rest():
 
 
 def test_descriptor_options_are_checked(tmp_path):
-    text = (load_targets()["c-socket"].path.read_text()
+    text = (read_targets()["c-socket"].path.read_text()
             .replace('options = ["tcp_nodelay", "socket_buffer_bytes"]', 'options = ["tcp_nodelay"]\n'
                      'fixed_options = { no_delay = true }'))
     path = tmp_path / "c-socket.toml"
     path.write_text(text)
     with pytest.raises(UserError, match="fixed_options has 'no_delay'"):
-        load_descriptor(path)
+        read_descriptor(path)
 
 
 def test_counted_bytes_per_payload_type():
@@ -100,7 +100,7 @@ def test_nagle_on_shows_the_delayed_ack_stall_and_off_does_not(write_campaign, r
     ACK (about 40 ms on Linux), one write with TCP_NODELAY takes microseconds. omniORB cannot turn Nagle on
     and has no sync scope: both are skipped with the reason, not failed."""
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(NAGLE))
+    campaign = read_campaign(write_campaign(NAGLE))
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
     summary = write_summary(store)
@@ -137,7 +137,7 @@ warmup = 10
 
 def test_payload_types_run_and_count_their_bytes(write_campaign, results_root):
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(TYPES))
+    campaign = read_campaign(write_campaign(TYPES))
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
     trials = [t for t in store.read_trials() if t.ok]

@@ -6,13 +6,13 @@ import shutil
 
 import numpy as np
 from hdrh.log import HistogramLogReader
-from orbench.campaign import load_campaign
-from orbench.compare import compare_runs
-from orbench.export import export_run
-from orbench.point import Point
-from orbench.results import RunStore
-from orbench.runner import Runner
-from orbench.stats import read_samples
+from orbench.campaign.spec import read_campaign
+from orbench.results.compare import compare_runs
+from orbench.results.export import export_run
+from orbench.results.point import Point
+from orbench.results.stats import read_samples
+from orbench.results.store import RunStore
+from orbench.running.runner import Runner
 
 from tests.conftest import FIXTURES, require_targets
 
@@ -69,7 +69,7 @@ def test_export_and_compare_keep_every_point_of_a_run_with_loads_apart(write_cam
     with itself, 8 rows. (Keyed without clients and rate, the export merged the 4 loads of a target into one
     log, and compare made 2 rows of the 8 points.)"""
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(LOADS))
+    campaign = read_campaign(write_campaign(LOADS))
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
     result = export_run(store)

@@ -4,8 +4,8 @@ JDK 17, G1, -Xlog:gc*:file=...:time,uptime,level,tags)."""
 import re
 
 import pytest
-from orbench.gclog import gc_logs, parse_gc_log, pause_summary
-from orbench.point import Point
+from orbench.results.point import Point
+from orbench_plots.gclog import gc_logs, parse_gc_log, pause_summary
 
 from tests.conftest import FIXTURES
 

@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from orbench.campaign import load_campaign
-from orbench.results import RunStore
-from orbench.runner import Runner
-from orbench.summary import write_summary
+from orbench.campaign.spec import read_campaign
+from orbench.hosts.netns import Lab, netem_missing, why_no_lab
+from orbench.results.store import RunStore
+from orbench.results.summary import write_summary
+from orbench.running.runner import Runner
 
 from tests.conftest import require_targets, run_cli
-from tests.netns_hosts import Lab, netem_missing, why_no_lab
 
 pytestmark = pytest.mark.skipif(bool(why_no_lab()), reason=why_no_lab() or "")
 
@@ -116,7 +116,7 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
     assert len(trials) == 16 and all(t.ok and t.point.host_pair == "alpha--beta" for t in trials)
     assert all((run_dir / t.samples_file).stat().st_size == 300 * 8 for t in trials)
     # Each trial's load figures were read on the pair's two hosts (over SSH), not on the harness's machine.
-    assert all(t.load_hosts == "alpha beta" and t.loadavg_1m is not None and t.steal_pct is not None
+    assert all(t.usage_hosts == "alpha beta" and t.loadavg_1m is not None and t.steal_pct is not None
                for t in trials)
     assert {s["host_pair"] for s in manifest["stopping"]} == {"alpha--beta"}
     assert not list((alpha_dir.parent / "beta" / "samples").iterdir()), "remote samples are removed once copied"
@@ -125,7 +125,7 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
 
 def test_remote_server_killed_is_reported_and_the_campaign_goes_on(lab, workdir, write_campaign, results_root):
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(campaign_text(lab, workdir, ["omniorb"], sizes="[1, 1000]")))
+    campaign = read_campaign(write_campaign(campaign_text(lab, workdir, ["omniorb"], sizes="[1, 1000]")))
     store = RunStore.create(campaign.name)
     alpha = lab.hosts[0]
     seen: dict = {}
@@ -219,7 +219,7 @@ def test_missing_jdk_on_a_host_is_named_before_anything_runs(lab, workdir, write
 
 def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, write_campaign, results_root):
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(campaign_text(lab, workdir, ["omniorb"], sizes="[1, 1000, 4000]")))
+    campaign = read_campaign(write_campaign(campaign_text(lab, workdir, ["omniorb"], sizes="[1, 1000, 4000]")))
     store = RunStore.create(campaign.name)
     beta = lab.hosts[1]
     cut: dict = {}
@@ -249,7 +249,7 @@ def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, 
 
 def test_slow_lossy_wan_link(lab, workdir, write_campaign, results_root, tmp_path):
     """1 ms each way, 0.5% loss, 100 Mbit/s: with tc netem where the kernel has it, else the userspace link
-    of tests/tunlink.py (this machine's kernel has no sch_netem). The run must finish and see the delay."""
+    of orbench/hosts/wanlink.py (this machine's kernel has no sch_netem). The run must finish and see the delay."""
     require_targets("omniorb", "c-socket")
     wan = {"delay_ms": 1.0, "loss": 0.005, "rate_mbit": 100}
     own_lab = None

@@ -3,10 +3,11 @@
 import os
 
 import pytest
-from orbench.campaign import load_campaign
+from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.jdk import installed_jdks, probe, resolve_jdk
-from orbench.targets import load_targets, unavailable_reason
+from orbench.hosts.jdk import installed_jdks, probe, resolve_jdk
+from orbench.hosts.readiness import unavailable_reason
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import run_cli
 
@@ -37,13 +38,13 @@ def test_a_jdk_home_or_its_java_resolves():
 def test_an_unknown_version_names_the_key_and_what_is_installed(write_campaign):
     path = write_campaign(CAMPAIGN + 'jdk = "3"\n')
     with pytest.raises(UserError, match=r'c.toml: key jdk: value "3": no JDK 3 installed \(found: \d+'):
-        load_campaign(path)
+        read_campaign(path)
 
 
 def test_a_bad_path_is_refused(write_campaign, tmp_path):
     path = write_campaign(CAMPAIGN + f'jdk = "{tmp_path}/nojdk"\n')
     with pytest.raises(UserError, match=r"key jdk: .*no such JDK .*nojdk does not exist"):
-        load_campaign(path)
+        read_campaign(path)
     not_a_jvm = tmp_path / "fake-java"
     not_a_jvm.write_text("#!/bin/sh\nexit 1\n")
     not_a_jvm.chmod(0o755)
@@ -54,15 +55,15 @@ def test_a_bad_path_is_refused(write_campaign, tmp_path):
 def test_a_number_instead_of_a_string_is_a_schema_error(write_campaign):
     path = write_campaign(CAMPAIGN + "jdk = 17\n")
     with pytest.raises(UserError, match=r"key jdk: value 17: 17 is not of type 'string'"):
-        load_campaign(path)
+        read_campaign(path)
 
 
 def test_the_jdk_fills_java_targets_only_and_is_recorded(write_campaign):
     jdk = _default_jdk()
-    campaign = load_campaign(write_campaign(CAMPAIGN + f'jdk = "{jdk.feature}"\n'))
+    campaign = read_campaign(write_campaign(CAMPAIGN + f'jdk = "{jdk.feature}"\n'))
     by_name = {t.name: t for t in campaign.targets}
     assert by_name["java-socket"].client_command()[0] == jdk.java
-    assert by_name["c-socket"].client_command() == load_targets()["c-socket"].client_command()
+    assert by_name["c-socket"].client_command() == read_targets()["c-socket"].client_command()
     assert campaign.as_run()["jdk_resolved"]["feature"] == jdk.feature
 
 
@@ -73,7 +74,7 @@ def test_run_jdk_flag_overrides_the_file_and_bad_values_exit_2(write_campaign):
 
 
 def test_java_ffm_is_missing_on_an_old_jdk_with_the_reason():
-    ffm = load_targets()["java-ffm"]
+    ffm = read_targets()["java-ffm"]
     assert ffm.required_java == 22
     old = [j for j in installed_jdks() if j.feature < 22]
     if not old:
@@ -88,11 +89,11 @@ def test_probe_refuses_what_is_not_a_jvm():
 
 def test_a_local_run_starts_java_workers_on_the_campaigns_jdk(write_campaign):
     """The runner builds worker commands through the host pair (remote.py), not Target alone: check it there."""
-    from orbench.placement import Placement
-    from orbench.remote import HostSet, PairRuntime
+    from orbench.hosts.placement import Placement
+    from orbench.hosts.remote import HostSet, PairRuntime
 
     jdk = _default_jdk()
-    campaign = load_campaign(write_campaign(CAMPAIGN + f'jdk = "{jdk.java}"\n'))
+    campaign = read_campaign(write_campaign(CAMPAIGN + f'jdk = "{jdk.java}"\n'))
     pair = campaign.host_pairs()[0]
     hosts = HostSet([pair], campaign.ssh_settings(), campaign.name, "test")
     runtime = PairRuntime(pair, hosts, Placement("unpinned", None, None))

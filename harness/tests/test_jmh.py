@@ -7,7 +7,8 @@ import json
 
 import pytest
 from orbench.errors import UserError
-from orbench.jmh import ingest, load_jmh, rows
+from orbench.hosts.environment import collect_environment
+from orbench.results.jmh import ingest, read_jmh, rows
 
 from tests.conftest import FIXTURES, run_cli
 
@@ -16,7 +17,7 @@ GLASSFISH = FIXTURES / "jmh-result-glassfish.json"
 
 
 def by_key(path):
-    return {(r["benchmark"], tuple(sorted(r["params"].items()))): r for r in rows(load_jmh(path))}
+    return {(r["benchmark"], tuple(sorted(r["params"].items()))): r for r in rows(read_jmh(path))}
 
 
 def test_rows_carry_orb_score_and_allocation_per_op():
@@ -34,9 +35,9 @@ def test_rows_carry_orb_score_and_allocation_per_op():
 def test_ingest_both_orbs_as_one_run_and_show_them_side_by_side(tmp_path):
     from orbench_plots.section_jmh import section
 
-    store = ingest([JACORB, GLASSFISH], tmp_path / "results")
+    store = ingest([JACORB, GLASSFISH], collect_environment(), tmp_path / "results")
     merged = json.loads((store.path / "jmh.json").read_text())
-    assert len(merged) == len(load_jmh(JACORB)) + len(load_jmh(GLASSFISH))
+    assert len(merged) == len(read_jmh(JACORB)) + len(read_jmh(GLASSFISH))
     assert (tmp_path / "results" / "jmh" / "latest").resolve() == store.path
     manifest = json.loads((store.path / "manifest.json").read_text())
     assert manifest["kind"] == "jmh" and manifest["environment"]["host"]["kernel"].startswith("Linux")
@@ -56,7 +57,7 @@ def test_ingest_both_orbs_as_one_run_and_show_them_side_by_side(tmp_path):
 
 def test_the_same_result_twice_is_refused(tmp_path):
     with pytest.raises(UserError, match="is also in"):
-        ingest([JACORB, JACORB], tmp_path / "results")
+        ingest([JACORB, JACORB], {}, tmp_path / "results")
     assert not (tmp_path / "results" / "jmh").exists()
 
 
@@ -64,6 +65,6 @@ def test_a_file_that_is_not_jmh_json_is_refused(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"not": "jmh"}')
     with pytest.raises(UserError, match="bad.json: not a JMH JSON result file"):
-        load_jmh(bad)
+        read_jmh(bad)
     code, _out, err = run_cli("ingest-jmh", str(JACORB), str(bad), "--results", str(tmp_path / "r"))
     assert code == 2 and "not a JMH JSON result file" in err and not (tmp_path / "r").exists()

@@ -4,9 +4,9 @@ payload-carrying request, driven by their real clients over loopback."""
 from __future__ import annotations
 
 import pytest
-from orbench.stats import read_samples
-from orbench.targets import load_targets
-from orbench.workers import ClientWorker, ServerWorker
+from orbench.results.stats import read_samples
+from orbench.targets.descriptor import read_targets
+from orbench.targets.workers import ClientWorker, ServerWorker
 
 from tests.conftest import require_targets
 
@@ -17,7 +17,7 @@ CALLS = 40
 @pytest.mark.parametrize("name", ["c-socket", "java-socket", "java-nio"])
 def test_every_payload_carrying_call_costs_the_delay(name, tmp_path):
     require_targets(name)
-    target = load_targets()[name].with_server_args(("--delay-ns", str(DELAY_NS)))
+    target = read_targets()[name].with_server_args(("--delay-ns", str(DELAY_NS)))
     server = ServerWorker(name, target.server_command("127.0.0.1"), tmp_path / "server.log")
     client = ClientWorker(name, target.client_command(), tmp_path / "client.log")
     try:
@@ -48,7 +48,7 @@ def test_every_payload_carrying_call_costs_the_delay(name, tmp_path):
 @pytest.mark.parametrize("bad", ["-1", "2us", "2000000000"])
 def test_a_bad_delay_is_a_start_error_naming_it(name, bad, tmp_path):
     require_targets(name)
-    target = load_targets()[name].with_server_args(("--delay-ns", bad))
+    target = read_targets()[name].with_server_args(("--delay-ns", bad))
     from orbench.errors import WorkerError
 
     with pytest.raises(WorkerError) as exc:

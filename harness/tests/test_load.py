@@ -10,15 +10,15 @@ import time
 
 import numpy as np
 import pytest
-from orbench.campaign import Campaign, load_campaign
+from orbench.campaign.interop import interop_target
+from orbench.campaign.spec import Campaign, read_campaign
 from orbench.errors import UserError
-from orbench.interop import interop_target
-from orbench.results import RunStore
-from orbench.runner import Runner
-from orbench.stats import read_samples
-from orbench.summary import write_summary
-from orbench.targets import load_targets
-from orbench.workers import ClientWorker, ServerWorker
+from orbench.results.stats import read_samples
+from orbench.results.store import RunStore
+from orbench.results.summary import write_summary
+from orbench.running.runner import Runner
+from orbench.targets.descriptor import read_targets
+from orbench.targets.workers import ClientWorker, ServerWorker
 
 from tests.conftest import require_targets
 
@@ -44,7 +44,7 @@ payload_bytes = [64]
 def test_bad_load_keys_name_file_key_and_value(write_campaign, extra, words):
     path = write_campaign(BASE + extra)
     with pytest.raises(UserError) as err:
-        load_campaign(path)
+        read_campaign(path)
     message = str(err.value)
     assert str(path) in message
     for w in words:
@@ -52,14 +52,14 @@ def test_bad_load_keys_name_file_key_and_value(write_campaign, extra, words):
 
 
 def test_load_keys_expand_into_points_and_interop_targets(write_campaign):
-    c = load_campaign(write_campaign(BASE + 'clients = [4, 1]\nrates_hz = [0, 1000]\n'
+    c = read_campaign(write_campaign(BASE + 'clients = [4, 1]\nrates_hz = [0, 1000]\n'
                                             'interop = [["jacorb", "omniorb"], ["java-socket", "c-socket"]]\n'))
     assert c.loads() == [(1, 0.0), (1, 1000.0), (4, 0.0), (4, 1000.0)]
     names = [t.name for t in c.targets]
     assert names == ["omniorb", "c-socket", "jacorb->omniorb", "java-socket->c-socket"]
     pair = c.targets[2]
     assert pair.kind == "interop" and pair.baseline is None and pair.is_jvm  # JVM warm-up for a Java side
-    targets = load_targets()
+    targets = read_targets()
     assert pair.client_argv == targets["jacorb"].client_argv and pair.server_argv == targets["omniorb"].server_argv
     assert c.settings["targets"] == ["omniorb", "c-socket"]  # the manifest's targets stay real target names
 
@@ -67,8 +67,8 @@ def test_load_keys_expand_into_points_and_interop_targets(write_campaign):
 def _campaign(write_campaign, text: str, targets: list[str],
               interop: tuple[tuple[str, str], ...] | list[tuple[str, str]] = ()) -> Campaign:
     """A campaign of exactly these targets (no baseline added: the test pays for every JVM it starts)."""
-    c = load_campaign(write_campaign(text))
-    known = load_targets()
+    c = read_campaign(write_campaign(text))
+    known = read_targets()
     c.targets = [known[n] for n in targets] + [interop_target(known[a], known[b]) for a, b in interop]
     c.added_baselines = []
     return c
@@ -123,7 +123,7 @@ def test_two_clients_against_one_server_and_an_interop_pair(write_campaign, resu
 
 def _stalled_run(server_target: str, client_target: str, tmp_path) -> tuple[np.ndarray, dict]:
     """1000 twoway calls at 1 kHz; 300 ms in, the server is frozen (SIGSTOP) for 200 ms."""
-    targets = load_targets()
+    targets = read_targets()
     server = ServerWorker(server_target, targets[server_target].server_command("127.0.0.1"), tmp_path / "server.log")
     client = ClientWorker(client_target, targets[client_target].client_command(), tmp_path / "client.log")
     try:

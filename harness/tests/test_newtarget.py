@@ -2,15 +2,15 @@
 
 import pytest
 from orbench.errors import UserError
-from orbench.newtarget import new_target
-from orbench.targets import load_descriptor
+from orbench.targets.descriptor import read_descriptor
+from orbench.targets.new_target import new_target
 
 from tests.conftest import run_cli
 
 
 def test_a_new_target_like_jacorb_loads_under_its_own_name(tmp_path):
     path, steps = new_target("orbx", "jacorb", tmp_path)
-    target = load_descriptor(path)
+    target = read_descriptor(path)
     assert target.name == "orbx" and target.kind == "orb" and target.baseline == "java-socket"
     argv = " ".join(target.server_argv + target.client_argv)
     assert "--target orbx" in argv and "--target jacorb" not in argv

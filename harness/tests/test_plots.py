@@ -4,8 +4,8 @@ import re
 import shutil
 
 import pytest
-from orbench.results import RunStore
-from orbench.summary import write_summary
+from orbench.results.store import RunStore
+from orbench.results.summary import write_summary
 
 from tests.conftest import FIXTURES
 
@@ -78,7 +78,7 @@ def test_sample_figures_keep_host_pairs_apart(tmp_path):
     two pairs' samples were pooled into one curve)."""
     import csv
 
-    from orbench.results import RunStore
+    from orbench.results.store import RunStore
     from orbench_plots.sample_figures import RunSamples, cdfs
 
     run = tmp_path / "run"

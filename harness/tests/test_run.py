@@ -4,10 +4,10 @@ import json
 import os
 import signal
 
-from orbench.campaign import load_campaign
-from orbench.results import SCHEMA_VERSION, RunStore
-from orbench.runner import Runner
-from orbench.summary import write_summary
+from orbench.campaign.spec import read_campaign
+from orbench.results.store import SCHEMA_VERSION, RunStore
+from orbench.results.summary import write_summary
+from orbench.running.runner import Runner
 
 from tests.conftest import require_targets, run_cli
 
@@ -52,7 +52,7 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
 
 def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign, results_root):
     require_targets("omniorb", "c-socket")
-    campaign = load_campaign(write_campaign(SMALL.replace("trials = 3", "trials = 2")))
+    campaign = read_campaign(write_campaign(SMALL.replace("trials = 3", "trials = 2")))
     store = RunStore.create(campaign.name)
     killed = {}
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from orbench import stats
+from orbench.results import stats
 
 
 def test_latency_summary_on_known_values():

@@ -1,10 +1,10 @@
 """The stopping rule's decisions on known per-trial p50s, and the machine-load bookkeeping it sits beside."""
 
-from orbench.machine_load import Snapshot, pair_load, trial_load
-from orbench.placement import parse_cpu_list
-from orbench.point import Point
-from orbench.stopping import StoppingRule
-from orbench.trial import Measurement, Trial
+from orbench.hosts.placement import parse_cpu_list
+from orbench.results.point import Point
+from orbench.results.trial import Measurement, Trial
+from orbench.running.cpu_usage import Snapshot, pair_usage, usage_between
+from orbench.running.stopping import StoppingRule
 
 POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="a")
 
@@ -49,13 +49,13 @@ def test_cpu_lists_and_trial_load():
     assert parse_cpu_list("0-2,5") == {0, 1, 2, 5}
     before = {0: (100, 1000, 0), 1: (500, 1000, 0)}
     after = {0: (150, 1100, 0), 1: (600, 1100, 10)}
-    assert trial_load(before, after, pinned={1}) == (50.0, 5.0)
+    assert usage_between(before, after, pinned={1}) == (50.0, 5.0)
 
 
 def test_a_pair_of_hosts_records_the_busier_one():
     quiet = (Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 0.5), Snapshot({0: (10, 100, 0), 1: (90, 100, 0)}, 0.7))
     busy = (Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 2.0), Snapshot({0: (80, 100, 4), 1: (90, 100, 0)}, 2.5))
-    load = pair_load({"alpha": quiet[0], "beta": busy[0]}, {"alpha": quiet[1], "beta": busy[1]},
+    load = pair_usage({"alpha": quiet[0], "beta": busy[0]}, {"alpha": quiet[1], "beta": busy[1]},
                      {"alpha": {1}, "beta": {1}})
-    assert (load.other_cpus_busy_pct, load.steal_pct, load.loadavg_1m, load.load_hosts) == (80.0, 2.0, 2.5,
+    assert (load.other_cpus_busy_pct, load.steal_pct, load.loadavg_1m, load.usage_hosts) == (80.0, 2.0, 2.5,
                                                                                             "alpha beta")

@@ -6,8 +6,8 @@ import shutil
 
 import numpy as np
 import pytest
-from orbench.results import RunStore
-from orbench.summary import summarize
+from orbench.results.store import RunStore
+from orbench.results.summary import summarize
 
 from tests.conftest import FIXTURES
 
@@ -102,8 +102,8 @@ def test_a_stopping_record_belongs_to_its_own_host_pair(store):
 def test_older_runs_are_read_in_the_current_layout(store):
     """The fixture was written with results schema 1: read through the upgrade, every trial has every column
     of today, typed, and the manifest has what later versions added."""
-    from orbench.point import Point
-    from orbench.upgrade import SCHEMA_VERSION
+    from orbench.results.point import Point
+    from orbench.results.upgrade import SCHEMA_VERSION
 
     manifest, trials = store.read()
     assert manifest["schema_version_read"] == 1 and manifest["schema_version"] == SCHEMA_VERSION
@@ -114,4 +114,4 @@ def test_older_runs_are_read_in_the_current_layout(store):
     assert first.point == Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1,
                                 target="omniorb")
     assert isinstance(first.calls, int) and isinstance(first.p50_ns, float) and first.trial_end_unix is None
-    assert first.load_hosts == "local" and first.client_p50s_ns is None
+    assert first.usage_hosts == "local" and first.client_p50s_ns is None

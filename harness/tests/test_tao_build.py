@@ -10,14 +10,15 @@ import shutil
 import subprocess
 
 import pytest
+from orbench.hosts.readiness import unavailable_reason
 from orbench.paths import repo_root
-from orbench.targets import load_descriptor, load_targets, unavailable_reason
+from orbench.targets.descriptor import read_descriptor, read_targets
 
 HINT = "set ACE_ROOT/TAO_ROOT to an installed TAO and run make cpp"
 
 
 def test_tao_descriptor_says_how_to_get_it_when_not_built():
-    tao = load_targets()["tao"]
+    tao = read_targets()["tao"]
     assert tao.baseline == "c-socket" and tao.language == "c++"
     why = unavailable_reason(tao)
     built = all((repo_root() / f).exists() for f in tao.required_files)
@@ -33,7 +34,7 @@ def test_requires_hint_replaces_the_make_advice(tmp_path):
                     '[requires]\nfiles = ["no/such/file"]\nhint = "install Orby first"\n'
                     '[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n[supports]\nmodes = ["twoway"]\n'
                     'payload_types = ["octets"]\n')
-    why = unavailable_reason(load_descriptor(path))
+    why = unavailable_reason(read_descriptor(path))
     assert why == "not built: no/such/file is missing (install Orby first)"
 
 
@@ -45,7 +46,7 @@ def test_requires_hint_must_be_text(tmp_path):
                     '[requires]\nhint = 3\n[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n'
                     '[supports]\nmodes = ["twoway"]\npayload_types = ["octets"]\n')
     with pytest.raises(UserError, match=r"orbz.toml: requires.hint must be a str"):
-        load_descriptor(path)
+        read_descriptor(path)
 
 
 def _configure(build_dir, *defines: str) -> subprocess.CompletedProcess:
@@ -77,9 +78,9 @@ def test_build_without_tao_skips_it_with_one_message(tmp_path):
 
 
 def test_cpp_orbs_campaign_is_valid():
-    from orbench.campaign import load_campaign
+    from orbench.campaign.spec import read_campaign
     from orbench.paths import campaigns_dir
 
-    c = load_campaign(campaigns_dir() / "cpp-orbs.toml")
+    c = read_campaign(campaigns_dir() / "cpp-orbs.toml")
     assert {t.name for t in c.targets} == {"omniorb", "tao", "c-socket"}
     assert c.payload_bytes == [1, 1024, 32168]

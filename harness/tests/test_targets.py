@@ -2,13 +2,13 @@
 
 import pytest
 from orbench.errors import UserError
-from orbench.targets import load_descriptor, load_targets
+from orbench.targets.descriptor import read_descriptor, read_targets
 
 EXPECTED = {"omniorb", "tao", "jacorb", "glassfish", "c-socket", "java-socket", "java-nio", "java-jni", "java-ffm"}
 
 
 def test_every_descriptor_loads_and_pairs_with_a_baseline():
-    targets = load_targets()
+    targets = read_targets()
     assert EXPECTED <= set(targets)
     for t in targets.values():
         if t.kind == "orb":
@@ -34,7 +34,7 @@ def test_bad_descriptor_is_refused(tmp_path):
                     '[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n[supports]\nmodes = ["twoway"]\n'
                     'payload_types = ["octets"]\n')
     with pytest.raises(UserError, match=r"bad.toml: language 'cobol'"):
-        load_descriptor(path)
+        read_descriptor(path)
 
 
 def test_orb_without_baseline_is_refused(tmp_path):
@@ -43,4 +43,4 @@ def test_orb_without_baseline_is_refused(tmp_path):
                     '[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n[supports]\nmodes = ["twoway"]\n'
                     'payload_types = ["octets"]\n')
     with pytest.raises(UserError, match="needs baseline"):
-        load_descriptor(path)
+        read_descriptor(path)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, NullLocator
-from orbench.point import PointSlice
+from orbench.results.point import PointSlice
 
-from orbench_plots.figures import Figure, _us_axis, colour, grouped, point_of, saved
+from orbench_plots.style import Figure, _us_axis, colour, grouped, point_of, saved
 
 
 def base_load(points: list[dict]) -> tuple[int, float]:

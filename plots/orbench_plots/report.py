@@ -6,15 +6,17 @@ import html
 import json
 from pathlib import Path
 
-from orbench.gclog import parse_gc_log, pause_summary
-from orbench.point import Point, PointGroup
-from orbench.results import RunStore
-from orbench.summary import current_summary
-from orbench.table import columns
+from orbench.results.point import Point, PointGroup
+from orbench.results.store import RunStore
+from orbench.results.summary import current_summary
+from orbench.results.table import columns
 
-from orbench_plots.extra_sections import extra_sections
-from orbench_plots.figures import Figure, make_figures
+from orbench_plots import figures as payload_figures
+from orbench_plots import section_fidelity, section_jmh
+from orbench_plots.gclog import parse_gc_log, pause_summary
+from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
+from orbench_plots.style import Figure
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -216,6 +218,27 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
     parts.append("<h2>Campaign as run</h2>" + _kv_table(campaign))
     parts.append(IMAGE_CHECK + "</body></html>")
     return "\n".join(parts)
+
+
+def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
+    """Every figure drawn from summary.json. Each is keyed by its points' own dimensions (style.grouped): points
+    of different host pairs (links) or option sets never share a figure."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures: list[Figure] = []
+    points = summary["points"]
+    # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.
+    for make in payload_figures.ALL_FIGURES:
+        figures += make(at_base_load(points), out_dir)
+    figures += make_load_figures(points, out_dir)
+    return figures
+
+
+def extra_sections(run_dir: Path) -> list[str]:
+    """Sections from outside the run: the newest JMH run and bench-fidelity run in the same results store
+    (results/jmh/latest, results/fidelity/latest), each labelled with its own run id."""
+    root = run_dir.parent.parent  # results/<campaign>/<run-id> -> results/
+    return [html for html in (section_jmh.section(root / "jmh" / "latest"),
+                              section_fidelity.section(root / "fidelity" / "latest")) if html]
 
 
 def make_report(run_dir: Path | str) -> Path:

@@ -9,14 +9,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter
-from orbench import stats
-from orbench.equivalence import empirical_band
-from orbench.gclog import GcPause, gc_logs, parse_gc_log
-from orbench.point import Point, PointGroup, PointSlice
-from orbench.results import RunStore
-from orbench.trial import Trial
+from orbench.results import stats
+from orbench.results.equivalence import empirical_band
+from orbench.results.point import Point, PointGroup, PointSlice
+from orbench.results.store import RunStore
+from orbench.results.trial import Trial
 
-from orbench_plots.figures import Figure, _bytes_label, _us_axis, colour, saved
+from orbench_plots.gclog import GcPause, gc_logs, parse_gc_log
+from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, saved
 
 # The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
 SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from orbench.environment import host_facts
+from orbench.results.store import RunStore
 
 # Known ORBs first, in this order; any other ORB follows in the order met.
 ORB_ORDER = ("jacorb", "glassfish")
@@ -93,8 +93,8 @@ def section(jmh_dir: Path) -> str:
         return ("<h2>JMH</h2><p>No JMH run in this results store yet: <code>make jmh</code> runs the suite and "
                 "ingests its results.</p>")
     rows = json.loads(rows_file.read_text())
-    manifest = json.loads((jmh_dir / "manifest.json").read_text())
-    machine = host_facts(manifest.get("environment", {}))
+    manifest = RunStore(jmh_dir.resolve()).read_manifest()
+    machine = manifest["environment"]["host"]
     head = ("benchmark", "parameters", "score", "± (99.9%)", "unit", "allocated B/op")
     out = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:

@@ -1,0 +1,206 @@
+"""Campaign files: TOML validated against campaign.schema.json before anything runs, then expanded into points.
+
+Every mistake names the file, the key and the value, so a typo never starts a half-hour run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from orbench.campaign.hosts import check_ssh_files, resolve_host_pairs, resolve_ssh_paths, ssh_settings
+from orbench.campaign.interop import resolve_interop
+from orbench.campaign.options import OptionPlan, option_label, plan_options
+from orbench.errors import UserError
+from orbench.hosts.jdk import Jdk, resolve_jdk
+from orbench.hosts.ssh import HostPair, SshSettings
+from orbench.results.point import PointGroup
+from orbench.targets.descriptor import Target, read_targets
+
+
+def campaign_schema() -> dict:
+    return json.loads(resources.files("orbench.campaign").joinpath("campaign.schema.json").read_text())
+
+
+@dataclass
+class Campaign:
+    path: Path
+    settings: dict[str, Any]
+    targets: list[Target]
+    added_baselines: list[str] = field(default_factory=list)
+    jdk: Jdk | None = None   # the `jdk` key resolved; None: the default JVM (ORBENCH_JAVA, JAVA_HOME, PATH)
+
+    @property
+    def name(self) -> str:
+        return self.settings["name"]
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self.settings[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def warmup_for(self, target: Target) -> int:
+        return self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
+
+    def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
+        """Every point group of one host pair and option set, in run order: per placement, per load (clients
+        outermost, so extra client workers start once), then mode, payload type, payload size."""
+        return [
+            PointGroup(host_pair=host_pair, placement=pl, options=options, mode=mode, payload_type=pt,
+                       payload_bytes=size, clients=n, rate_hz=rate)
+            for pl in self.settings["placements"]
+            for (n, rate) in self.loads()
+            for mode in self.settings["modes"]
+            for pt in self.settings["payload_types"]
+            for size in self.settings["payload_bytes"]
+        ]
+
+    def loads(self) -> list[tuple[int, float]]:
+        """(clients, rate_hz) in run order: clients outermost, so extra client workers start once."""
+        return [(n, float(r)) for n in sorted(self.settings["clients"]) for r in self.settings["rates_hz"]]
+
+    def option_labels(self) -> list[str]:
+        return [option_label(s) for s in self.option_sets()]
+
+    def unsupported(self, target: Target, mode: str, payload_type: str) -> str | None:
+        if mode not in target.modes:
+            return f"{target.name} does not support mode {mode}"
+        if payload_type not in target.payload_types:
+            return f"{target.name} does not support payload type {payload_type}"
+        return None
+
+    def connect_options(self, target: Target) -> dict[str, Any]:
+        """The [options] a target takes at connect (those it lists); option_sets are planned by option_plan."""
+        return {k: v for k, v in self.settings["options"].items() if k in target.options}
+
+    def option_sets(self) -> list[dict[str, Any]]:
+        """Every option set, merged over [options], in run order."""
+        return [{**self.settings["options"], **s} for s in self.settings["option_sets"]]
+
+    def option_plan(self, target: Target, option_set: dict[str, Any]) -> OptionPlan:
+        return plan_options(target, option_set)
+
+    def host_pairs(self) -> list[HostPair]:
+        return resolve_host_pairs(self.path, self.settings)
+
+    def ssh_settings(self) -> SshSettings:
+        return ssh_settings(self.settings["ssh"])
+
+    def as_run(self) -> dict[str, Any]:
+        """The campaign exactly as run (defaults filled in), for the manifest."""
+        run = {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
+        if self.jdk is not None:
+            run["jdk_resolved"] = self.jdk.as_dict()
+        return run
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    parts = []
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
+    return "".join(parts) or "(top level)"
+
+
+def _explain(path: Path, error: jsonschema.ValidationError, schema: dict) -> str:
+    where = _where(error)
+    if error.validator == "additionalProperties" and not error.absolute_path:
+        known = list(schema["properties"])
+        extra = [k for k in error.instance if k not in known]
+        hints = []
+        for k in extra:
+            close = difflib.get_close_matches(k, known, n=1)
+            hints.append(f"unknown key {k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return f"{path}: {'; '.join(hints)}. Known keys: {', '.join(known)}"
+    return f"{path}: key {where}: value {error.instance!r}: {error.message}"
+
+
+def read_campaign(path: Path | str, targets: dict[str, Target] | None = None, jdk: str | None = None) -> Campaign:
+    """`jdk` (from `orbench run --jdk`) overrides the file's `jdk` key."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"campaign file {path} not found")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    return campaign_from_data(path, data, targets, jdk)
+
+
+def campaign_from_manifest(manifest: dict, run_dir: Path) -> Campaign:
+    """The campaign exactly as a run recorded it (for --resume: the file may have changed since)."""
+    data = dict(manifest.get("campaign") or {})
+    source = Path(data.pop("source_file", run_dir / "manifest.json"))
+    data.pop("added_baselines", None)
+    data.pop("jdk_resolved", None)  # recorded by as_run(); the `jdk` key is resolved again
+    campaign = campaign_from_data(source, data)
+    campaign.added_baselines = list((manifest.get("campaign") or {}).get("added_baselines", []))
+    return campaign
+
+
+def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None = None,
+                       jdk: str | None = None) -> Campaign:
+    """`jdk` (from `orbench run --jdk`) overrides the data's `jdk` key."""
+    schema = campaign_schema()
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        raise UserError("\n".join(_explain(path, e, schema) for e in errors))
+    settings = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
+    settings.update(data)
+    settings.setdefault("description", "")
+    settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])
+    check_ssh_files(path, settings["ssh"], resolve_host_pairs(path, settings))
+
+    if settings.get("target_ci_pct") is not None and settings["max_trials"] < settings["trials"]:
+        raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
+                        f"({settings['trials']}), the minimum the stopping rule runs")
+    resolved_jdk = None
+    if jdk is not None:
+        settings["jdk"] = jdk
+        resolved_jdk = resolve_jdk(jdk, "--jdk")
+    elif "jdk" in settings:
+        resolved_jdk = resolve_jdk(settings["jdk"], f"{path}: key jdk")
+
+    targets = targets if targets is not None else read_targets()
+    chosen: list[Target] = []
+    for i, name in enumerate(settings["targets"]):
+        if name not in targets:
+            close = difflib.get_close_matches(name, list(targets), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UserError(
+                f"{path}: key targets[{i}]: unknown target {name!r}{hint}; known: {', '.join(sorted(targets))}"
+            )
+        chosen.append(targets[name])
+    added = []
+    for t in list(chosen):
+        if t.baseline and t.baseline not in [c.name for c in chosen]:
+            chosen.append(targets[t.baseline])
+            added.append(t.baseline)
+    if resolved_jdk is not None:
+        chosen = [t.with_java(resolved_jdk.java) for t in chosen]
+    settings["targets"] = [t.name for t in chosen]
+    labels: dict[str, int] = {}
+    for i, option_set in enumerate(settings["option_sets"]):
+        label = option_label({**settings["options"], **option_set})
+        if label in labels:
+            raise UserError(f"{path}: key option_sets[{i}]: value {option_set!r} is the same set as "
+                            f"option_sets[{labels[label]}] ({label or 'no options'}) once merged over [options]")
+        labels[label] = i
+    if settings["interop"]:
+        by_name = {**targets, **{t.name: t for t in chosen}}
+        if resolved_jdk is not None:
+            by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
+        chosen += resolve_interop(path, settings["interop"], by_name)
+    for t in chosen:
+        if not any(m in t.modes for m in settings["modes"]):
+            raise UserError(
+                f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
+            )
+    return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)

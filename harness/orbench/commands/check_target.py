@@ -1,0 +1,30 @@
+"""`orbench check-target NAME...`: run targets' real workers through the worker contract."""
+
+from __future__ import annotations
+
+import argparse
+
+from orbench.commands.common import add_jdk_option, java_of
+from orbench.hosts.readiness import unavailable_reason
+from orbench.targets.conformance import Conformance, format_checks
+from orbench.targets.descriptor import get_target
+
+NAME = "check-target"
+HELP = "run targets' real workers through the worker contract"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("names", nargs="+", metavar="NAME", help="target name(s), see `orbench targets`")
+    p.add_argument("--host", default="127.0.0.1", help="address the server binds (default 127.0.0.1)")
+    add_jdk_option(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = 0
+    java = java_of(args)
+    for name in args.names:
+        target = get_target(name).with_java(java)
+        checks = Conformance(target, host=args.host).run(unavailable_reason(target))
+        print(format_checks(target, checks))
+        failed += sum(not c.passed for c in checks)
+    return 1 if failed else 0

@@ -1,0 +1,46 @@
+"""What several subcommands share: the --jdk option, a campaign named on the command line, the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from orbench.errors import UserError
+from orbench.hosts.jdk import resolve_jdk
+from orbench.paths import campaigns_dir
+
+RUN_ARGUMENT_HELP = "run directory, results/<campaign> (its latest run) or a campaign name"
+
+
+def add_jdk_option(parser: argparse.ArgumentParser, what: str = "run Java targets on this JDK") -> None:
+    parser.add_argument("--jdk", metavar="JDK", help=f'{what}: a feature version ("25") or a path')
+
+
+def java_of(args: argparse.Namespace) -> str | None:
+    """The JVM of `--jdk` (resolved, validated), or None for the default."""
+    return resolve_jdk(args.jdk, "--jdk").java if getattr(args, "jdk", None) else None
+
+
+def campaign_path(spec: str) -> Path:
+    """A campaign file, or the name of one in harness/campaigns/."""
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists():
+        return path
+    named = campaigns_dir() / f"{spec}.toml"
+    if named.exists():
+        return named
+    known = ", ".join(sorted(p.stem for p in campaigns_dir().glob("*.toml")))
+    raise UserError(f"campaign {spec!r} not found (neither a file nor one of: {known})")
+
+
+def make_report(run_dir: Path) -> Path | None:
+    """The run's figures and report.html; None (with the reason on stderr) when the plotting stage is missing."""
+    try:
+        from orbench_plots.report import make_report as plots_report
+    except ImportError as exc:
+        print(f"orbench: no report: the plotting stage is not installed ({exc}); run: make deps", file=sys.stderr)
+        return None
+    report = plots_report(run_dir)
+    print(f"report: {report}")
+    return report

@@ -1,0 +1,32 @@
+"""`orbench compare RUN_A RUN_B`: the same points of two runs side by side, changes beyond their intervals
+flagged."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from orbench.results.compare import compare_runs, format_comparison
+from orbench.results.store import open_run
+
+NAME = "compare"
+HELP = "the same points of two runs side by side, changes beyond their intervals flagged"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_a", metavar="RUN_A", help="the reference run (directory, results/<campaign> or name)")
+    p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    result = compare_runs(open_run(args.run_a), open_run(args.run_b))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(format_comparison(result))
+    if not result["points"]:
+        print("orbench: the two runs have no point in common", file=sys.stderr)
+        return 1
+    return 0

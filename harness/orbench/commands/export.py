@@ -1,0 +1,26 @@
+"""`orbench export RUN`: a run's samples as CSV and as HdrHistogram interval logs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from orbench.commands.common import RUN_ARGUMENT_HELP
+from orbench.results.export import export_run
+from orbench.results.store import open_run
+
+NAME = "export"
+HELP = "a run's samples as CSV and as HdrHistogram interval logs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help=RUN_ARGUMENT_HELP)
+    p.add_argument("--out", metavar="DIR", help="where to write (default: <run>/export)")
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_run(args.run)
+    result = export_run(store, Path(args.out) if args.out else None)
+    print(f"csv: {result['csv']} ({result['rows']} samples)")
+    print(f"hdr: {len(result['hdr_logs'])} HdrHistogram log(s) in {Path(result['csv']).parent / 'hdr'}")
+    return 0

@@ -1,0 +1,25 @@
+"""`orbench new-target NAME --like TARGET`: a starting descriptor for a new target, and what to do next."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from orbench.targets.new_target import new_target
+
+NAME = "new-target"
+HELP = "start a target descriptor from the closest existing one"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="the new target's name (lower-case, digits, '-')")
+    p.add_argument("--like", required=True, metavar="TARGET", help="the existing target to copy, e.g. jacorb")
+    p.add_argument("--dir", help="where to write NAME.toml (default: harness/targets/)")
+
+
+def run(args: argparse.Namespace) -> int:
+    path, steps = new_target(args.name, args.like, Path(args.dir) if args.dir else None)
+    print(f"wrote {path}\nnext:")
+    for i, step in enumerate(steps, 1):
+        print(f"  {i}. {step}")
+    return 0

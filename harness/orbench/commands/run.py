@@ -1,0 +1,88 @@
+"""`orbench run CAMPAIGN` (or `--resume RUN_DIR`): run a campaign, then write summary.json, print the table,
+make the report.
+
+Exit status: 0 all went well; 1 the run finished but some trials failed (their reasons are in the results);
+2 a user error (cli.py); 130 interrupted (what finished is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from orbench.campaign.spec import campaign_from_manifest, read_campaign
+from orbench.commands.common import campaign_path, make_report
+from orbench.errors import UserError
+from orbench.results.store import RunStore, open_run
+from orbench.results.summary import write_summary
+from orbench.results.table import format_table
+from orbench.running.runner import Runner
+
+NAME = "run"
+HELP = "run a campaign, then write summary.json, the table and the report"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("campaign", nargs="?", help="a campaign file, or the name of one in harness/campaigns/ (e.g. quick)")
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="finish an interrupted or failed run: runs only the trials not finished (ok or skipped)")
+    p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.resume:
+        if args.campaign:
+            raise UserError("give either a campaign or --resume RUN_DIR, not both")
+        if args.jdk:
+            raise UserError("--jdk and --resume: a resumed run keeps the JDK it was started with")
+        store = open_run(args.resume)
+        campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    elif not args.campaign:
+        raise UserError("give a campaign (a file, or a name from harness/campaigns/), or --resume RUN_DIR")
+    else:
+        campaign = read_campaign(campaign_path(args.campaign), jdk=args.jdk)
+        for name in campaign.added_baselines:
+            print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
+        store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
+    _interrupt_on_signals()
+    interrupted = False
+    try:
+        failed = runner.run()
+    except UserError:
+        if not args.resume:
+            store.remove_if_empty()
+        raise
+    except KeyboardInterrupt:
+        interrupted = True
+        failed = runner.failed_trials
+        print("\norbench: interrupted; every worker stopped, finished trials are kept; to finish the run: "
+              f"orbench run --resume {store.path}", file=sys.stderr)
+    summary = write_summary(store)
+    print(format_table(summary))
+    if not args.no_report and not interrupted:
+        make_report(store.path)
+    print(f"results: {store.path}")
+    for w in summary["warnings"]:  # last, so they are what a reader sees when the run ends
+        print(f"warning: {w}", file=sys.stderr)
+    if interrupted:
+        return 130
+    if failed:
+        print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
+    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)

@@ -1,0 +1,206 @@
+"""Workers on a campaign's hosts: every host prepared once (connected, deployed, checked, its environment
+collected), then per host pair and placement the command lines that start a server on one host and a client
+on the other, the path the client writes its samples to, and the clean-up.
+
+A worker on a remote host is a local `ssh` process whose stdin/stdout are the worker's: workers.py handles it
+like any other child process, and the worker contract is unchanged. Its death (kill -9 on the host, a dead
+link) ends the ssh process, which the runner already watches. The remote side writes its pid to
+<campaign dir>/run/<tag>.pid before it execs the worker, so the harness can always end it by pid, even when
+the channel is gone (deploy.sweep).
+
+Samples: a remote client writes them into <campaign dir>/samples/ on its host; the harness copies each file
+back into the local results store when its trial ends and deletes it there. Trials.csv and the summary are
+then computed from local files only, as on localhost.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from orbench.errors import UserError
+from orbench.hosts.deploy import check_target, deploy, describe_problems, remote_dir, sweep
+from orbench.hosts.facts import collect_host_environment
+from orbench.hosts.placement import Placement, available_cpus
+from orbench.hosts.ssh import Host, HostPair, HostSpec, HostUnreachable, SshSettings
+from orbench.targets.descriptor import Target, java_executable
+
+
+class HostSet:
+    """Every host of a campaign, by name."""
+
+    def __init__(self, pairs: list[HostPair], ssh: SshSettings, campaign: str, run_id: str):
+        self.pairs = pairs
+        self.control_dir = Path(tempfile.mkdtemp(prefix="orbench-ssh-"))
+        specs: dict[str, HostSpec] = {}
+        for p in pairs:
+            for spec in (p.server, p.client):
+                specs.setdefault(spec.name, spec)
+        self.hosts = {name: Host(spec, ssh, self.control_dir) for name, spec in specs.items()}
+        self.dirs = {name: remote_dir(h, campaign, run_id) for name, h in self.hosts.items() if not h.spec.is_local}
+        self.environments: dict[str, dict] = {}
+        self.deployed: dict[str, list[str]] = {}
+        self.down: dict[str, str] = {}   # host name -> why it was given up during the run
+
+    @property
+    def remote(self) -> list[Host]:
+        return [h for h in self.hosts.values() if not h.spec.is_local]
+
+    def java_on(self, spec: HostSpec) -> str:
+        return spec.java or (java_executable() if spec.is_local else "java")
+
+    def prepare(self, targets: list[Target], pinned: bool, note: Callable[[str], None]) -> None:
+        """Connect, deploy, check every remote host; collect every host's environment. Raises UserError
+        listing, per host and target, what is missing; nothing has run then."""
+        problems: dict[str, list[str]] = {}
+        for host in self.remote:
+            note(f"connecting to {host}")
+            try:
+                host.connect()
+                self.deployed[host.name] = deploy(host, targets, self.dirs[host.name])
+                note(f"deployed {len(self.deployed[host.name])} paths to {host.name}:{self.dirs[host.name]}")
+                for t in targets:
+                    missing = check_target(host, t, self.dirs[host.name], self.java_on(host.spec), pinned)
+                    if missing:
+                        problems[f"{host}, target {t.name}"] = missing
+            except HostUnreachable as exc:
+                problems[str(host)] = [f"unreachable: {exc}"]
+            except RuntimeError as exc:
+                problems[str(host)] = [str(exc)]
+        if problems:
+            self.close()
+            raise UserError(describe_problems(problems))
+        for pair in self.pairs:
+            for spec, peer in ((pair.server, pair.client.address), (pair.client, pair.server.address)):
+                if spec.name in self.environments:
+                    continue
+                try:
+                    env = collect_host_environment(self.hosts[spec.name], peer, self.java_on(spec))
+                except HostUnreachable as exc:
+                    raise UserError(str(exc)) from None
+                env["peer_address"] = peer
+                env["campaign_dir"] = self.dirs.get(spec.name)
+                self.environments[spec.name] = env
+
+    def cpus(self, spec: HostSpec) -> list[int]:
+        if spec.is_local:
+            return available_cpus()
+        cpus = self.environments.get(spec.name, {}).get("usable_cpus")
+        if not cpus:
+            raise UserError(f"{self.hosts[spec.name]}: could not read its usable CPUs (/proc/self/status)")
+        return cpus
+
+    def sweep_all(self) -> list[str]:
+        """End every worker this campaign started on every remote host. Returns warnings for hosts it could
+        not reach (their workers may still run; `orbench cleanup RUN` retries)."""
+        warnings = []
+        for host in self.remote:
+            try:
+                killed = sweep(host, self.dirs[host.name])
+                if killed:
+                    warnings.append(f"{host}: {killed} worker(s) had to be killed at the end of the campaign")
+            except (HostUnreachable, RuntimeError) as exc:
+                warnings.append(f"{host}: could not make sure its workers stopped ({exc}); once it is back, "
+                                "run: orbench cleanup RUN_DIR")
+        return warnings
+
+    def close(self) -> None:
+        for host in self.hosts.values():
+            host.disconnect()
+        shutil.rmtree(self.control_dir, ignore_errors=True)
+
+
+class PairRuntime:
+    """How one host pair runs a target's workers under one placement."""
+
+    def __init__(self, pair: HostPair, hosts: HostSet, placement: Placement):
+        self.pair = pair
+        self.hosts = hosts
+        self.placement = placement
+        self.server_host = hosts.hosts[pair.server.name]
+        self.client_host = hosts.hosts[pair.client.name]
+
+    @property
+    def is_local(self) -> bool:
+        return self.pair.server.is_local and self.pair.client.is_local
+
+    def _tag(self, target: Target, role: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{self.pair.label}-{self.placement.name}-{target.name}-{role}")
+
+    def _command(self, on: Host, target: Target, role: str, argv: tuple[str, ...], **values: str) -> list[str]:
+        prefix = self.placement.prefix(role)
+        if on.spec.is_local:
+            # A [hosts] entry's java wins; else the campaign's `jdk` (target.java), else the default JVM.
+            java = on.spec.java or target.java or java_executable()
+            return prefix + target.expand(argv, java=java, **values)
+        directory = self.hosts.dirs[on.name]
+        if values.get("gc_log", os.devnull) != os.devnull:
+            # A remote JVM writes its GC log on its own host, beside its pid file (not copied back yet).
+            values["gc_log"] = f"{directory}/run/{os.path.basename(values['gc_log'])}"
+        worker = prefix + target.expand(argv, root=directory, java=self.hosts.java_on(on.spec), **values)
+        pid_file = f"{directory}/run/{self._tag(target, role)}.pid"
+        # $$ is this shell's pid, which exec hands to the worker: the pid file names the worker itself.
+        script = f"echo $$ > {shlex.quote(pid_file)} && cd {shlex.quote(directory)} && exec {shlex.join(worker)}"
+        return on.wrap(["sh", "-c", script])
+
+    def server_command(self, target: Target, gc_log: str = os.devnull) -> list[str]:
+        return self._command(self.server_host, target, "server", target.server_argv,
+                             host=self.pair.bind_address, port="0", gc_log=gc_log)
+
+    def client_command(self, target: Target, gc_log: str = os.devnull) -> list[str]:
+        return self._command(self.client_host, target, "client", target.client_argv, gc_log=gc_log)
+
+    def via(self, role: str) -> str | None:
+        host = self.server_host if role == "server" else self.client_host
+        return None if host.spec.is_local else str(host)
+
+    def reaper(self, target: Target, role: str) -> Callable[[], None] | None:
+        """Called after the local ssh process of a remote worker has ended: make sure the worker has too."""
+        host = self.server_host if role == "server" else self.client_host
+        if host.spec.is_local:
+            return None
+        directory, tag = self.hosts.dirs[host.name], self._tag(target, role)
+
+        def reap() -> None:
+            try:
+                sweep(host, directory, only=tag)
+            except (HostUnreachable, RuntimeError):
+                pass  # the end-of-campaign sweep reports hosts it cannot reach
+
+        return reap
+
+    def client_samples_path(self, local_path: Path, store_root: Path) -> str:
+        if self.client_host.spec.is_local:
+            return str(local_path)
+        flat = str(local_path.relative_to(store_root)).replace("/", "__")
+        return f"{self.hosts.dirs[self.client_host.name]}/samples/{flat}"
+
+    def collect_samples(self, local_path: Path, store_root: Path) -> None:
+        """Bring a remote client's samples file into the local results store (no-op for a local client)."""
+        if self.client_host.spec.is_local:
+            return
+        self.client_host.fetch(self.client_samples_path(local_path, store_root), local_path)
+
+    def usage_hosts(self) -> dict[str, tuple[Host, set[int]]]:
+        """The pair's hosts by name, each with the CPUs its workers are pinned to there (both workers' CPUs when
+        one host runs both), for the trial's load figures."""
+        out: dict[str, tuple[Host, set[int]]] = {}
+        for host, role in ((self.server_host, "server"), (self.client_host, "client")):
+            _, pinned = out.get(host.name, (host, set()))
+            out[host.name] = (host, pinned | self.placement.cpus(role))
+        return out
+
+    def check_reachable(self) -> None:
+        """Raises HostUnreachable for the first host of the pair that does not answer."""
+        for host in (self.server_host, self.client_host):
+            if not host.spec.is_local:
+                try:
+                    host.run_shell("true", timeout=host.ssh.connect_timeout_s + 10)
+                except HostUnreachable as exc:
+                    host.down = str(exc)
+                    raise

@@ -1,0 +1,89 @@
+"""Exports of a run's raw samples for other tools: one CSV of every call, and HdrHistogram interval logs.
+
+- export/samples.csv: one column per point dimension (point.Point's fields: host_pair, placement, options, mode,
+  payload_type, payload_bytes, clients, rate_hz, target), then trial, call, latency_ns; one row per timed call,
+  in call order (the raw .i64 files, made readable).
+- export/hdr/<point slug>.hlog: one HdrHistogram interval log per point, one interval per trial (start and
+  end from the trial's timing where the run recorded it), values in ns, 3 significant digits: what
+  HdrHistogram's own tools (HistogramLogProcessor, the plotter) read.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+from hdrh.histogram import HdrHistogram
+from hdrh.log import HistogramLogWriter
+
+from orbench.results.point import Point
+from orbench.results.stats import read_samples
+from orbench.results.store import RunStore
+from orbench.results.trial import Trial
+
+HDR_LOWEST_NS = 1
+HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
+HDR_DIGITS = 3
+
+FIELDS = [*Point.columns(), "trial", "call", "latency_ns"]
+
+
+def _ok_trials(store: RunStore) -> dict[Point, list[Trial]]:
+    out: dict[Point, list[Trial]] = {}
+    for t in store.read_trials():
+        if t.ok:
+            out.setdefault(t.point, []).append(t)
+    return out
+
+
+def export_csv(store: RunStore, path: Path) -> int:
+    rows = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(FIELDS)
+        for point, trials in sorted(_ok_trials(store).items()):
+            dims = list(point.as_record().values())
+            for t in trials:
+                x = read_samples(store.path / str(t.samples_file))
+                w.writerows([*dims, t.trial, i, int(v)] for i, v in enumerate(x))
+                rows += x.size
+    return rows
+
+
+def histogram_of(samples: np.ndarray) -> HdrHistogram:
+    h = HdrHistogram(HDR_LOWEST_NS, HDR_HIGHEST_NS, HDR_DIGITS)
+    values, counts = np.unique(samples, return_counts=True)
+    for v, c in zip(values.tolist(), counts.tolist()):  # one record per distinct value: fast enough in Python
+        h.record_value(min(max(v, HDR_LOWEST_NS), HDR_HIGHEST_NS), c)
+    return h
+
+
+def export_hdr(store: RunStore, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for point, trials in sorted(_ok_trials(store).items()):
+        path = out_dir / f"{point.slug}.hlog"
+        with open(path, "w") as f:
+            writer = HistogramLogWriter(f)
+            writer.output_comment(f"orbench run {store.run_id}: {point.label}; values in ns; one interval per trial")
+            writer.output_log_format_version()
+            writer.output_legend()
+            for n, t in enumerate(trials):
+                h = histogram_of(read_samples(store.path / str(t.samples_file)))
+                if t.trial_end_unix is not None and t.elapsed_ns:
+                    start, end = t.trial_end_unix - t.elapsed_ns / 1e9, t.trial_end_unix
+                else:  # no timing recorded: consecutive one-second slots keep the trials apart and in order
+                    start, end = float(n), float(n + 1)
+                writer.output_interval_histogram(h, start, end, max_value_unit_ratio=1e6)
+            writer.close()
+        written.append(path)
+    return written
+
+
+def export_run(store: RunStore, out_dir: Path | None = None) -> dict[str, object]:
+    out_dir = out_dir or store.path / "export"
+    rows = export_csv(store, out_dir / "samples.csv")
+    logs = export_hdr(store, out_dir / "hdr")
+    return {"csv": out_dir / "samples.csv", "rows": rows, "hdr_logs": logs}

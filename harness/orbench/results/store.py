@@ -1,0 +1,173 @@
+"""The results store: results/<campaign>/<run-id>/, created once and never overwritten.
+
+A run directory holds
+  manifest.json   the campaign as run, every host's environment, worker versions, placement, git commit, status
+  trials.csv      one row per trial, appended (and flushed) as each trial ends, so an interrupted or crashed
+                  campaign keeps everything that finished
+  samples/        raw per-call latencies, little-endian int64 ns, one file per trial
+  logs/           each worker's stderr
+  summary.json    per target x mode x payload statistics and ORB-added latency, computed from the above
+  report.html, figures/   made by the plotting stage from the files above only
+
+SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here so old runs can be upgraded.
+  1: first version.
+  2: trials.csv gains trial_end_unix, other_cpus_busy_pct, steal_pct, and host_pair ("local" when absent);
+     samples of a non-local host pair live under samples/<host_pair>/; the manifest gains `stopping` (which
+     rule ended each point), workers' cpus_allowed, "hosts" (every host's environment) and "host_pairs";
+     summary points gain p50_ci95_ns, tail percentiles, stopping, host_pair. Version 1 runs read as before
+     (the new fields are empty).
+  3: trials.csv gains clients, rate_hz (a point's load; empty = 1 client, closed loop), deadline_misses,
+     achieved_rate_hz, client_p50s_ns, aggregate_calls_per_s, start_barrier_complete; a point with N clients
+     has one samples file of N x calls samples (client 0's first) and `calls` = N x calls per client; an
+     interop target is named "client->server" ("_to_" in file names); summary points gain clients, rate_hz,
+     and `load` / `interop` sections. Version 2 runs read as 1 client, closed loop.
+  4: trials.csv gains `options` (the option set's label, "" for none; options.option_label); samples of a point
+     with options live under samples/[<host_pair>/]<placement>/<target>/<options>/; summary points gain
+     `options`; manifest targets gain `option_sets` (per set: client options and server arguments, or why the
+     target cannot run it). Older runs read as option set "".
+  5: manifest `environment.host` holds the machine's facts in the keys of the host script (hosts/facts.py, the
+     same for every host: kernel, cpu_model, logical_cpus, loadavg, TCP sysctls, java_version ...) instead of
+     the separate host/kernel/os/cpu/governor/memory/load/java entries.
+  6: one point type (point.py) keys everything: trials.csv columns are seq, the point's dimensions, trial, the
+     measurement (trial.py); samples live at samples/<point slug>-t<trial>.i64; a trial's load figures
+     (loadavg_1m, other_cpus_busy_pct, steal_pct) are those of the pair's hosts, the busiest of them, read on
+     the hosts named in the new column `usage_hosts` (before: always the harness machine); oneway trials record
+     `warmup_sync_complete` (whether the barrier after the warm-up calls completed); every stopping record
+     carries the whole point group; samples.csv of `orbench export` has a column per point dimension.
+Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from orbench.errors import UserError
+from orbench.paths import results_dir
+from orbench.results.point import Point
+from orbench.results.trial import COLUMNS, Trial, from_row, to_row
+from orbench.results.upgrade import SCHEMA_VERSION, upgrade
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+class RunStore:
+    """One run's directory. Creating it picks a fresh run id; an existing directory is never reused."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.samples_dir = path / "samples"
+        self.logs_dir = path / "logs"
+
+    @classmethod
+    def create(cls, campaign: str, root: Path | None = None) -> RunStore:
+        base = (root or results_dir()) / campaign
+        base.mkdir(parents=True, exist_ok=True)
+        stem = time.strftime("%Y%m%d-%H%M%S") + "-" + socket.gethostname().split(".")[0]
+        for n in range(1, 1000):
+            run_id = stem if n == 1 else f"{stem}-{n}"
+            try:
+                (base / run_id).mkdir()
+            except FileExistsError:
+                continue
+            store = cls(base / run_id)
+            store.samples_dir.mkdir()
+            store.logs_dir.mkdir()
+            return store
+        raise UserError(f"{base}: cannot find a free run id for {stem}")
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    @property
+    def trials_path(self) -> Path:
+        return self.path / "trials.csv"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / "summary.json"
+
+    def write_manifest(self, manifest: dict) -> None:
+        write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest})
+
+    def read_manifest(self) -> dict:
+        """The manifest in the current layout, whatever version wrote it."""
+        return self.read()[0]
+
+    def read_trials(self) -> list[Trial]:
+        """Every trial, in the order run, in the current layout, whatever version wrote it."""
+        return self.read()[1]
+
+    def read(self) -> tuple[dict, list[Trial]]:
+        manifest = json.loads(self.manifest_path.read_text())
+        rows: list[dict[str, str]] = []
+        if self.trials_path.exists():
+            with open(self.trials_path, newline="") as f:
+                rows = list(csv.DictReader(f))
+        manifest, rows = upgrade(manifest, rows)
+        return manifest, [from_row(r) for r in rows]
+
+    def written_schema(self) -> int:
+        """The schema version this run was written with."""
+        return int(json.loads(self.manifest_path.read_text()).get("schema_version", 1))
+
+    def samples_path(self, point: Point, trial: int) -> Path:
+        self.samples_dir.mkdir(parents=True, exist_ok=True)
+        return self.samples_dir / f"{point.slug}-t{trial:03d}.i64"
+
+    def append_trial(self, trial: Trial) -> None:
+        new = not self.trials_path.exists()
+        if not new:
+            with open(self.trials_path, newline="") as f:
+                header = next(csv.reader(f), None)
+            if header != COLUMNS:
+                raise UserError(f"{self.trials_path}: written by another results schema "
+                                f"({self.written_schema()}, this orbench writes {SCHEMA_VERSION}): cannot append")
+        with open(self.trials_path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="raise")
+            if new:
+                writer.writeheader()
+            writer.writerow(to_row(trial))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def remove_if_empty(self) -> None:
+        """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""
+        if any(self.samples_dir.rglob("*.i64")) or self.trials_path.exists():
+            return
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def mark_latest(self) -> None:
+        link = self.path.parent / "latest"
+        tmp = self.path.parent / f".latest-{os.getpid()}"
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        tmp.symlink_to(self.run_id)
+        os.replace(tmp, link)
+
+
+def open_run(spec: str | Path) -> RunStore:
+    """A run from a path (a run directory, or a campaign directory meaning its latest run) or a campaign name."""
+    candidates = [Path(spec), results_dir() / str(spec)]
+    for c in candidates:
+        if (c / "manifest.json").is_file():
+            return RunStore(c.resolve())
+        if (c / "latest" / "manifest.json").is_file():
+            return RunStore((c / "latest").resolve())
+    raise UserError(f"no run found at {spec!r} (give a run directory, results/<campaign>, or a campaign name)")

@@ -1,0 +1,61 @@
+"""The summary table printed at the end of a run (and by `orbench show`)."""
+
+from __future__ import annotations
+
+from orbench.results.point import Point
+from orbench.results.units import fmt_ns
+
+
+def _added(entry: dict) -> str:
+    added = entry.get("orb_added_latency_ns")
+    if not added:
+        return ""
+    if added.get("estimate") is None:
+        return "n/a"
+    text = fmt_ns(added["estimate"])
+    if added.get("ci95_low") is not None:
+        text += f" [{fmt_ns(added['ci95_low'])}, {fmt_ns(added['ci95_high'])}]"
+    return text
+
+
+def columns(p: Point) -> tuple[str, str, str, str]:
+    """A point in a table's first four columns: where (host pair, placement, option set), mode, payload, and
+    the target with any other dimension."""
+    first = ("host_pair", "placement", "options", "mode", "payload_type", "payload_bytes")
+    rest = [name for name in Point.columns() if name not in first]
+    return (p.label_of("host_pair", "placement", "options"), p.mode, p.label_of("payload_bytes", "payload_type"),
+            " ".join([p.target, p.label_of(*[n for n in rest if n != "target"])]).strip())
+
+
+def format_table(summary: dict) -> str:
+    header = ("placement", "mode", "payload", "target", "p50", "p90", "p99", "max", "ORB-added p50 [95% CI]",
+              "oneway rx")
+    rows = [header]
+    for e in summary["points"]:
+        lat = e.get("latency_ns")
+        if lat is None:
+            cells = ["-"] * 4
+            extra = (e.get("errors") or [e.get("status", "")])[0]
+        else:
+            cells = [fmt_ns(lat["p50"]), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
+            extra = ""
+            ow = e.get("oneway")
+            if ow:
+                tput = ow.get("receiver_throughput_mb_per_s")
+                extra = f"{tput:.1f} MB/s" if tput is not None else ""
+                if ow["lost_messages"]:
+                    extra += f" LOST {ow['lost_messages']}"
+            rate = e.get("rate")
+            if rate:
+                extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
+            if e["status"] != "ok":
+                extra += f" ({e['trials_failed']} trials failed)"
+        rows.append((*columns(Point.from_record(e)), *cells, _added(e), extra.strip()))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
+    lines = []
+    for n, r in enumerate(rows):
+        lines.append("  ".join(str(c).ljust(w) if i < 4 or i >= 8 else str(c).rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)

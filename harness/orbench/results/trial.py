@@ -1,0 +1,132 @@
+"""A trial: one row of trials.csv, typed. The only code that turns a trial into CSV text and back.
+
+Columns: `seq`, the point's dimensions (point.Point's fields, in order), `trial`, then the measurement fields
+below, in order. A value the trial did not produce (a failed trial's latencies, a twoway trial's loss) is None
+and an empty cell. Older runs' rows are brought to this layout by upgrade.py before they get here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from orbench.results.point import Point
+
+# Statuses of a trial: ok (measured), failed (with the reason), skipped (the target cannot run the point).
+STATUSES = ("ok", "failed", "skipped")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measurement:
+    """What a trial produced, besides where it ran. Field order is the CSV column order."""
+
+    status: str
+    error: str = ""
+    calls: int | None = None             # timed calls (N clients: N x calls per client)
+    warmup: int | None = None            # untimed calls per client before them
+    samples_file: str | None = None      # relative to the run directory
+    p50_ns: float | None = None
+    p90_ns: float | None = None
+    p99_ns: float | None = None
+    min_ns: float | None = None
+    max_ns: float | None = None
+    mean_ns: float | None = None
+    elapsed_ns: int | None = None        # the timed calls' span (N clients: earliest start to latest end)
+    received_messages: int | None = None
+    received_bytes: int | None = None
+    lost_messages: int | None = None     # oneway: timed calls the server did not count
+    sync_complete: bool | None = None    # oneway: the closing barrier saw every message
+    # oneway, one client: the barrier after the warm-up calls completed (None: the worker did not report it)
+    warmup_sync_complete: bool | None = None
+    throughput_msgs_per_s: float | None = None
+    throughput_mb_per_s: float | None = None
+    started_at: str | None = None        # local time, ISO 8601
+    duration_s: float | None = None      # the whole trial as the harness saw it
+    # How busy the pair's hosts were during the trial (running/cpu_usage.py): the 1-minute load average at its end,
+    # the busy share of the CPUs no worker was pinned to, the steal share; each the busiest of the pair's hosts.
+    loadavg_1m: float | None = None
+    trial_end_unix: float | None = None  # when the answer came back
+    other_cpus_busy_pct: float | None = None
+    steal_pct: float | None = None
+    usage_hosts: str | None = None        # the hosts the three figures above were read on, e.g. "local", "alpha beta"
+    # The load dimensions (N clients, a fixed rate): what they measure.
+    deadline_misses: int | None = None
+    achieved_rate_hz: float | None = None
+    client_p50s_ns: tuple[float, ...] | None = None
+    aggregate_calls_per_s: float | None = None
+    start_barrier_complete: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trial(Measurement):
+    """One trial of one point: its place in the run, the point, and what it measured."""
+
+    seq: int
+    point: Point
+    trial: int
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @classmethod
+    def of(cls, seq: int, point: Point, trial: int, measurement: Measurement) -> Trial:
+        return cls(seq=seq, point=point, trial=trial, **_values(measurement))
+
+    def replace(self, **changes: Any) -> Trial:
+        return dataclasses.replace(self, **changes)
+
+
+def _values(m: Measurement) -> dict[str, Any]:
+    return {f.name: getattr(m, f.name) for f in dataclasses.fields(Measurement)}
+
+
+MEASUREMENT_FIELDS = [f.name for f in dataclasses.fields(Measurement)]
+COLUMNS = ["seq", *Point.columns(), "trial", *MEASUREMENT_FIELDS]
+
+
+def to_row(t: Trial) -> dict[str, str]:
+    """The trial as trials.csv cells."""
+    row = {"seq": str(t.seq), **{k: _cell(v) for k, v in t.point.as_record().items()}, "trial": str(t.trial)}
+    row.update({name: _cell(getattr(t, name)) for name in MEASUREMENT_FIELDS})
+    return row
+
+
+def from_row(row: Mapping[str, str]) -> Trial:
+    """A trials.csv row of the current layout (upgrade.py brings older ones to it)."""
+    values = {name: _parse(_HINTS[name], row[name]) for name in MEASUREMENT_FIELDS}
+    return Trial(seq=int(row["seq"]), point=Point.from_record(row), trial=int(row["trial"]), **values)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, tuple):
+        return ";".join(_cell(v) for v in value)
+    return str(value)
+
+
+_HINTS = typing.get_type_hints(Measurement)
+
+
+def _parse(hint: Any, text: str) -> Any:
+    """A cell as its field's type: `int | None` and the like; "" is None for every optional field."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if text == "" and type(None) in typing.get_args(hint):
+        return None
+    kind = args[0] if args else hint
+    if typing.get_origin(kind) is tuple:
+        return tuple(float(v) for v in text.split(";") if v)
+    if kind is bool:
+        if text not in ("True", "False"):
+            raise ValueError(f"not a boolean: {text!r}")
+        return text == "True"
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:  # "300.0", as a spreadsheet may write it back
+            return int(float(text))
+    return kind(text)

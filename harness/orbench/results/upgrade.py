@@ -1,0 +1,88 @@
+"""Results of older schema versions, brought to the current layout when read: one function per version step,
+each doing what that version changed (the changelog is in store.py). Nothing else in orbench knows an old
+layout: the store reads a run through `upgrade`, and every reader sees the current one.
+
+A step takes the manifest and the trials.csv rows (dicts of strings, as read) of version N-1 and changes them
+in place into version N. summary.json is not upgraded: it is derived data, recomputed from the raw samples
+(summary.current_summary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Rows = list[dict[str, str]]
+
+
+def _add_columns(rows: Rows, **defaults: str) -> None:
+    for row in rows:
+        for column, value in defaults.items():
+            row.setdefault(column, value)
+
+
+def update_to_2(manifest: dict[str, Any], rows: Rows) -> None:
+    """2: trials gain host_pair and the trial's timing and load; the manifest gains stopping records, hosts
+    and host pairs (version 1 ran on this machine only)."""
+    _add_columns(rows, host_pair="local", trial_end_unix="", other_cpus_busy_pct="", steal_pct="")
+    manifest.setdefault("stopping", [])
+    hosts = manifest.setdefault("hosts", {})
+    hosts.setdefault("local", {}).setdefault("environment", manifest.get("environment"))
+    manifest.setdefault("host_pairs", [{"label": "local", "server": "local", "client": "local",
+                                         "placements": manifest.get("placements", [])}])
+
+
+def update_to_3(manifest: dict[str, Any], rows: Rows) -> None:
+    """3: the load dimensions; a version-2 point is one client, closed loop."""
+    _add_columns(rows, clients="1", rate_hz="0", deadline_misses="", achieved_rate_hz="", client_p50s_ns="",
+                 aggregate_calls_per_s="", start_barrier_complete="")
+
+
+def update_to_4(manifest: dict[str, Any], rows: Rows) -> None:
+    """4: option sets; a version-3 point ran without options (label "")."""
+    _add_columns(rows, options="")
+    for target in manifest.get("targets", {}).values():
+        target.setdefault("option_sets", {"": {"client": target.get("options", {}), "server_args": []}})
+
+
+def update_to_5(manifest: dict[str, Any], rows: Rows) -> None:
+    """5: the manifest's environment.host holds the machine's facts in the host script's keys (hosts/facts.py)
+    instead of separate host/kernel/cpu/load entries."""
+    env = manifest.get("environment") or {}
+    host = env.get("host") or {}
+    if "kernel" not in host:
+        env["host"] = {"hostname": host.get("hostname"), "kernel": (env.get("kernel") or {}).get("release"),
+                       "cpu_model": (env.get("cpu") or {}).get("model"),
+                       "logical_cpus": (env.get("cpu") or {}).get("logical_cpus"),
+                       "loadavg": (env.get("load") or {}).get("loadavg")}
+    manifest["environment"] = env
+
+
+def update_to_6(manifest: dict[str, Any], rows: Rows) -> None:
+    """6: a trial names the hosts its load figures were read on (before: always this machine's), and (oneway)
+    whether the warm-up barrier completed (late version-5 files have it already); every
+    stopping record carries the whole point group (before: host_pair, load and options only when not the
+    default, which point.PointGroup.from_record reads the same)."""
+    _add_columns(rows, usage_hosts="local", warmup_sync_complete="")
+
+
+UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
+    2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6,
+}
+SCHEMA_VERSION = max(UPDATES)
+
+
+def upgrade(manifest: dict[str, Any], rows: Rows) -> tuple[dict[str, Any], Rows]:
+    """The manifest and rows of any schema version, in the current layout. The manifest keeps the version it
+    was written with as `schema_version_read`."""
+    version = int(manifest.get("schema_version", 1))
+    if version > SCHEMA_VERSION:
+        from orbench.errors import UserError
+
+        raise UserError(f"run {manifest.get('run_id')} has results schema {version}; this orbench reads up to "
+                        f"{SCHEMA_VERSION}: update orbench")
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        UPDATES[step](manifest, rows)
+    manifest["schema_version_read"] = version
+    manifest["schema_version"] = SCHEMA_VERSION
+    return manifest, rows

@@ -1,0 +1,112 @@
+"""Load: several clients against one server, and the fixed-rate mode (harness/PROTOCOL.md, "Load").
+
+A point with N > 1 clients runs one trial as N client workers of the target (separate processes, each pinned
+like the placement's one client: on a 2-CPU box the N clients share the client's CPU, and with same-core the
+server's too), all connected to the one server. The harness resets the server's counters once through the
+first client, then sends every client the same `run` with `"clients": N` at once; the workers' start barrier
+(sync on N x warm-up) lines up their timed calls, their closing barrier (sync on N x (warm-up + calls)) waits
+for everybody's messages. The trial's samples file is the clients' samples pooled: client 0's `calls`
+samples, then client 1's, and so on, each in call order, so every reader of samples files works unchanged
+and each client's share can still be cut out. The row keeps each client's p50 (`client_p50s_ns`).
+
+Aggregate figures: the group's span is the earliest client's first timed call to the latest client's end
+(each worker reports its CLOCK_MONOTONIC start and end, one clock on the host): `aggregate_calls_per_s` is
+N x calls over it, and for oneway the receiver's throughput is the group's timed messages over it.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from orbench.errors import WorkerError
+from orbench.results.point import Point
+from orbench.results.trial import Measurement
+from orbench.running.cpu_usage import UsageReading
+from orbench.running.measure import (
+    TrialPlan,
+    failed_answer,
+    fetched_samples,
+    latency_fields,
+    oneway_fields,
+    trial_timeout_s,
+)
+from orbench.running.session import TargetSession
+
+
+def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
+    """One trial of N clients. Raises WorkerError like measure.measure_single: a dead or hung worker, a lost
+    connection."""
+    assert session.server is not None
+    n, calls, warmup = point.clients, plan.calls, plan.warmup
+    clients = session.clients(n)
+    server = session.server
+
+    reset = clients[0].call({"cmd": "reset_counters"}, watch=[server])
+    if not reset["ok"]:
+        raise WorkerError(f"{session.target.name} client: reset_counters failed: {reset.get('error')}", "protocol")
+
+    samples_file = plan.samples_file
+    parts = [samples_file.with_name(f"{samples_file.stem}.client{k}.i64") for k in range(n)]
+    base = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
+            "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
+            "sync_timeout_ms": plan.sync_timeout_ms, "clients": n}
+    if point.rate_hz:
+        base["rate_hz"] = point.rate_hz
+    timeout = trial_timeout_s(plan, point.rate_hz, n)
+
+    def run(k: int) -> dict[str, Any]:
+        command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root)}
+        return clients[k].call(command, timeout=timeout, watch=[server])
+
+    reading = UsageReading(session.runtime.usage_hosts())
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        futures = [pool.submit(run, k) for k in range(n)]
+        results: list[dict[str, Any] | WorkerError] = []
+        for f in futures:
+            try:
+                results.append(f.result())
+            except WorkerError as exc:
+                results.append(exc)
+    usage = reading.end()
+    for k, r in enumerate(results):
+        if isinstance(r, WorkerError):
+            raise WorkerError(f"client {k} of {n}: {r}", r.kind)
+    answers: list[dict[str, Any]] = results  # type: ignore[assignment]
+    for k, a in enumerate(answers):
+        failed = failed_answer(a, server, f"client {k} of {n}: ")
+        if failed:
+            return failed
+
+    per_client = [fetched_samples(session, part, plan.store_root, calls) for part in parts]
+    pooled = np.concatenate(per_client)
+    pooled.astype("<i8").tofile(samples_file)
+    for part in parts:
+        part.unlink()
+
+    span_ns = max(int(a["end_ns"]) for a in answers) - min(int(a["start_ns"]) for a in answers)
+    # After the closing barrier every client saw the group's totals; the largest is the latest view.
+    total = max((a.get("received") or {}).get("messages", 0) for a in answers)
+    total_bytes = max((a.get("received") or {}).get("bytes", 0) for a in answers)
+    timed_msgs = total - n * warmup
+    received_bytes = round(total_bytes * timed_msgs / total) if total else 0
+    fields: dict[str, Any] = {
+        "status": "ok", "calls": n * calls, "warmup": warmup, "samples_file": plan.samples_record,
+        **latency_fields(pooled), "elapsed_ns": span_ns,
+        "received_messages": timed_msgs, "received_bytes": received_bytes,
+        "client_p50s_ns": tuple(round(float(np.percentile(x, 50))) * 1.0 for x in per_client),
+        "aggregate_calls_per_s": round(n * calls / span_ns * 1e9, 1) if span_ns > 0 else None,
+        "start_barrier_complete": all(bool((a.get("start_barrier") or {}).get("complete")) for a in answers),
+        "trial_end_unix": round(time.time(), 4), **usage.as_fields(),
+    }
+    if point.mode == "oneway":
+        fields.update(oneway_fields(n * calls, timed_msgs, received_bytes, span_ns,
+                                    all(bool((a.get("sync") or {}).get("complete")) for a in answers)))
+    if point.rate_hz:
+        fields["deadline_misses"] = sum(int(a.get("deadline_misses") or 0) for a in answers)
+        rates = [float(a["achieved_rate_hz"]) for a in answers if a.get("achieved_rate_hz")]
+        fields["achieved_rate_hz"] = round(float(np.mean(rates)), 3) if rates else None
+    return Measurement(**fields)

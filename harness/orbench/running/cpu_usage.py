@@ -1,0 +1,133 @@
+"""How busy the hosts were during a trial, and where the workers were really allowed to run.
+
+The 1-minute load average lags by a minute and counts the benchmark's own runnable worker, so each trial also
+records, from /proc/stat deltas over the trial, the busy share of the CPUs the placement did not pin a worker to
+(other work on the machine) and the steal share (the hypervisor gave our vCPUs to someone else). These are read
+on the hosts the trial's workers ran on: this machine for a local pair, over SSH for a remote one (a host's
+/proc says nothing about another's); for a pair of two hosts the busier figure of the two is recorded.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from orbench.errors import WorkerError
+from orbench.hosts.ssh import Host, HostUnreachable
+
+# /proc/stat and /proc/loadavg of a remote host in one short command; the marker splits the two.
+_SNAPSHOT_SCRIPT = "cat /proc/stat; echo @loadavg; cat /proc/loadavg"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One reading of a host's CPU counters: per CPU (busy, total, steal) jiffies since boot, and the 1-minute
+    load average. Empty where /proc is missing."""
+
+    cpus: dict[int, tuple[int, int, int]]
+    loadavg_1m: float | None
+
+
+def parse_stat(text: str) -> dict[int, tuple[int, int, int]]:
+    """Per CPU: (busy, total, steal) jiffies from /proc/stat's text."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or not parts[0].startswith("cpu") or parts[0] == "cpu":
+            continue
+        v = [int(x) for x in parts[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)  # idle + iowait
+        steal = v[7] if len(v) > 7 else 0
+        total = sum(v[:8])
+        out[int(parts[0][3:])] = (total - idle - steal, total, steal)
+    return out
+
+
+def cpu_times() -> dict[int, tuple[int, int, int]]:
+    """This machine's per-CPU counters (parse_stat); empty where /proc/stat is missing."""
+    try:
+        return parse_stat(Path("/proc/stat").read_text())
+    except OSError:
+        return {}
+
+
+def snapshot(host: Host) -> Snapshot:
+    """A host's counters now: read directly on this machine, with one short SSH command on a remote host."""
+    if host.spec.is_local:
+        return Snapshot(cpu_times(), os.getloadavg()[0])
+    out = host.run_shell(_SNAPSHOT_SCRIPT).stdout.decode(errors="replace")
+    stat, _, loadavg = out.partition("@loadavg")
+    fields = loadavg.split()
+    return Snapshot(parse_stat(stat), float(fields[0]) if fields else None)
+
+
+def usage_between(before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]],
+               pinned: set[int]) -> tuple[float | None, float | None]:
+    """(busy % of the CPUs outside `pinned`, steal % of all CPUs) between two readings of one host."""
+    other_busy = other_total = steal = total = 0
+    for cpu, (b1, t1, s1) in after.items():
+        b0, t0, s0 = before.get(cpu, (b1, t1, s1))
+        steal += s1 - s0
+        total += t1 - t0
+        if pinned and cpu not in pinned:
+            other_busy += b1 - b0
+            other_total += t1 - t0
+    return (round(100.0 * other_busy / other_total, 1) if other_total > 0 else None,
+            round(100.0 * steal / total, 2) if total > 0 else None)
+
+
+@dataclass(frozen=True)
+class HostUsage:
+    """The load figures a trial records (trial.Measurement): the busiest of the hosts read."""
+
+    loadavg_1m: float | None
+    other_cpus_busy_pct: float | None
+    steal_pct: float | None
+    usage_hosts: str
+
+    def as_fields(self) -> dict[str, float | str | None]:
+        return {"loadavg_1m": self.loadavg_1m, "other_cpus_busy_pct": self.other_cpus_busy_pct,
+                "steal_pct": self.steal_pct, "usage_hosts": self.usage_hosts}
+
+
+def pair_usage(before: dict[str, Snapshot], after: dict[str, Snapshot], pinned: dict[str, set[int]]) -> HostUsage:
+    """The figures of a trial from readings of each host (by name) before and after it; `pinned`: the CPUs each
+    host's workers were pinned to."""
+    busy: list[float] = []
+    steal: list[float] = []
+    for name, end in after.items():
+        b, s = usage_between(before[name].cpus, end.cpus, pinned.get(name, set()))
+        busy += [b] if b is not None else []
+        steal += [s] if s is not None else []
+    loads = [a.loadavg_1m for a in after.values() if a.loadavg_1m is not None]
+    return HostUsage(max(loads) if loads else None, max(busy) if busy else None, max(steal) if steal else None,
+                    " ".join(after))
+
+
+class UsageReading:
+    """The load of a trial's hosts: read before the trial's `run` and after its answer (this module)."""
+
+    def __init__(self, hosts: dict[str, tuple[Host, set[int]]]):
+        self.hosts = hosts
+        self.before = self._read()
+
+    def _read(self) -> dict[str, Snapshot]:
+        try:
+            return {name: snapshot(host) for name, (host, _pinned) in self.hosts.items()}
+        except (HostUnreachable, RuntimeError) as exc:
+            raise WorkerError(f"cannot read the load of the trial's hosts: {exc}", "load") from None
+
+    def end(self) -> HostUsage:
+        return pair_usage(self.before, self._read(), {name: pinned for name, (_h, pinned) in self.hosts.items()})
+
+
+def cpus_allowed(pid: int) -> str | None:
+    """The CPU list the kernel lets a process run on (what pinning really achieved), None if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None

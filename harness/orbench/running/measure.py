@@ -1,0 +1,138 @@
+"""One trial of one client: send `run`, check the answer and the samples, and turn them into a trials.csv row.
+
+The pieces (answer check, samples check, latency and oneway fields) are shared with load.measure_group,
+which runs N clients at once; a row means the same whichever of the two made it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from orbench.errors import WorkerError
+from orbench.hosts.ssh import HostUnreachable
+from orbench.results.point import Point
+from orbench.results.stats import latency_summary, read_samples
+from orbench.results.trial import Measurement
+from orbench.running.cpu_usage import UsageReading
+from orbench.running.session import TargetSession
+from orbench.targets.workers import ServerWorker
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    """What one trial runs, besides its point: the campaign's call counts and barrier timeout, and where its
+    samples go in the results store."""
+
+    calls: int             # timed calls per client
+    warmup: int            # untimed calls per client first
+    sync_timeout_ms: int
+    samples_file: Path     # the trial's samples file in the store
+    store_root: Path       # the run directory (samples_file is recorded relative to it)
+
+    @property
+    def samples_record(self) -> str:
+        return str(self.samples_file.relative_to(self.store_root))
+
+
+# Per-call allowance for a trial's timeout on top of a fixed margin: far above any latency an ORB shows on
+# loopback (tens of microseconds), so only a hang or a stall of seconds trips it.
+TRIAL_TIMEOUT_BASE_S = 60.0
+TRIAL_TIMEOUT_PER_CALL_S = 0.002
+# After a lost connection, how long to wait for the server process to be seen dead before blaming it.
+SERVER_DEATH_GRACE_S = 2.0
+
+
+def trial_timeout_s(plan: TrialPlan, rate_hz: float, clients: int = 1) -> float:
+    """How long one `run` may take: the margin, every call of every client (they share the CPUs), the
+    barriers' timeout, and at a fixed rate the calls' schedule itself."""
+    paced = plan.calls / rate_hz if rate_hz else 0.0
+    return (TRIAL_TIMEOUT_BASE_S + clients * (plan.calls + plan.warmup) * TRIAL_TIMEOUT_PER_CALL_S
+            + plan.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
+
+
+def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -> Measurement | None:
+    """None for an ok answer. A lost connection or a dead server raises WorkerError (the runner restarts the
+    target); any other error answer fails only this trial, with the reason."""
+    if answer["ok"]:
+        return None
+    why = f"{who}{answer.get('error_kind')}: {answer.get('error')}"
+    if answer.get("error_kind") in ("transport", "remote", "internal") or not server.alive():
+        # A lost connection usually means a dead server: say so, with its exit, when it is.
+        dead = server.dead_within(SERVER_DEATH_GRACE_S)
+        raise WorkerError(why + (f"; {server.death()}" if dead else ""))
+    return Measurement(status="failed", error=why)
+
+
+def fetched_samples(session: TargetSession, path: Path, store_path: Path, calls: int) -> np.ndarray:
+    """The samples of one client, copied back from its host when remote, checked against the contract."""
+    try:
+        session.runtime.collect_samples(path, store_path)
+    except (HostUnreachable, RuntimeError) as exc:
+        raise WorkerError(f"cannot copy the samples of {path.name} back: {exc}", "samples") from None
+    samples = read_samples(path)
+    if samples.size != calls:
+        raise WorkerError(f"samples file {path.name} holds {samples.size} samples, expected {calls}", "protocol")
+    if (samples <= 0).any():
+        raise WorkerError(f"samples file {path.name} has non-positive latencies", "protocol")
+    return samples
+
+
+def latency_fields(samples: np.ndarray) -> dict[str, Any]:
+    lat = latency_summary(samples)
+    return {"p50_ns": lat["p50"], "p90_ns": lat["p90"], "p99_ns": lat["p99"], "min_ns": lat["min"],
+            "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1)}
+
+
+def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, sync_complete: bool) -> dict:
+    """Loss and the receiver's throughput: what the server counted, from the first timed call to the barrier."""
+    out: dict[str, Any] = {"lost_messages": calls - messages, "sync_complete": sync_complete}
+    if span_ns > 0:
+        out["throughput_msgs_per_s"] = round(messages / span_ns * 1e9, 1)
+        out["throughput_mb_per_s"] = round(payload_bytes / span_ns * 1e3, 3)
+    return out
+
+
+def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
+    """One trial of the target's one client. Raises WorkerError for a dead or hung worker."""
+    assert session.client is not None and session.server is not None
+    command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
+               "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
+               "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
+               "sync_timeout_ms": plan.sync_timeout_ms}
+    if point.rate_hz:
+        command["rate_hz"] = point.rate_hz
+    reading = UsageReading(session.runtime.usage_hosts())
+    answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server])
+    # When the answer came back: the end of the timed calls to within the client's post-loop work (a
+    # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
+    trial_end_unix = time.time()
+    usage = reading.end()
+    failed = failed_answer(answer, session.server)
+    if failed:
+        return failed
+    samples = fetched_samples(session, plan.samples_file, plan.store_root, plan.calls)
+    received = answer.get("received") or {}
+    elapsed = int(answer.get("elapsed_ns") or 0)
+    fields: dict[str, Any] = {
+        "status": "ok", "calls": plan.calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
+        **latency_fields(samples), "elapsed_ns": elapsed or None,
+        "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
+        "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(),
+    }
+    if elapsed:
+        fields["aggregate_calls_per_s"] = round(plan.calls / elapsed * 1e9, 1)
+    if point.rate_hz:
+        fields["deadline_misses"] = answer.get("deadline_misses")
+        fields["achieved_rate_hz"] = answer.get("achieved_rate_hz")
+    if point.mode == "oneway":
+        fields.update(oneway_fields(plan.calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
+                                    elapsed, bool((answer.get("sync") or {}).get("complete"))))
+        if "warmup_sync" in answer:
+            # Incomplete: late warm-up messages were counted as timed ones, and may have hidden loss.
+            fields["warmup_sync_complete"] = bool(answer["warmup_sync"].get("complete"))
+    return Measurement(**fields)

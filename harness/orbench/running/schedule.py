@@ -1,0 +1,60 @@
+"""The order of a campaign's trials: which workers are live, which point group runs next, which target next.
+
+A block is what one set of live workers serves: one host pair, one placement, one option set (a server's
+options are command-line arguments, so each set gets workers of its own). Within a block the point groups run
+one after the other, and within a group the trials run in rounds: one trial of every target per round (A B C
+A B C ...), so machine drift hits every target alike and trial k of an ORB pairs with trial k of its baseline.
+The stopping rule (stopping.py) decides after each round whether the group needs another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orbench.campaign.options import option_label
+from orbench.campaign.spec import Campaign
+from orbench.hosts.ssh import HostPair
+from orbench.results.point import PointGroup
+from orbench.targets.descriptor import Target
+
+
+@dataclass(frozen=True)
+class Block:
+    """The point groups one set of live workers serves, in run order."""
+
+    pair: HostPair
+    placement: str
+    option_set: dict[str, Any]
+    groups: tuple[PointGroup, ...]
+
+    @property
+    def options(self) -> str:
+        return option_label(self.option_set)
+
+    @property
+    def label(self) -> str:
+        """"same-core", "alpha--beta same-core tcp_nodelay=false": the key of its workers in the manifest."""
+        return self.groups[0].label_of("host_pair", "placement", "options")
+
+
+def blocks(campaign: Campaign, pairs: list[HostPair]) -> list[Block]:
+    """Per host pair, per placement, per option set: each block's groups (campaign.point_groups' order)."""
+    out = []
+    for pair in pairs:
+        for placement in campaign.placements:
+            for option_set in campaign.option_sets():
+                groups = tuple(g for g in campaign.point_groups(pair.label, option_label(option_set))
+                               if g.placement == placement)
+                out.append(Block(pair, placement, option_set, groups))
+    return out
+
+
+def round_order(targets: list[Target], group: PointGroup, round_number: int) -> list[Target]:
+    """The targets of one round of a group, in the order they run: the campaign's order, every round."""
+    return list(targets)
+
+
+def total_trials(campaign: Campaign, pairs: list[HostPair], most_trials: int) -> int:
+    """The most trials a campaign can run (for progress and its ETA)."""
+    return sum(len(b.groups) for b in blocks(campaign, pairs)) * len(campaign.targets) * most_trials

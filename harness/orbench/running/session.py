@@ -1,0 +1,110 @@
+"""A target's live workers for one host pair, placement and option set: its server, its first client, and the
+extra clients a point with N clients needs (started when first needed, kept for later points)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orbench.errors import WorkerError
+from orbench.hosts.placement import Placement
+from orbench.hosts.remote import PairRuntime
+from orbench.targets.descriptor import Target
+from orbench.targets.workers import ClientWorker, ServerWorker
+
+
+@dataclass
+class TargetSession:
+    """A target's live server and client for one host pair, placement and option set."""
+
+    target: Target
+    runtime: PairRuntime
+    logs_dir: Path
+    options: dict[str, Any]        # the option set's client options (connect)
+    tag: str                       # names its log files: point.Point.workers_slug of the points it serves
+    server: ServerWorker | None = None
+    client: ClientWorker | None = None
+    hello: dict[str, Any] = field(default_factory=dict)
+    starts: int = 0
+    # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
+    extra_clients: list[ClientWorker] = field(default_factory=list)
+
+    @property
+    def placement(self) -> Placement:
+        return self.runtime.placement
+
+    def start(self) -> None:
+        self.starts += 1
+        tag = self.tag
+        # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
+        gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
+        self.server = ServerWorker(
+            self.target.name, self.runtime.server_command(self.target, gc_log=gc_log % "server"),
+            self.logs_dir / f"{tag}-server.log", reaper=self.runtime.reaper(self.target, "server"),
+        )
+        try:
+            self.client = ClientWorker(self.target.name,
+                                       self.runtime.client_command(self.target, gc_log=gc_log % "client"),
+                                       self.logs_dir / f"{tag}-client.log",
+                                       reaper=self.runtime.reaper(self.target, "client"))
+            self.server.via, self.client.via = self.runtime.via("server"), self.runtime.via("client")
+            hello = self.client.call({"cmd": "hello"}, watch=[self.server])
+            if not hello["ok"]:
+                raise WorkerError(f"{self.target.name} client: hello failed: {hello.get('error')}", "protocol")
+            self.hello = hello
+            answer = self.client.call({"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options},
+                                      watch=[self.server])
+            if not answer["ok"]:
+                kind = "unsupported" if answer.get("error_kind") == "unsupported" else "connect"
+                raise WorkerError(f"{self.target.name} client: connect failed: {answer.get('error')}", kind)
+        except WorkerError:
+            self.stop()
+            raise
+
+    def clients(self, n: int) -> list[ClientWorker]:
+        """The first n client workers, connected to the one server; extra ones are started (pinned like the
+        first: the placement's client CPUs) when a point first needs them, and kept for later points."""
+        assert self.client is not None and self.server is not None
+        while len(self.extra_clients) < n - 1:
+            k = len(self.extra_clients) + 1
+            tag = f"{self.tag}-c{k}"
+            client = ClientWorker(self.target.name,
+                                  self.runtime.client_command(self.target, gc_log=str(
+                                      self.logs_dir / f"{tag}-client-gc-{self.starts}.log")),
+                                  self.logs_dir / f"{tag}-client.log",
+                                  reaper=self.runtime.reaper(self.target, "client"))
+            client.via = self.runtime.via("client")
+            self.extra_clients.append(client)
+            try:
+                for command in ({"cmd": "hello"},
+                                {"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options}):
+                    answer = client.call(command, watch=[self.server])
+                    if not answer["ok"]:
+                        raise WorkerError(f"{self.target.name} client {k}: {command['cmd']} failed: "
+                                          f"{answer.get('error')}", "connect")
+            except WorkerError:
+                self.extra_clients.pop().stop()
+                raise
+        return [self.client, *self.extra_clients[:n - 1]]
+
+    def stop(self) -> None:
+        for extra in self.extra_clients:
+            if extra.alive():
+                try:
+                    extra.call({"cmd": "quit"}, timeout=5)
+                except WorkerError:
+                    pass
+            extra.stop()
+        self.extra_clients = []
+        if self.client is not None:
+            if self.client.alive():
+                try:
+                    self.client.call({"cmd": "quit"}, timeout=5)
+                except WorkerError:
+                    pass
+            self.client.stop()
+            self.client = None
+        if self.server is not None:
+            self.server.stop()
+            self.server = None

@@ -1,0 +1,230 @@
+"""`orbench check-target NAME`: runs one target's real workers through the worker contract (PROTOCOL.md) and
+says which rule fails. Every target must pass it; the contract tests run it for every available target.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+
+from orbench.errors import WorkerError
+from orbench.results.stats import read_samples
+from orbench.targets.descriptor import Target, counted_payload_bytes
+from orbench.targets.workers import ClientWorker, ServerWorker
+
+CHECK_SIZES = (1, 1000, 65536)  # one byte, one size that is no power of two, the largest of the quick campaign
+# Other payload types than octets at these only: 1 B (an empty sequence) and 1000 B (rounding to whole elements:
+# 62 records or strings, 250 longs, 125 doubles) are where their byte counts can go wrong.
+CHECK_SIZES_OTHER_TYPES = (1, 1000)
+CHECK_CALLS = 200
+CHECK_WARMUP = 20
+
+
+def protocol_schema() -> dict:
+    return json.loads(resources.files("orbench.targets").joinpath("protocol.schema.json").read_text())
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class Conformance:
+    def __init__(self, target: Target, host: str = "127.0.0.1", log_dir: Path | None = None):
+        self.target = target
+        self.host = host
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix=f"orbench-check-{target.name}-"))
+        self.schema = protocol_schema()
+        self.checks: list[Check] = []
+
+    def _validate(self, value: dict, definition: str) -> None:
+        schema = {"$ref": f"#/$defs/{definition}", "$defs": self.schema["$defs"]}
+        try:
+            jsonschema.validate(value, schema)
+        except jsonschema.ValidationError as exc:
+            raise AssertionError(f"{definition}: {exc.message} in {json.dumps(value)[:300]}") from None
+
+    def check(self, name: str, fn: Callable[[], str | None]) -> bool:
+        try:
+            detail = fn() or ""
+            self.checks.append(Check(name, True, detail))
+            return True
+        except (AssertionError, WorkerError, OSError) as exc:
+            self.checks.append(Check(name, False, str(exc)))
+            return False
+
+    def _server(self, tag: str) -> ServerWorker:
+        return ServerWorker(self.target.name, self.target.server_command(self.host, 0),
+                            self.log_dir / f"{tag}-server.log")
+
+    def _client(self, tag: str) -> ClientWorker:
+        return ClientWorker(self.target.name, self.target.client_command(), self.log_dir / f"{tag}-client.log")
+
+    def run(self, unavailable: str | None = None) -> list[Check]:
+        """Every check, in order; `unavailable`: why the target cannot run here (hosts.readiness), if it cannot."""
+        why = unavailable
+        if why:
+            self.checks.append(Check("target is available", False, why))
+            return self.checks
+        server = client = None
+        try:
+            box: dict = {}
+
+            def start_server() -> str:
+                box["server"] = self._server("main")
+                ready = box["server"].ready
+                self._validate(ready, "server_ready")
+                w = ready["worker"]
+                assert w["role"] == "server" and w["target"] == self.target.name, f"ready line names {w}"
+                want = "IOR:" if self.target.kind == "orb" else "tcp://"
+                assert ready["endpoint"].startswith(want), f"endpoint should start with {want}"
+                return f"{w.get('orb') or w['language']} {w.get('orb_version') or ''}".strip()
+
+            if not self.check("server prints a valid ready line", start_server):
+                return self.checks
+            server = box["server"]
+            if server.answers_stats:
+                self.check("server answers the stats command", lambda: self._stats(box["server"]))
+            client = self._client("main")
+            self._run_client_checks(client, server)
+            self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
+            self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
+            self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
+        finally:
+            for w in (client, server):
+                if w is not None:
+                    w.stop()
+        return self.checks
+
+    def _run_client_checks(self, client: ClientWorker, server: ServerWorker) -> None:
+        def hello() -> str:
+            answer = client.call({"cmd": "hello"}, watch=[server])
+            self._validate(answer, "hello_answer")
+            assert answer["worker"]["role"] == "client" and answer["worker"]["target"] == self.target.name
+            if "pid" in answer:
+                assert answer["pid"] == client.pid, f"hello says pid {answer['pid']}, the process is {client.pid}"
+            for m in self.target.modes:
+                assert m in answer["modes"], f"descriptor lists mode {m}, the client does not"
+            for p in self.target.payload_types:
+                assert p in answer["payload_types"], f"descriptor lists payload type {p}, the client does not"
+            return f"timer {answer['timer']['clock']} {answer['timer']['cost_ns']:.1f} ns"
+
+        def connect() -> None:
+            answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+            self._validate(answer, "connect_answer")
+
+        if not (self.check("client answers hello", hello) and self.check("client connects", connect)):
+            return
+        for mode in self.target.modes:
+            for ptype in self.target.payload_types:
+                for size in CHECK_SIZES if ptype == "octets" else CHECK_SIZES_OTHER_TYPES:
+                    self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
+                               self._run_point(client, server, m, p, s))
+
+        def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
+            def fn() -> str:
+                answer = client.call(command, watch=[server])
+                self._validate(answer, "error_answer")
+                assert answer["error_kind"] in kinds, f"error_kind {answer['error_kind']}, expected one of {kinds}"
+                again = client.call({"cmd": "hello"}, watch=[server])
+                assert again["ok"], "client no longer answers after an error"
+                return answer["error"][:80]
+            return fn
+
+        run = {"cmd": "run", "payload_type": "octets", "payload_bytes": 8, "calls": 10, "warmup": 0,
+               "samples_file": str(self.log_dir / "refused.i64"), "sync_timeout_ms": 5000}
+        self.check("unknown command is an error answer", refuses({"cmd": "dance"}, ("usage",)))
+        self.check("unknown mode is an error answer", refuses({**run, "mode": "sideways"}, ("usage", "unsupported")))
+        self.check("unknown connect option is an error answer",
+                   refuses({"cmd": "connect", "endpoint": server.endpoint, "options": {"no_such_option": 1}},
+                           ("usage", "unsupported")))
+        self.check("client reconnects", connect)
+
+    def _run_point(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int) -> str:
+        path = self.log_dir / f"{mode}-{ptype}-{size}.i64"
+        answer = client.call({"cmd": "run", "mode": mode, "payload_type": ptype, "payload_bytes": size,
+                              "calls": CHECK_CALLS, "warmup": CHECK_WARMUP, "samples_file": str(path),
+                              "sync_timeout_ms": 10000}, timeout=120, watch=[server])
+        if not answer["ok"]:
+            raise AssertionError(f"error answer: {answer.get('error_kind')}: {answer.get('error')}")
+        self._validate(answer, "run_answer")
+        samples = read_samples(path)
+        assert samples.size == CHECK_CALLS, f"samples file has {samples.size} values, expected {CHECK_CALLS}"
+        assert (samples > 0).all(), "samples file has non-positive latencies"
+        assert answer["calls"] == CHECK_CALLS
+        rx = answer["received"]
+        assert rx["messages"] == CHECK_CALLS, f"server counted {rx['messages']} messages, expected {CHECK_CALLS}"
+        want_bytes = CHECK_CALLS * counted_payload_bytes(ptype, size)
+        assert rx["bytes"] == want_bytes, f"server counted {rx['bytes']} bytes, expected {want_bytes}"
+        if mode == "oneway":
+            assert "sync" in answer and answer["sync"]["complete"], "oneway run without a complete sync"
+            if CHECK_WARMUP > 0:
+                assert (answer.get("warmup_sync") or {}).get("complete"), \
+                    "oneway run without a complete warm-up barrier (warmup_sync)"
+        med = float(sorted(samples)[len(samples) // 2])
+        return f"p50 {med / 1000:.1f} us"
+
+    def _stats(self, server: ServerWorker) -> str:
+        first, second = server.stats(), server.stats()
+        assert first is not None and second is not None
+        self._validate(first, "server_stats")
+        self._validate(second, "server_stats")
+        for key, value in (first.get("memory") or {}).items():
+            assert second["memory"][key] >= value, f"stats counter {key} went down: {first} then {second}"
+        return json.dumps(second.get("memory") or {})
+
+    def _quit(self, client: ClientWorker) -> None:
+        answer = client.call({"cmd": "quit"})
+        self._validate(answer, "quit_answer")
+        code = client.proc.wait(timeout=10)
+        assert code == 0, f"client exited with {code}"
+
+    def _stdin_eof(self, server: ServerWorker) -> None:
+        assert server.proc.stdin is not None
+        server.proc.stdin.close()
+        try:
+            server.proc.wait(timeout=10)
+        except Exception:
+            raise AssertionError("server still running 10 s after its stdin closed") from None
+
+    def _killed_server(self) -> str:
+        server = self._server("kill")
+        client = self._client("kill")
+        try:
+            client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}})
+            assert client.proc.stdin is not None
+            command = {"cmd": "run", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1,
+                       "calls": 5_000_000, "warmup": 0, "samples_file": str(self.log_dir / "killed.i64"),
+                       "sync_timeout_ms": 5000, "id": "kill"}
+            client.proc.stdin.write((json.dumps(command) + "\n").encode())
+            client.proc.stdin.flush()
+            time.sleep(1.0)
+            server.proc.send_signal(signal.SIGKILL)
+            started = time.monotonic()
+            answer = client.read_json(timeout=30)
+            took = time.monotonic() - started
+            self._validate(answer, "error_answer")
+            assert answer["error_kind"] in ("transport", "remote"), f"error_kind {answer['error_kind']}"
+            return f"answered in {took:.1f} s: {answer['error'][:60]}"
+        finally:
+            client.stop()
+            server.stop()
+
+
+def format_checks(target: Target, checks: list[Check]) -> str:
+    lines = [f"check-target {target.name}:"]
+    for c in checks:
+        lines.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" + (f"  ({c.detail})" if c.detail else ""))
+    failed = sum(not c.passed for c in checks)
+    lines.append(f"{len(checks) - failed} passed, {failed} failed")
+    return "\n".join(lines)
