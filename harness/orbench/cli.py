@@ -40,7 +40,7 @@ examples:
   orbench cleanup results/two-hosts/latest    end any worker a run left on its hosts (unreachable at its end)
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
-  orbench compare RUN_A RUN_B              the same points of two runs side by side, moved ones flagged
+  orbench compare RUN_A RUN_B              the same points of two runs side by side: drift, and what really moved
   orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
 
 Campaign files are TOML, described key by key in harness/orbench/campaign/campaign.schema.json and

@@ -5,8 +5,8 @@ with ast (every import, also those inside functions), and the layers it must res
 
 A module may import from its own layer and the layers below it. From the bottom:
   core       orbench's errors and paths
-  data       results/point, trial, upgrade, store, stats, units: the results' types and store, which every
-             layer that writes or reads a run shares
+  data       results/point, trial, upgrade, store, stats, units, intervals, tdist: the results' types and
+             store, and the statistics over trials, which every layer that writes or reads a run shares
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
   hosts      SSH, deployment, host facts, JDKs, placement, readiness, namespace test hosts and the WAN link
   campaign   campaign files and what they expand into
@@ -25,7 +25,7 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1]
 ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
-DATA = ("point", "trial", "upgrade", "store", "stats", "units")
+DATA = ("point", "trial", "upgrade", "store", "stats", "units", "intervals", "tdist")
 LAYERS = ("core", "data", "targets", "hosts", "campaign", "running", "summary", "plots", "commands")
 # Subpackages whose layer is not their name: anatomy/ collects per-trial counters for the measurement.
 SUBPACKAGE_LAYER = {"anatomy": "running"}

@@ -2,7 +2,9 @@
 
 import json
 
-from orbench.results.compare import compare_summaries
+import numpy as np
+import pytest
+from orbench.results.compare import compare_summaries, format_comparison
 
 from tests.conftest import require_targets, run_cli
 
@@ -11,11 +13,11 @@ name = "{name}"
 targets = ["omniorb", "c-socket"]
 modes = ["twoway"]
 payload_bytes = [1, 4096]
-trials = 2
+trials = 3
 calls = 300
 warmup = 50
 target_ci_pct = {target}
-max_trials = 3
+max_trials = 4
 """
 
 
@@ -31,13 +33,13 @@ def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root
     a = json.loads((results_root / "cmp-a" / "latest" / "summary.json").read_text())
     b = json.loads((results_root / "cmp-b" / "latest" / "summary.json").read_text())
     assert {p["stopping"]["reason"] for p in a["points"]} == {"max_trials"}
-    assert all(p["trials_ok"] == 3 and p["stopping"]["trials"] == 3 for p in a["points"])
+    assert all(p["trials_ok"] == 4 and p["stopping"]["trials"] == 4 for p in a["points"])
     assert any("ended by max_trials" in w for w in a["warnings"])
     assert {p["stopping"]["reason"] for p in b["points"]} == {"ci"}
-    assert all(p["trials_ok"] == 2 for p in b["points"])
+    assert all(p["trials_ok"] == 3 for p in b["points"])
     for p in a["points"]:
         ci = p["p50_ci95_ns"]
-        assert ci["low"] <= ci["estimate"] <= ci["high"] and ci["trials"] == 3
+        assert ci["low"] <= ci["estimate"] <= ci["high"] and ci["trials"] == 4
 
     out_json = tmp_path / "cmp.json"
     code, out, err = run_cli("compare", str(results_root / "cmp-a" / "latest"), str(results_root / "cmp-b"),
@@ -53,29 +55,109 @@ def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root
     assert code == 0 and "0 change(s) flagged" in out
 
 
-def point(target, est, low, high):
-    return {"placement": "same-core", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1,
-            "target": target, "latency_ns": {"p50": est},
-            "p50_ci95_ns": {"estimate": est, "low": low, "high": high}}
+def point(target, kind, p50s, per_pair=None):
+    p = {"placement": "same-core", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1,
+         "target": target, "kind": kind, "latency_ns": {"p50": p50s[0]},
+         "p50_ci95_ns": {"estimate": sum(p50s) / len(p50s), "low": min(p50s), "high": max(p50s)},
+         "trial_p50_ns": {"values": p50s}}
+    if per_pair is not None:
+        p["orb_added_latency_ns"] = {"estimate": sum(per_pair) / len(per_pair), "ci95_low": min(per_pair),
+                                     "ci95_high": max(per_pair), "per_pair": per_pair}
+    return p
 
 
-def test_only_disjoint_intervals_are_flagged():
-    a = {"run_id": "a", "points": [point("x", 100, 95, 105), point("y", 100, 95, 105), point("z", 1, 1, 1)]}
-    b = {"run_id": "b", "points": [point("x", 120, 110, 130), point("y", 104, 99, 109)]}
+def trials(center, n=20, seed=0):
+    rng = np.random.default_rng(seed)
+    return (center * np.exp(rng.normal(0, 0.02, n))).tolist()
+
+
+def test_drift_is_no_change_and_a_change_beyond_it_is_flagged():
+    # Run B: the machine is 20% slower (both baselines), omniorb moved with it, jacorb 40% (beyond the drift);
+    # jacorb's ORB-added latency rose by 0.5 us, omniorb's did not move.
+    a = {"run_id": "a", "points": [
+        point("c-socket", "socket", trials(15_000, seed=1)), point("java-socket", "socket", trials(25_000, seed=2)),
+        point("omniorb", "orb", trials(17_000, seed=3), trials(2_000, seed=4)),
+        point("jacorb", "orb", trials(45_000, seed=5), trials(2_000, seed=6)),
+        point("gone", "orb", trials(1_000, seed=7))]}
+    b = {"run_id": "b", "points": [
+        point("c-socket", "socket", trials(18_000, seed=11)), point("java-socket", "socket", trials(30_000, seed=12)),
+        point("omniorb", "orb", trials(20_400, seed=13), trials(2_000, seed=14)),
+        point("jacorb", "orb", trials(63_000, seed=15), trials(2_500, seed=16))]}
     result = compare_summaries(a, b)
-    by = {r["target"]: r["p50"] for r in result["points"]}
-    assert by["x"]["flag"] == "slower" and by["x"]["change_pct"] == 20.0
-    assert by["y"]["flag"] is None
-    assert result["only_in_a"] == ["same-core twoway 1 B z"] and result["flagged"] == 1
+    assert result["drift"][0]["drift_pct"] == pytest.approx(20, abs=1.5)
+    by = {r["target"]: r for r in result["points"]}
+    assert by["c-socket"]["p50"]["flag"] is None and by["java-socket"]["p50"]["flag"] is None
+    assert by["omniorb"]["p50"]["flag"] is None and by["omniorb"]["orb_added"]["flag"] is None
+    assert by["omniorb"]["p50"]["change_pct"] == pytest.approx(20, abs=2)  # moved, but only with the machine
+    # jacorb's own change is its ORB-added latency; its p50 move beyond the drift is shown, not tested again.
+    assert by["jacorb"]["p50"]["beyond_drift_pct"] == pytest.approx(16.7, abs=2)  # 1.4 / 1.2
+    assert by["jacorb"]["p50"]["flag"] is None and by["jacorb"]["p50"]["untested"]
+    assert by["jacorb"]["orb_added"]["flag"] == "slower"
+    assert by["jacorb"]["orb_added"]["change_ns"] == pytest.approx(500, abs=30)
+    # Two baselines: their moves are the drift, neither is tested against the other.
+    assert "fewer than three" in by["c-socket"]["p50"]["untested"]
+    assert result["only_in_a"] == ["same-core twoway 1 B gone"]
+    assert result["flagged"] == 1 and result["flagged_rows"] == 1
+    text = format_comparison(result)
+    assert "machine drift same-core twoway: the socket baselines moved +20.5% (median over 1 point groups" in text
+    assert "Benjamini-Hochberg" in text and "1 row(s)" in text
+
+
+def test_a_baseline_that_moved_apart_from_the_others_is_flagged():
+    # Three socket targets: the machine is 10% slower for two, java-nio 30% (its own change on top).
+    a = {"run_id": "a", "points": [point(t, "socket", trials(20_000, seed=i)) for i, t in
+                                   enumerate(("c-socket", "java-socket", "java-nio"))]}
+    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(22_000, seed=11)),
+                                   point("java-socket", "socket", trials(22_000, seed=12)),
+                                   point("java-nio", "socket", trials(26_000, seed=13))]}
+    by = {r["target"]: r["p50"] for r in compare_summaries(a, b)["points"]}
+    assert by["java-nio"]["flag"] == "slower" and by["java-nio"]["beyond_drift_pct"] == pytest.approx(18, abs=3)
+    assert by["c-socket"]["flag"] is None and by["java-socket"]["flag"] is None
+
+
+def test_a_busy_run_is_named_in_the_comparison():
+    a = {"run_id": "a", "points": [point("c-socket", "socket", trials(15_000))], "machine": {"foreign_cpu_pct": 80.0}}
+    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(15_000))], "machine": {"foreign_cpu_pct": 1.0}}
+    result = compare_summaries(a, b)
+    assert len(result["warnings"]) == 1 and result["warnings"][0].startswith("run A shared the machine: other "
+                                                                             "processes used 80%")
+
+
+def test_a_change_smaller_than_two_runs_differ_is_not_flagged():
+    a = {"run_id": "a", "points": [point("omniorb", "orb", trials(17_000, n=60, seed=1), trials(2_000, n=60, seed=2))]}
+    b = {"run_id": "b", "points": [point("omniorb", "orb", trials(17_300, n=60, seed=3), trials(2_060, n=60, seed=4))]}
+    row = compare_summaries(a, b)["points"][0]
+    # +60 ns (3%): significant with 60 trials a side, but below 100 ns and 5%
+    assert row["orb_added"]["significant"] and row["orb_added"]["flag"] is None
+
+
+def test_a_known_change_of_the_known_answer_is_reported():
+    # Run A: the calibration server spins 2 us per call; run B: 2.5 us. The two instances compare as one row,
+    # and the ORB-added latency moved by +0.5 us.
+    a = {"run_id": "a", "points": [point("c-socket", "socket", trials(15_000, seed=1)),
+                                   point("c-socket-delay@2000", "known-answer", trials(17_000, seed=2),
+                                         (2000 + np.random.default_rng(3).normal(0, 150, 30)).tolist())]}
+    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(15_000, seed=4)),
+                                   point("c-socket-delay@2500", "known-answer", trials(17_500, seed=5),
+                                         (2500 + np.random.default_rng(6).normal(0, 150, 30)).tolist())]}
+    result = compare_summaries(a, b)
+    assert result["only_in_a"] == [] and result["only_in_b"] == []
+    row = next(r for r in result["points"] if r["target"].startswith("c-socket-delay"))
+    assert row["target"] == "c-socket-delay@2000 / 2500"
+    assert row["orb_added"]["change_ns"] == pytest.approx(500, abs=100)
+    assert row["orb_added"]["flag"] == "slower"
+    assert "+520 ns [432 ns, 608 ns]  SLOWER" in format_comparison(result)
 
 
 def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_one():
     """Keyed by the whole point: the same target and payload at another load, host pair or option set is
     another row (keyed by placement, mode, payload and target only, these 4 points became 1 row)."""
     dims = [{}, {"clients": 2}, {"rate_hz": 1000.0}, {"host_pair": "alpha--beta"}, {"options": "tcp_nodelay=false"}]
-    a = {"run_id": "a", "points": [{**point("x", 100, 95, 105), **d} for d in dims]}
-    b = {"run_id": "b", "points": [{**point("x", 100 + 10 * i, 95, 200), **d} for i, d in enumerate(dims)]}
+    a = {"run_id": "a", "points": [{**point("x", "socket", trials(10_000, seed=i)), **d} for i, d in enumerate(dims)]}
+    b = {"run_id": "b", "points": [{**point("x", "socket", trials(10_000 + 1000 * i, seed=9 + i)), **d}
+                                   for i, d in enumerate(dims)]}
     result = compare_summaries(a, b)
     assert len(result["points"]) == len(dims) and not result["only_in_a"]
     for i, row in enumerate(result["points"]):
-        assert row["p50"]["b"]["estimate"] == 100 + 10 * i and {k: row[k] for k in dims[i]} == dims[i]
+        assert row["p50"]["b"]["estimate"] == pytest.approx(10_000 + 1000 * i, rel=0.02)
+        assert {k: row[k] for k in dims[i]} == dims[i]

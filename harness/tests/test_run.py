@@ -8,6 +8,7 @@ from orbench.campaign.spec import read_campaign
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
+from orbench.running.schedule import round_order
 
 from tests.conftest import require_targets, run_cli
 
@@ -44,10 +45,14 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
                for p in oneway)
     assert (run_dir / "report.html").exists()
     assert "ORB-added" in out  # the summary table
-    # trials alternate between targets: A B A B within a point
+    # Every round runs one trial of each target, in the order schedule.round_order draws from the recorded seed.
     trials = RunStore(run_dir.resolve()).read_trials()
-    first_point = [t.point.target for t in trials[:6]]
-    assert first_point == ["omniorb", "c-socket"] * 3
+    seed = manifest["campaign"]["order_seed"]
+    group = trials[0].point.group
+    for k in range(3):
+        assert [t.point.target for t in trials[2 * k:2 * k + 2]] == \
+            [t.name for t in round_order(read_campaign(write_campaign(SMALL)).targets, group, k, seed)]
+        assert [t.trial for t in trials[2 * k:2 * k + 2]] == [k, k]
 
 
 def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign, results_root):
@@ -56,11 +61,14 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     store = RunStore.create(campaign.name)
     killed = {}
 
+    done = []
+
     def kill_after_first_point(runner, t):
-        # After the first point finished, kill -9 the omniORB server before its next trial.
-        point = t.point
-        if not killed and point.payload_bytes == 1 and point.mode == "twoway" and t.trial == 1 \
-                and point.target == "c-socket":
+        # After the first point group finished (2 trials of 2 targets, in any order), kill -9 the omniORB server
+        # before its next trial.
+        done.append(t)
+        if not killed and len(done) == 4:
+            assert {(x.point.payload_bytes, x.point.mode) for x in done} == {(1, "twoway")}
             killed["pid"] = runner.sessions["omniorb"].server.pid
             os.kill(killed["pid"], signal.SIGKILL)
 

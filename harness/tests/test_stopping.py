@@ -9,16 +9,16 @@ from orbench.running.stopping import StoppingRule
 POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="a")
 
 
-def trial(status: str, p50: float | None = None) -> Trial:
-    return Trial.of(1, POINT, 0, Measurement(status=status, p50_ns=p50))
+def trial(status: str, p50: float | None = None, number: int = 0) -> Trial:
+    return Trial.of(1, POINT, number, Measurement(status=status, p50_ns=p50))
 
 
 def rounds(rule: StoppingRule, per_round: list[dict[str, float]]) -> tuple[str | None, int]:
     point = rule.start_point()
     for values in per_round:
         for target, p50 in values.items():
-            point.add(target, trial("ok", p50))
-        point.add("skipped-target", trial("skipped"))
+            point.add(target, trial("ok", p50, point.rounds))
+        point.add("skipped-target", trial("skipped", number=point.rounds))
         point.rounds += 1
         reason = point.stop_reason()
         if reason:
@@ -31,8 +31,9 @@ def test_fixed_trials_without_a_target():
 
 
 def test_stops_when_every_interval_is_narrow_enough():
+    # a: 100, 101, 100, 101 ... Student t: at 3 trials 2.9% wide (4.303 x 0.577 / sqrt 3, twice), at 4 1.8%.
     steady = [{"a": 100.0 + (i % 2), "b": 50.0} for i in range(10)]
-    assert rounds(StoppingRule(trials=3, target_ci_pct=2.0, max_trials=10), steady) == ("ci", 3)
+    assert rounds(StoppingRule(trials=3, target_ci_pct=2.0, max_trials=10), steady) == ("ci", 4)
 
 
 def test_a_noisy_target_runs_to_max_trials():
@@ -40,9 +41,33 @@ def test_a_noisy_target_runs_to_max_trials():
     assert rounds(StoppingRule(trials=3, target_ci_pct=2.0, max_trials=6), noisy) == ("max_trials", 6)
 
 
-def test_time_cap_ends_a_point():
-    assert rounds(StoppingRule(trials=5, target_ci_pct=2.0, max_trials=9, time_cap_s=1e-9), [{"a": 1.0}] * 9) \
-        == ("time_cap", 1)
+def test_stops_on_the_orb_added_interval_in_ns_or_percent():
+    # ORB-added: 1500 + (0, 100, 0, 100, ...) ns; the baseline itself is noisy (drift), which pairing cancels.
+    per_round = [{"orb": 20_000.0 + 3000 * (i % 3) + 1500 + 100 * (i % 2), "base": 20_000.0 + 3000 * (i % 3)}
+                 for i in range(40)]
+    baselines = {"orb": "base"}
+    # Half-width at 3 rounds: 4.303 x 57.7 / sqrt 3 = 143 ns; at 4: 3.182 x 57.7 / 2 = 92 ns.
+    assert rounds(StoppingRule(trials=3, target_added_ci_ns=100, max_trials=40, baselines=baselines),
+                  per_round) == ("ci", 4)
+    assert rounds(StoppingRule(trials=3, target_added_ci_pct=10, max_trials=40, baselines=baselines),
+                  per_round) == ("ci", 3)  # 143 ns is under 10% of 1533 ns
+    # Too tight for either: max_trials.
+    assert rounds(StoppingRule(trials=3, target_added_ci_ns=1, target_added_ci_pct=0.1, max_trials=8,
+                               baselines=baselines), per_round) == ("max_trials", 8)
+    # The p50 of the baseline alone would not stop at 1%: the drift makes it wide.
+    assert rounds(StoppingRule(trials=3, target_ci_pct=1, max_trials=8, baselines=baselines),
+                  per_round) == ("max_trials", 8)
+
+
+def test_time_cap_ends_a_point_but_counts_from_its_first_round(monkeypatch):
+    # A fake clock read after each round: the first round (its full warm-ups) ends at 100 s, which is where the
+    # cap starts counting; every later round takes 10 s, so a 25 s cap ends the point after round 4.
+    clock = iter([100.0, 100.0, 110.0, 120.0, 130.0, 140.0, 150.0])
+    import orbench.stopping
+
+    rule = StoppingRule(trials=5, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
+    monkeypatch.setattr(orbench.stopping.time, "monotonic", lambda: next(clock))
+    assert rounds(rule, [{"a": 1.0}] * 9) == ("time_cap", 4)
 
 
 def test_cpu_lists_and_trial_load():
@@ -59,3 +84,15 @@ def test_a_pair_of_hosts_records_the_busier_one():
                      {"alpha": {1}, "beta": {1}})
     assert (load.other_cpus_busy_pct, load.steal_pct, load.loadavg_1m, load.usage_hosts) == (80.0, 2.0, 2.5,
                                                                                             "alpha beta")
+    assert load.foreign_cpu_pct is None  # remote hosts: orbench's own processes there are not told apart
+
+
+def test_orbench_s_own_cpu_time_is_not_counted_as_other_work():
+    # 200 jiffies over 2 CPUs; 100 busy, 90 of them orbench's own processes (its pid 7 used 90): 10 of 200 = 5%.
+    before = Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 1.0, {7: 10})
+    after = Snapshot({0: (10, 100, 0), 1: (90, 100, 0)}, 1.0, {7: 100})
+    load = pair_usage({"local": before}, {"local": after}, {"local": {1}})
+    assert load.foreign_cpu_pct == 5.0
+    # ... a worker that started during the trial counts whole (it was not in the first reading).
+    assert pair_usage({"local": before}, {"local": Snapshot(after.cpus, 1.0, {7: 10, 8: 90})},
+                     {"local": {1}}).foreign_cpu_pct == 5.0

@@ -52,8 +52,12 @@ def test_orb_added_latency_is_the_mean_paired_p50_difference(store):
         assert added["baseline"] == "c-socket" and added["pairs"] == len(diffs) == 3
         assert added["estimate"] == pytest.approx(np.mean(diffs))
         half = 4.303 * np.std(diffs, ddof=1) / np.sqrt(3)
-        assert added["ci95_low"] == pytest.approx(np.mean(diffs) - half)
-        assert added["ci95_high"] == pytest.approx(np.mean(diffs) + half)
+        assert added["ci95_low"] == pytest.approx(np.mean(diffs) - half, rel=1e-3)
+        assert added["ci95_high"] == pytest.approx(np.mean(diffs) + half, rel=1e-3)
+        # One statistic per column: the ORB's p50 minus its baseline's is the ORB-added estimate.
+        base_point = next(b for b in summary["points"] if b["target"] == "c-socket" and b["mode"] == p["mode"]
+                          and b["payload_bytes"] == p["payload_bytes"])
+        assert p["p50_ci95_ns"]["estimate"] - base_point["p50_ci95_ns"]["estimate"] == pytest.approx(added["estimate"])
 
 
 def test_oneway_keeps_client_time_and_throughput_apart(store):
@@ -115,3 +119,23 @@ def test_older_runs_are_read_in_the_current_layout(store):
                                 target="omniorb")
     assert isinstance(first.calls, int) and isinstance(first.p50_ns, float) and first.trial_end_unix is None
     assert first.usage_hosts == "local" and first.client_p50s_ns is None
+
+
+
+def test_a_known_answer_is_judged_against_its_interval():
+    from orbench.results.summary import known_answer
+    from orbench.results.table import known_answer_lines
+
+    added = {"estimate": 2100.0, "ci95_low": 1900.0, "ci95_high": 2300.0, "pairs": 20}
+    ok = known_answer(2000, added, {"p50_ci95_ns": {"estimate": 17_000.0}})
+    assert ok["covered"] and ok["within_tolerance"] and ok["error_ns"] == 100
+    # Covered, but 300 ns off with a 350 ns half-width: within max(350, 5% of 2000 = 100).
+    wide = known_answer(2000, {**added, "estimate": 2300.0, "ci95_low": 1950.0, "ci95_high": 2650.0}, {})
+    assert wide["covered"] and wide["within_tolerance"]
+    missed = known_answer(2000, {**added, "estimate": 2600.0, "ci95_low": 2500.0, "ci95_high": 2700.0}, {})
+    assert not missed["covered"] and not missed["within_tolerance"]
+    lines = known_answer_lines([{"placement": "same-core", "mode": "twoway", "payload_bytes": 1,
+                                 "target": "c-socket-delay@2000", **ok}, {"placement": "same-core", "mode": "twoway",
+                                 "payload_bytes": 1, "target": "c-socket-delay@2000", **missed}])
+    assert lines[1] == "known answers: 1 of 2 intervals cover the known N"
+    assert "2.0 us" in lines[4] and "2.1 us [1.9 us, 2.3 us]" in lines[4] and lines[5].split()[-2:] == ["NO", "NO"]

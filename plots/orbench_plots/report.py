@@ -74,7 +74,7 @@ def _summary_table(points: list[dict]) -> str:
         rate = p.get("rate") or {}
         missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""
         cells = [*columns(Point.from_record(p)), f"{p['trials_ok']}/{p['trials_failed']}"]
-        nums = [_us(lat.get("p50")), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
+        nums = [_us(p50ci.get("estimate", lat.get("p50"))), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
                 _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
                 str(ow.get("lost_messages", "")), missed]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
@@ -185,8 +185,14 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
         "All latencies are per call, in microseconds, including one clock read (see the timer column).</p>",
     ]
     if summary.get("warnings"):
+        detail = summary.get("warnings_detail") or []
         parts.append("<h2>Warnings</h2><div class='warn'><ul>"
-                     + "".join(f"<li>{_esc(w)}</li>" for w in summary["warnings"]) + "</ul></div>")
+                     + "".join(f"<li>{_esc(w)}</li>" for w in summary["warnings"]) + "</ul>"
+                     + (f"<details><summary>every warning ({len(detail)})</summary><ul>"
+                        + "".join(f"<li>{_esc(w['kind'])}: {_esc(w['where'] + ': ' if w['where'] else '')}"
+                                  f"{_esc(w['text'])}</li>" for w in detail) + "</ul></details>"
+                        if len(detail) > len(summary["warnings"]) else "")
+                     + "</div>")
     if manifest.get("skipped_targets"):
         parts.append("<h2>Targets not run</h2><ul>" + "".join(
             f"<li><b>{_esc(k)}</b>: {_esc(v)}</li>" for k, v in manifest["skipped_targets"].items()) + "</ul>")
@@ -200,7 +206,25 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
     if not_made:
         parts.append("<h3>Figures not made</h3><ul>" + "".join(
             f"<li><b>{_esc(t)}</b>: {_esc(why)}</li>" for t, why in not_made) + "</ul>")
-    parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])))
+    known = summary.get("known_answers") or []
+    if known:
+        parts.append(
+            "<h2>Known answers</h2><p>Known-answer targets: a socket baseline whose server spins a known N ns per "
+            "call, measured against the plain baseline as if it were an ORB. Its ORB-added latency X must come "
+            f"out as N: {sum(k['covered'] for k in known)} of {len(known)} intervals cover N.</p><table><tr>"
+            + "".join(f"<th>{h}</th>" for h in ("placement", "mode", "payload", "target", "known N µs",
+                                                 "recovered X µs [95% CI]", "covers N", "|X − N| ≤ max(half-width, 5% N)"))
+            + "</tr>" + "".join(
+                "<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in columns(Point.from_record(k)))
+                + f"<td class='num'>{_us(k['known_ns'])}</td>"
+                f"<td class='num'>{_us(k['recovered_ns'])} "
+                + (f"[{_us(k['ci95_low'])}, {_us(k['ci95_high'])}]" if k.get("ci95_low") is not None else "")
+                + f"</td><td>{'yes' if k['covered'] else 'NO'}</td><td>{'yes' if k['within_tolerance'] else 'NO'}</td>"
+                "</tr>" for k in known) + "</table>")
+    parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", []))
+                 + "<p>p50: the mean of the trials' p50s, so an ORB's p50 minus its baseline's is its ORB-added "
+                 "estimate (paired trials); p90, p99, max: over every call of the point. Intervals: Student t over "
+                 "trials.</p>")
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
                      "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "

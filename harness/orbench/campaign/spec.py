@@ -22,7 +22,7 @@ from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
 from orbench.results.point import PointGroup
-from orbench.targets.descriptor import Target, read_targets
+from orbench.targets.descriptor import Target, parse_instance, read_targets
 
 
 def campaign_schema() -> dict:
@@ -47,8 +47,14 @@ class Campaign:
         except KeyError:
             raise AttributeError(key) from None
 
-    def warmup_for(self, target: Target) -> int:
-        return self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
+    def warmup_for(self, target: Target, first: bool = True) -> int:
+        """Warm-up calls before a trial: the full warm-up before the first trial a worker runs at a point,
+        `rewarm` (`jvm_rewarm`) before the later ones."""
+        full = self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
+        if first:
+            return full
+        later = self.settings.get("jvm_rewarm" if target.is_jvm else "rewarm")
+        return full if later is None else later
 
     def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
         """Every point group of one host pair and option set, in run order: per placement, per load (clients
@@ -158,7 +164,8 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])
     check_ssh_files(path, settings["ssh"], resolve_host_pairs(path, settings))
 
-    if settings.get("target_ci_pct") is not None and settings["max_trials"] < settings["trials"]:
+    stops = ("target_ci_pct", "target_added_ci_ns", "target_added_ci_pct")
+    if any(settings.get(k) is not None for k in stops) and settings["max_trials"] < settings["trials"]:
         raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
                         f"({settings['trials']}), the minimum the stopping rule runs")
     resolved_jdk = None
@@ -171,13 +178,23 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     targets = targets if targets is not None else read_targets()
     chosen: list[Target] = []
     for i, name in enumerate(settings["targets"]):
-        if name not in targets:
-            close = difflib.get_close_matches(name, list(targets), n=1)
+        try:
+            descriptor, value = parse_instance(name)
+        except ValueError as exc:
+            raise UserError(f"{path}: key targets[{i}]: {exc}") from None
+        if descriptor not in targets:
+            close = difflib.get_close_matches(descriptor, list(targets), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise UserError(
                 f"{path}: key targets[{i}]: unknown target {name!r}{hint}; known: {', '.join(sorted(targets))}"
             )
-        chosen.append(targets[name])
+        if value is not None and targets[descriptor].parameter is None:
+            raise UserError(f"{path}: key targets[{i}]: target {descriptor!r} takes no parameter, so {name!r} "
+                            "means nothing")
+        target = targets[descriptor] if value is None else targets[descriptor].with_parameter(value)
+        if target.name in [c.name for c in chosen]:
+            raise UserError(f"{path}: key targets[{i}]: {name!r} is named twice")
+        chosen.append(target)
     added = []
     for t in list(chosen):
         if t.baseline and t.baseline not in [c.name for c in chosen]:

@@ -1,5 +1,5 @@
-"""`orbench compare RUN_A RUN_B`: the same points of two runs side by side, changes beyond their intervals
-flagged."""
+"""`orbench compare RUN_A RUN_B`: the same points of two runs side by side: the machine's drift, and the changes
+beyond it flagged (results/compare.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from orbench.results.compare import compare_runs, format_comparison
 from orbench.results.store import open_run
 
 NAME = "compare"
-HELP = "the same points of two runs side by side, changes beyond their intervals flagged"
+HELP = ("the same points of two runs side by side: machine drift, and the changes beyond it flagged (Welch tests, "
+        "Benjamini-Hochberg across rows)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,11 +1,21 @@
-"""`orbench compare RUN_A RUN_B`: the points both runs measured, side by side, with the changes that are larger
-than their intervals flagged.
+"""`orbench compare RUN_A RUN_B`: the points both runs measured, side by side; machine drift told apart from a
+target's own change, and false alarms controlled across the rows.
 
-A change is flagged when the two runs' 95% intervals of the same quantity do not overlap: the p50 (the wider
-of the bootstrap and the Student-t interval over each run's trials) and the ORB-added latency (paired trials within each run). Disjoint 95% intervals are a
-conservative test (a difference can be real with overlapping intervals), so a flag means "this moved", and no
-flag means "not shown to have moved", never "the same". Both summaries are recomputed from the raw samples, so
-runs made by an older orbench compare on today's statistics.
+**Drift**: per point group (placement, mode, payload: its targets' trials ran in the same minutes, so a load that
+came and went hit them alike) the median move of the socket baselines, log ratio B/A of their mean trial p50s.
+When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
+change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels): tested
+with Welch's t test on the two runs' per-trial differences (results/significance.py). Its p50 move is shown beside
+the drift, not tested again. A baseline's p50 is tested against its point group's drift only when there are
+three baselines or more (with two, their moves are the drift and neither tells which one moved); other rows
+without an ORB-added latency are tested against the drift (Welch, log scale). **Many rows**: all p values of a
+comparison go through the Benjamini-Hochberg procedure at a false discovery rate of 5%, and a flag also needs a
+change at least as large as two runs of the same build show (MIN_P50_CHANGE_PCT beyond drift;
+MIN_ADDED_CHANGE_NS and MIN_ADDED_CHANGE_PCT): trials within one run share their workers' processes, so two runs
+differ by a little more than their trials do. A flag means "moved"; no flag means "not shown to have moved",
+never "the same". Runs from different environments (kernel, CPU, placement, JDK, ORB versions, orbench commit),
+or run while other processes kept the machine busy, are compared with a warning naming each. Both summaries are
+recomputed from the raw samples, so runs made by an older orbench compare on today's statistics.
 """
 
 from __future__ import annotations
@@ -13,12 +23,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orbench.results.point import Point
-from orbench.results.stats import intervals_overlap
+from orbench.results.envdiff import environment_differences
+from orbench.results.point import Point, PointGroup
+from orbench.results.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, welch
 from orbench.results.store import RunStore
-from orbench.results.summary import summarize
+from orbench.results.summary import BUSY_FOREIGN_CPU_PCT, summarize
 from orbench.results.table import columns
 from orbench.results.units import fmt_ns
+from orbench.targets.descriptor import PARAMETER_SEPARATOR
+
+# The smallest changes flagged: about what two runs of the same build differ by (README, "Comparing runs").
+MIN_P50_CHANGE_PCT = 3.0
+MIN_ADDED_CHANGE_NS = 100.0
+MIN_ADDED_CHANGE_PCT = 5.0
+
+# What one drift line of the comparison covers: a point group without its payload.
+DRIFT_SCOPE = ("host_pair", "placement", "options", "mode", "clients", "rate_hz")
 
 
 @dataclass
@@ -37,15 +57,7 @@ class Interval:
 
 def _p50(p: dict) -> Interval:
     ci = p.get("p50_ci95_ns") or {}
-    if ci and ci.get("low") is not None:
-        # The wider of the bootstrap and Student-t intervals: with 3-5 trials the percentile bootstrap is too
-        # narrow, and a flag should mean a change, not a lucky draw of trials.
-        lows = [v for v in (ci.get("low"), ci.get("t_low")) if v is not None]
-        highs = [v for v in (ci.get("high"), ci.get("t_high")) if v is not None]
-        return Interval(ci.get("estimate"), min(lows), max(highs))
-    if ci:
-        return Interval(ci.get("estimate"), None, None)
-    return Interval((p.get("latency_ns") or {}).get("p50"), None, None)
+    return Interval(ci.get("estimate", (p.get("latency_ns") or {}).get("p50")), ci.get("low"), ci.get("high"))
 
 
 def _added(p: dict) -> Interval:
@@ -53,54 +65,205 @@ def _added(p: dict) -> Interval:
     return Interval(a.get("estimate"), a.get("ci95_low"), a.get("ci95_high"))
 
 
-def _change(a: Interval, b: Interval) -> dict[str, Any]:
-    if a.estimate is None or b.estimate is None:
-        return {"a": a.__dict__, "b": b.__dict__, "change_pct": None, "flag": None}
-    pct = (b.estimate - a.estimate) / abs(a.estimate) * 100 if a.estimate else None
-    moved = not intervals_overlap(a.low, a.high, b.low, b.high)
-    flag = None if not moved else ("slower" if b.estimate > a.estimate else "faster")
-    return {"a": a.__dict__, "b": b.__dict__, "change_pct": pct, "flag": flag}
+def _trial_p50s(p: dict) -> list[float]:
+    return list((p.get("trial_p50_ns") or {}).get("values") or [])
 
 
-def compare_summaries(a: dict, b: dict) -> dict[str, Any]:
+def _baseline_moves(pa: dict[Point, dict], pb: dict[Point, dict]) -> dict[PointGroup, dict[str, float]]:
+    """Per point group (its targets' trials ran in the same minutes, so a load that came and went hit them
+    alike): each socket baseline's move, the log ratio of its mean trial p50 B/A."""
+    moves: dict[PointGroup, dict[str, float]] = {}
+    for key, a in pa.items():
+        b = pb.get(key)
+        if b is None or a.get("kind") != "socket":
+            continue
+        la, lb = log_values(_trial_p50s(a)), log_values(_trial_p50s(b))
+        if la and lb:
+            moves.setdefault(key.group, {})[key.target] = sum(lb) / len(lb) - sum(la) / len(la)
+    return moves
+
+
+def _drift_summary(moves: dict[PointGroup, dict[str, float]]) -> tuple[dict[Any, float], list[dict[str, Any]]]:
+    """The machine's drift: per point group the median move of its baselines, and per DRIFT_SCOPE (a point
+    group without its payload) the median of those, for point groups without a baseline and for the reader."""
+    per_group: dict[Any, float] = {g: d for g, m in moves.items() if (d := drift(list(m.values()))) is not None}
+    by_scope: dict[str, list[float]] = {}
+    for group, d in list(per_group.items()):
+        by_scope.setdefault(group.label_of(*DRIFT_SCOPE), []).append(d)
+    summary = []
+    for scope, values in by_scope.items():
+        d = drift(values)
+        assert d is not None
+        per_group[scope] = d
+        summary.append({"scope": scope, "drift_pct": pct(d), "point_groups": len(values),
+                        "range_pct": [pct(min(values)), pct(max(values))]})
+    return per_group, summary
+
+
+def _p50_null(key: Point, row_has_added: bool, moves: dict[PointGroup, dict[str, float]],
+              drifts: dict[Any, float]) -> tuple[float, str | None]:
+    """What a row's p50 move is judged against, and why it is not tested (None: it is). A target with an
+    ORB-added latency is judged by that (its own change; drift cancels in it): its p50 move is shown beside the
+    drift, untested. A baseline is judged against its point group's drift (the median move of its baselines)
+    only when there are three or more: with two, their moves are the drift and neither tells which one moved."""
+    group_drift = drifts.get(key.group, drifts.get(key.label_of(*DRIFT_SCOPE), 0.0))
+    if row_has_added:
+        return group_drift, "judged by its ORB-added latency"
+    baselines = moves.get(key.group, {})
+    if key.target in baselines and len(baselines) < 3:
+        return group_drift, "a baseline: with fewer than three at the point, the baselines' moves are the drift"
+    return group_drift, None
+
+
+def _p50_change(a: dict, b: dict, log_drift: float, untested: str | None) -> dict[str, Any]:
+    ia, ib = _p50(a), _p50(b)
+    out: dict[str, Any] = {"a": ia.__dict__, "b": ib.__dict__, "change_pct": None, "beyond_drift_pct": None,
+                           "p": None, "flag": None, "untested": untested}
+    if ia.estimate is None or ib.estimate is None:
+        return out
+    out["change_pct"] = (ib.estimate - ia.estimate) / abs(ia.estimate) * 100 if ia.estimate else None
+    la, lb = log_values(_trial_p50s(a)), log_values(_trial_p50s(b))
+    if la and lb:
+        change = welch(la, lb, null=log_drift)
+        out.update(beyond_drift_pct=pct(change.estimate), p=change.p,
+                   beyond_drift_ci_pct=None if change.low is None else [pct(change.low), pct(change.high)])
+    return out
+
+
+def _added_change(a: dict, b: dict) -> dict[str, Any] | None:
+    ia, ib = _added(a), _added(b)
+    if ia.estimate is None and ib.estimate is None:
+        return None
+    out: dict[str, Any] = {"a": ia.__dict__, "b": ib.__dict__, "change_ns": None, "change_pct": None, "p": None,
+                           "flag": None}
+    pa = (a.get("orb_added_latency_ns") or {}).get("per_pair") or []
+    pb = (b.get("orb_added_latency_ns") or {}).get("per_pair") or []
+    if pa and pb:
+        change: Change = welch(pa, pb)
+        out.update(change_ns=change.estimate, change_ci_ns=None if change.low is None else [change.low, change.high],
+                   p=change.p)
+        if ia.estimate:
+            out["change_pct"] = change.estimate / abs(ia.estimate) * 100
+    return out
+
+
+def _large_enough(quantity: str, change: dict) -> bool:
+    if quantity == "p50":
+        return abs(change.get("beyond_drift_pct") or 0) >= MIN_P50_CHANGE_PCT
+    ns = abs(change.get("change_ns") or 0)
+    return ns >= MIN_ADDED_CHANGE_NS and (change["change_pct"] is None or abs(change["change_pct"]) >= MIN_ADDED_CHANGE_PCT)
+
+
+def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = None) -> dict[str, Any]:
     pa = {Point.from_record(p): p for p in a["points"] if p.get("latency_ns")}
     pb = {Point.from_record(p): p for p in b["points"] if p.get("latency_ns")}
+    moves = _baseline_moves(pa, pb)
+    drifts, drift_summary = _drift_summary(moves)
+    pairs = [(k, k) for k in pa if k in pb] + _instance_pairs(pa, pb)
     rows = []
-    for key in [k for k in pa if k in pb]:
-        row: dict[str, Any] = {**key.as_record(), "p50": _change(_p50(pa[key]), _p50(pb[key]))}
-        if _added(pa[key]).estimate is not None or _added(pb[key]).estimate is not None:
-            row["orb_added"] = _change(_added(pa[key]), _added(pb[key]))
+    for key, key_b in pairs:
+        target = key.target if key_b == key else f"{key.target} / {key_b.target.split(PARAMETER_SEPARATOR)[1]}"
+        added = _added_change(pa[key], pb[key_b])
+        null, untested = _p50_null(key, added is not None, moves, drifts)
+        row: dict[str, Any] = {**key.as_record(), "target": target, "kind": pa[key].get("kind"),
+                               "p50": _p50_change(pa[key], pb[key_b], null, untested)}
+        if added is not None:
+            row["orb_added"] = added
         rows.append(row)
+    # Benjamini-Hochberg over every test of the comparison, then the size each flag needs.
+    tests = [(r, q) for r in rows for q in ("p50", "orb_added")
+             if r.get(q) and r[q].get("p") is not None and not r[q].get("untested")]
+    rejected = benjamini_hochberg([r[q]["p"] for r, q in tests], FDR_Q)
+    for (r, q), reject in zip(tests, rejected):
+        change = r[q]
+        r[q]["significant"] = reject
+        if reject and _large_enough(q, change):
+            moved = change["beyond_drift_pct"] if q == "p50" else change["change_ns"]
+            change["flag"] = "slower" if moved > 0 else "faster"
+    flagged_rows = sum(1 for r in rows if any((r.get(q) or {}).get("flag") for q in ("p50", "orb_added")))
+    env = [d.text() for d in environment_differences(*manifests)] if manifests else []
+    env = [f"the runs' environments differ: {d}" for d in env]
+    for side, summary in (("A", a), ("B", b)):
+        foreign = (summary.get("machine") or {}).get("foreign_cpu_pct")
+        if foreign is not None and foreign > BUSY_FOREIGN_CPU_PCT:
+            env.append(f"run {side} shared the machine: other processes used {foreign:.0f}% of the CPUs' time in the "
+                       "median trial; latency and ORB-added latency grow with contention, so a flag may be the load")
     return {"run_a": a.get("run_id"), "run_b": b.get("run_id"), "points": rows,
-            "only_in_a": [k.label for k in pa if k not in pb],
-            "only_in_b": [k.label for k in pb if k not in pa],
-            "flagged": sum(1 for r in rows for q in ("p50", "orb_added") if (r.get(q) or {}).get("flag"))}
+            "drift": drift_summary, "tests": len(tests), "fdr_q": FDR_Q,
+            "min_change": {"p50_beyond_drift_pct": MIN_P50_CHANGE_PCT, "orb_added_ns": MIN_ADDED_CHANGE_NS,
+                           "orb_added_pct": MIN_ADDED_CHANGE_PCT},
+            "warnings": env,
+            "only_in_a": [k.label for k in pa if k not in {ka for ka, _ in pairs}],
+            "only_in_b": [k.label for k in pb if k not in {kb for _, kb in pairs}],
+            "flagged": sum(1 for r in rows for q in ("p50", "orb_added") if (r.get(q) or {}).get("flag")),
+            "flagged_rows": flagged_rows}
+
+
+def _instance_pairs(pa: dict[Point, dict], pb: dict[Point, dict]) -> list[tuple[Point, Point]]:
+    """Instances of one descriptor with a parameter that only one run has at a point (c-socket-delay@2000 in A,
+    c-socket-delay@2500 in B) compare as one row when each run has exactly one such instance there: the row
+    then shows what the change of the parameter did."""
+    def by_descriptor(points: dict[Point, dict], other: dict[Point, dict]) -> dict[tuple, list[Point]]:
+        out: dict[tuple, list[Point]] = {}
+        for k in points:
+            if k not in other and PARAMETER_SEPARATOR in k.target:
+                out.setdefault((k.group, k.target.split(PARAMETER_SEPARATOR)[0]), []).append(k)
+        return out
+
+    only_a, only_b = by_descriptor(pa, pb), by_descriptor(pb, pa)
+    return [(only_a[d][0], only_b[d][0]) for d in only_a if len(only_a[d]) == 1 and len(only_b.get(d, [])) == 1]
 
 
 def compare_runs(a: RunStore, b: RunStore) -> dict[str, Any]:
     """Both runs summarised afresh from their raw samples (older runs are upgraded as they are read)."""
-    return compare_summaries(summarize(a), summarize(b))
+    return compare_summaries(summarize(a), summarize(b), (a.read_manifest(), b.read_manifest()))
 
 
-def _cell(change: dict | None) -> tuple[str, str, str, str]:
+def _flag_text(change: dict) -> str:
+    return {"slower": "SLOWER", "faster": "FASTER"}.get(change.get("flag") or "", "")
+
+
+def _p50_cells(change: dict) -> tuple[str, str, str, str]:
+    a, b = Interval(**change["a"]), Interval(**change["b"])
+    moved = "" if change.get("beyond_drift_pct") is None else f"{change['beyond_drift_pct']:+.1f}%"
+    return (a.text(), b.text(), moved, _flag_text(change))
+
+
+def _added_cells(change: dict | None) -> tuple[str, str, str, str]:
     if not change:
         return ("", "", "", "")
     a, b = Interval(**change["a"]), Interval(**change["b"])
-    pct = "" if change["change_pct"] is None else f"{change['change_pct']:+.1f}%"
-    flag = {"slower": "SLOWER", "faster": "FASTER"}.get(change["flag"] or "", "")
-    return (a.text(), b.text(), pct, flag)
+    moved = ""
+    if change.get("change_ns") is not None:
+        sign = "+" if change["change_ns"] >= 0 else "-"
+        moved = f"{sign}{fmt_ns(abs(change['change_ns']))}"
+        if change.get("change_ci_ns"):
+            lo, hi = change["change_ci_ns"]
+            moved += f" [{fmt_ns(lo) if lo >= 0 else '-' + fmt_ns(-lo)}, {fmt_ns(hi) if hi >= 0 else '-' + fmt_ns(-hi)}]"
+    return (a.text(), b.text(), moved, _flag_text(change))
 
 
 def format_comparison(result: dict[str, Any]) -> str:
-    header = ("placement", "mode", "payload", "target", "p50 A [95% CI]", "p50 B [95% CI]", "change", "",
-              "ORB-added A", "ORB-added B", "change", "")
+    header = ("placement", "mode", "payload", "target", "p50 A [95% CI]", "p50 B [95% CI]", "beyond drift", "",
+              "ORB-added A", "ORB-added B", "change [95% CI]", "")
     rows: list[tuple[str, ...]] = [header]
     for r in result["points"]:
-        rows.append((*columns(Point.from_record(r)), *_cell(r["p50"]), *_cell(r.get("orb_added"))))
+        rows.append((*columns(Point.from_record(r)), *_p50_cells(r["p50"]), *_added_cells(r.get("orb_added"))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [f"A = {result['run_a']}", f"B = {result['run_b']}",
-             "flag: the two runs' 95% intervals do not overlap (p50: the wider of bootstrap and Student t over trials; "
-             "ORB-added: Student t over paired trials)", ""]
+    lines = [f"A = {result['run_a']}", f"B = {result['run_b']}"]
+    for w in result.get("warnings", []):
+        lines.append(f"warning: {w}")
+    for d in result.get("drift", []):
+        lo, hi = d["range_pct"]
+        lines.append(f"machine drift {d['scope']}: the socket baselines moved {d['drift_pct']:+.1f}% "
+                     f"(median over {d['point_groups']} point groups, from {lo:+.1f}% to {hi:+.1f}%); each p50 is judged "
+                     "beyond its own point group's drift")
+    mc = result["min_change"]
+    lines += [f"flag: a target's own change is its ORB-added latency (Welch t test on the runs' paired trials); rows "
+              "without one: p50 beyond drift (log scale; baselines only when three or more); Benjamini-Hochberg at "
+              f"q = {result['fdr_q']} over {result['tests']} tests, and a change of at least "
+              f"{fmt_ns(mc['orb_added_ns'])} and {mc['orb_added_pct']:g}% (ORB-added) or {mc['p50_beyond_drift_pct']:g}% "
+              "(p50)", ""]
     for n, row in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if n == 0:
@@ -108,5 +271,6 @@ def format_comparison(result: dict[str, Any]) -> str:
     for side in ("a", "b"):
         if result[f"only_in_{side}"]:
             lines.append(f"only in {side.upper()}: " + ", ".join(result[f"only_in_{side}"]))
-    lines.append(f"{len(result['points'])} common point(s), {result['flagged']} change(s) flagged")
+    lines.append(f"{len(result['points'])} common point(s), {result['flagged']} change(s) flagged in "
+                 f"{result['flagged_rows']} row(s)")
     return "\n".join(lines)

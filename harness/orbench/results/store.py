@@ -34,6 +34,13 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      the hosts named in the new column `usage_hosts` (before: always the harness machine); oneway trials record
      `warmup_sync_complete` (whether the barrier after the warm-up calls completed); every stopping record
      carries the whole point group; samples.csv of `orbench export` has a column per point dimension.
+  7: trials.csv gains foreign_cpu_pct (the share of all CPUs' time used by processes outside orbench's own
+     process tree during the trial; this machine only); summary points' p50_ci95_ns is the mean of per-trial
+     p50s with a Student-t interval (before: a percentile bootstrap, t_low/t_high beside it), trial_p50_ns has
+     robust_cv_pct instead of spread_pct, orb_added_latency_ns has `unpaired` and no bootstrap_ci95, points may
+     have `stalls` and `known_answer`; summary.json gains known_answers, machine, warnings_detail, and
+     `warnings` is one line per kind; the manifest's campaign gains order_seed, its targets kind "known-answer",
+     known_added_ns and parameter.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
@@ -53,6 +60,9 @@ from orbench.results.point import Point
 from orbench.results.trial import COLUMNS, Trial, from_row, to_row
 from orbench.results.upgrade import SCHEMA_VERSION, upgrade
 
+# trials.csv is fsynced at most this often (seconds); every row reaches the kernel at once.
+FSYNC_INTERVAL_S = 10.0
+
 
 def write_json_atomic(path: Path, value: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
@@ -65,6 +75,7 @@ class RunStore:
 
     def __init__(self, path: Path):
         self.path = path
+        self._synced = float("-inf")  # when trials.csv was last fsynced (monotonic clock)
         self.samples_dir = path / "samples"
         self.logs_dir = path / "logs"
 
@@ -130,6 +141,9 @@ class RunStore:
         return self.samples_dir / f"{point.slug}-t{trial:03d}.i64"
 
     def append_trial(self, trial: Trial) -> None:
+        """Appends one row; closing the file hands it to the kernel, so a harness that crashes or is killed
+        keeps it. fsync (surviving a crash of the machine itself) runs at most every FSYNC_INTERVAL_S: at tens
+        of milliseconds each on a VM's disk, one per trial would cost more than a short trial's calls."""
         new = not self.trials_path.exists()
         if not new:
             with open(self.trials_path, newline="") as f:
@@ -143,7 +157,9 @@ class RunStore:
                 writer.writeheader()
             writer.writerow(to_row(trial))
             f.flush()
-            os.fsync(f.fileno())
+            if time.monotonic() - self._synced >= FSYNC_INTERVAL_S:
+                os.fsync(f.fileno())
+                self._synced = time.monotonic()
 
     def remove_if_empty(self) -> None:
         """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""

@@ -8,30 +8,39 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
 from orbench.results import equivalence, stats
+from orbench.results.intervals import robust_cv_pct
 from orbench.results.point import Point, PointGroup
+from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.results.sections import add_interop_comparison, load_section
+from orbench.results.stalls import find_stall
 from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
+from orbench.results.units import fmt_ns
+from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
-# Trials of one point whose p50s differ by more than this (max-min over median) are flagged: the machine was
-# not steady enough for small differences between targets to mean anything.
-SPREAD_WARNING_PCT = 25.0
+# Trial p50s of one point whose robust spread (1.4826 MAD / median, results/intervals.py) exceeds this are
+# flagged: the trials disagree (often two modes), and the point's interval is wide for that reason.
+UNSTEADY_CV_PCT = 10.0
 # One p99 from fewer samples than this rests on fewer than ten observations beyond it.
 MIN_SAMPLES_FOR_P99 = 1000
-# A 1-minute load average above this share of the CPUs means other work competed with the benchmark.
+# A remote host's 1-minute load average above this share of its CPUs at the start means other work there.
 BUSY_LOAD_PER_CPU = 0.5
-# During the run the benchmark itself keeps about one task runnable; more runnable tasks than CPUs, on any
-# trial, means something else waited for (or took) a CPU.
-BUSY_LOAD_DURING_RUN_PER_CPU = 1.0
-# Other work on the CPUs no worker was pinned to, as a median over trials: above this the machine was shared.
+# Processes outside orbench's own process tree used more than this share of all CPUs' time, as a median over
+# trials (machine_load.py): other work shared the machine. orbench's own workers and harness never count.
+BUSY_FOREIGN_CPU_PCT = 10.0
+# Other work on the CPUs no worker was pinned to, as a median over trials, on a host where orbench's own
+# processes cannot be told apart (a remote one): above this the host was shared.
 BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
+# A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
+KNOWN_ANSWER_TOLERANCE = 0.05
 
 def summarize(store: RunStore) -> dict[str, Any]:
     manifest, all_trials = store.read()
@@ -42,7 +51,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
     entries: dict[Point, dict[str, Any]] = {}
     trial_p50: dict[Point, dict[int, float]] = {}
-    warnings: list[str] = []
+    warnings: list[RunWarning] = []
     few_samples: list[int] = []
     few_for_p999: list[int] = []
     for point, trials in by_point.items():
@@ -57,12 +66,26 @@ def summarize(store: RunStore) -> dict[str, Any]:
         entries[point] = entry
         if not ok:
             continue
-        samples = np.concatenate([stats.read_samples(store.path / str(t.samples_file)) for t in ok])
+        per_trial = {t.trial: stats.read_samples(store.path / str(t.samples_file)) for t in ok}
+        samples = np.concatenate(list(per_trial.values()))
+        # Over all calls of the point; the point's p50 (p50_ci95_ns) is the mean of the per-trial p50s.
         entry["latency_ns"] = stats.latency_summary(samples)
         entry["latency_ns"].update(stats.tail_percentiles(samples))
         p50s = {t.trial: float(t.p50_ns or 0) for t in ok}
         entry["p50_ci95_ns"] = stats.trial_ci95([p50s[k] for k in sorted(p50s)])
-        entry["p99_ci95_ns"] = stats.trial_ci95([float(t.p99_ns or 0) for t in ok])
+        fewest = min(s.size for s in per_trial.values())
+        # The p99 interval is over per-trial p99s: each must rest on ten values beyond it.
+        entry["p99_ci95_ns"] = (stats.trial_ci95([float(t.p99_ns or 0) for t in ok]) if fewest >= MIN_SAMPLES_FOR_P99
+                                else {"why_missing": f"trials of {fewest} calls: a per-trial p99 rests on fewer than "
+                                                     "10 values"})
+        stalls = {k: st for k, s in per_trial.items() if (st := find_stall(s)) is not None}
+        if stalls:
+            entry["stalls"] = [{"trial": k, **asdict(st)} for k, st in sorted(stalls.items())]
+            k, worst = max(stalls.items(), key=lambda kv: kv[1].share)
+            warnings.append(RunWarning(
+                "stalls", point.label, f"{len(stalls)} trial(s) where a few calls took most of the time; worst: trial "
+                f"{k}, {worst.calls} of {worst.of_calls} calls (up to {worst.longest_ns / 1e6:.1f} ms) took "
+                f"{worst.share:.0%} of it", worst.share))
         timed = [t for t in ok if t.elapsed_ns and t.calls]
         if timed:
             # Client-side payload throughput: payload bytes of the timed calls over their elapsed time.
@@ -70,12 +93,11 @@ def summarize(store: RunStore) -> dict[str, Any]:
                 [(t.calls or 0) * point.payload_bytes / (t.elapsed_ns or 1) * 1e3 for t in timed]))
         entry.update(load_section(ok, point.clients, point.rate_hz))
         trial_p50[point] = p50s
-        entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)],
-                                 "spread_pct": stats.spread_pct(list(p50s.values()))}
-        spread = entry["trial_p50_ns"]["spread_pct"]
-        if spread is not None and spread > SPREAD_WARNING_PCT:
-            warnings.append(f"{point.label}: trial p50s spread {spread:.0f}% (> {SPREAD_WARNING_PCT:.0f}%); "
-                            "differences below that are noise")
+        cv = robust_cv_pct(list(p50s.values()))
+        entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)], "robust_cv_pct": cv}
+        if cv is not None and cv > UNSTEADY_CV_PCT:
+            warnings.append(RunWarning("trial p50s unsteady", point.label, f"robust spread {cv:.0f}% (> "
+                                       f"{UNSTEADY_CV_PCT:.0f}%) between trials: the interval is wide for it", cv))
         if samples.size < MIN_SAMPLES_FOR_P99:
             few_samples.append(int(samples.size))
         if samples.size < stats.samples_needed(99.9):
@@ -83,22 +105,24 @@ def summarize(store: RunStore) -> dict[str, Any]:
         if point.mode == "oneway":
             entry["oneway"] = _oneway_section(ok, entry["latency_ns"])
             lost, calls = entry["oneway"]["lost_messages"], entry["oneway"]["calls"]
-            if entry["oneway"]["warmup_sync_incomplete_trials"]:
-                warnings.append(f"{point.label}: the warm-up barrier timed out in "
-                                f"{entry['oneway']['warmup_sync_incomplete_trials']} trial(s): late warm-up messages "
-                                "counted as timed ones may hide loss")
+            late = entry["oneway"]["warmup_sync_incomplete_trials"]
+            if late:
+                warnings.append(RunWarning("warm-up barrier timed out", point.label, f"in {late} trial(s): late warm-up "
+                                           "messages counted as timed ones may hide loss", late))
             if lost:
-                warnings.append(f"{point.label}: {lost} of {calls} messages lost")
+                warnings.append(RunWarning("messages lost", point.label, f"{lost} of {calls} messages lost",
+                                           lost / calls))
 
     if few_samples:
-        warnings.append(f"{len(few_samples)} point(s) have fewer than {MIN_SAMPLES_FOR_P99} samples (as few as "
-                        f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials")
+        warnings.append(RunWarning(
+            "few samples", "", f"{len(few_samples)} point(s) have fewer than {MIN_SAMPLES_FOR_P99} samples (as few as "
+            f"{min(few_samples)}): their p99 rests on fewer than 10 values; raise calls or trials"))
 
     # ORB-added latency: pair each ORB point with its baseline in the same point group (same host pair, so the
     # same link; same placement, mode, payload, load and option set).
     for point, entry in entries.items():
         base_name = targets_info.get(point.target, {}).get("baseline")
-        if entry.get("kind") != "orb" or not base_name:
+        if entry.get("kind") not in MEASURED_AGAINST_BASELINE or not base_name:
             continue
         base = point.group.with_target(base_name)
         added = None
@@ -109,13 +133,26 @@ def summarize(store: RunStore) -> dict[str, Any]:
                                              "why_missing": "no paired trial of the ORB and its baseline"}
         else:
             entry["orb_added_latency_ns"] = {"baseline": base_name, **added}
+            if added["unpaired"]:
+                # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
+                entry["orb_added_latency_ns"]["why_not_p50_difference"] = (
+                    f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate")
+            known = targets_info.get(point.target, {}).get("known_added_ns")
+            if known is not None:
+                entry["known_answer"] = known_answer(known, added, entry)
+                if not entry["known_answer"]["covered"]:
+                    warnings.append(RunWarning(
+                        "known answer missed", point.label, f"known {known} ns, recovered "
+                        f"{entry['known_answer']['text']}: the interval misses the truth", abs(added["estimate"] - known)))
             if added["ci95_low"] is None:
-                warnings.append(f"{point.label}: one paired trial only, no confidence interval (use trials >= 3)")
+                warnings.append(RunWarning("no interval", point.label,
+                                           "one paired trial only, no confidence interval (use trials >= 3)"))
 
     if few_for_p999:
-        warnings.append(f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as few as "
-                        f"{min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} "
-                        "values; the percentile spectrum draws such tails hollow and summary.json leaves them null")
+        warnings.append(RunWarning(
+            "few samples", "", f"{len(few_for_p999)} point(s) have fewer than {stats.samples_needed(99.9)} samples (as "
+            f"few as {min(few_for_p999)}): their p99.9 rests on fewer than {stats.VALUES_BEYOND_PERCENTILE} values; "
+            "the percentile spectrum draws such tails hollow and summary.json leaves them null"))
     stopping = {PointGroup.from_record(s): s for s in manifest["stopping"]}
     add_interop_comparison(entries)
     for point, entry in entries.items():
@@ -124,10 +161,17 @@ def summarize(store: RunStore) -> dict[str, Any]:
             entry["stopping"] = {"reason": rule["reason"], "trials": rule["trials"],
                                  "target_ci_pct": rule.get("target_ci_pct"),
                                  "p50_ci_width_pct": (rule.get("p50_ci_width_pct") or {}).get(point.target)}
-    not_reached = [s for s in stopping.values() if s.get("target_ci_pct") is not None and s["reason"] != "ci"]
+            if point.target in (rule.get("orb_added_ci_half_width_ns") or {}):
+                entry["stopping"].update(
+                    target_added_ci_ns=rule.get("target_added_ci_ns"), target_added_ci_pct=rule.get("target_added_ci_pct"),
+                    orb_added_ci_half_width_ns=rule["orb_added_ci_half_width_ns"][point.target])
+    targets_set = ("target_ci_pct", "target_added_ci_ns", "target_added_ci_pct")
+    not_reached = [s for s in stopping.values() if any(s.get(k) is not None for k in targets_set) and s["reason"] != "ci"]
     if not_reached:
-        warnings.append(f"{len(not_reached)} point(s) ended by {', '.join(sorted({s['reason'] for s in not_reached}))} "
-                        f"before every p50 interval was narrower than {not_reached[0]['target_ci_pct']}%")
+        wanted = ", ".join(f"{k} {not_reached[0][k]}" for k in targets_set if not_reached[0].get(k) is not None)
+        warnings.append(RunWarning(
+            "stopping target not reached", "", f"{len(not_reached)} point(s) ended by "
+            f"{', '.join(sorted({s['reason'] for s in not_reached}))} before their intervals met {wanted}"))
     warnings += _load_warnings(manifest, list(by_point.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.
@@ -135,13 +179,14 @@ def summarize(store: RunStore) -> dict[str, Any]:
         env = host.get("environment") or {}
         usage, host_cpus = env.get("loadavg"), env.get("logical_cpus") or 1
         if name != "local" and isinstance(usage, list) and usage[0] > BUSY_LOAD_PER_CPU * host_cpus:
-            warnings.append(f"busy host {name}: 1-minute load average {usage[0]:.2f} on {host_cpus} CPUs "
-                            "at the start")
+            warnings.append(RunWarning("busy host", name, f"1-minute load average {usage[0]:.2f} on {host_cpus} "
+                                       "CPUs at the start", usage[0] / host_cpus))
     for pl in manifest.get("placements", []):
         if not pl.get("pinned"):
-            warnings.append(f"placement {pl['name']}: not pinned; latency depends on where the scheduler put "
-                            "the workers")
+            warnings.append(RunWarning("not pinned", f"placement {pl['name']}", "latency depends on where the "
+                                       "scheduler put the workers"))
     warnings += _pinning_warnings(manifest)
+    warnings += [RunWarning("run", "", w) for w in manifest.get("warnings", [])]
 
     ordered = sorted(entries, key=point_order(targets_info))
     return {
@@ -152,12 +197,30 @@ def summarize(store: RunStore) -> dict[str, Any]:
         "units": "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)",
         "points": [entries[p] for p in ordered],
         "equivalence": _equivalence(store, by_point, targets_info),
-        "warnings": warnings + manifest.get("warnings", []),
+        "machine": _machine_load(list(by_point.values())),
+        # Known-answer targets: known N, recovered ORB-added latency X [95% CI] (one row per point).
+        "known_answers": [{**p.as_record(), **entries[p]["known_answer"]} for p in ordered
+                          if "known_answer" in entries[p]],
+        # One line per kind (the worst case and how many more); every warning in warnings_detail.
+        "warnings": grouped_lines(warnings),
+        "warnings_detail": [w.as_dict() for w in warnings],
     }
 
 
+def known_answer(known_ns: int, added: dict, entry: dict) -> dict[str, Any]:
+    """A known-answer point: known N against the recovered ORB-added latency X and its interval. The goal: the
+    interval covers N, and |X - N| <= max(half-width, 5% of N)."""
+    x, lo, hi = added["estimate"], added["ci95_low"], added["ci95_high"]
+    half = None if lo is None else (hi - lo) / 2
+    text = fmt_ns(x) + ("" if lo is None else f" [{fmt_ns(lo)}, {fmt_ns(hi)}]")
+    return {"known_ns": known_ns, "recovered_ns": x, "ci95_low": lo, "ci95_high": hi, "text": text,
+            "covered": lo is not None and lo <= known_ns <= hi, "error_ns": x - known_ns,
+            "within_tolerance": half is not None and abs(x - known_ns) <= max(half, KNOWN_ANSWER_TOLERANCE * known_ns),
+            "trials": added["pairs"], "mean_p50_ns": (entry.get("p50_ci95_ns") or {}).get("estimate")}
+
+
 MODE_ORDER = {"twoway": 0, "oneway": 1, "echo": 2}
-KIND_ORDER = {"orb": 0, "socket": 1}
+KIND_ORDER = {"orb": 0, "known-answer": 1, "socket": 2}
 
 
 def point_order(targets_info: dict[str, Any]) -> Callable[[Point], tuple]:
@@ -210,39 +273,46 @@ def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def _load_warnings(manifest: dict[str, Any], trials: list[list[Trial]]) -> list[str]:
-    """Busy hosts during the run, from the load each trial recorded on the hosts it ran on (`usage_hosts`)."""
+def _machine_load(trials: list[list[Trial]]) -> dict[str, float | None]:
+    """How shared the machine was, as medians over the trials: CPU time of processes outside orbench, steal."""
+    ok = [t for point_trials in trials for t in point_trials if t.ok]
+    return {"foreign_cpu_pct": _median([t.foreign_cpu_pct for t in ok if t.foreign_cpu_pct is not None]),
+            "steal_pct": _median([t.steal_pct for t in ok if t.steal_pct is not None])}
+
+
+def _load_warnings(manifest: dict[str, Any], trials: list[list[Trial]]) -> list[RunWarning]:
+    """Other work on the hosts during the run, from what each trial recorded on the hosts it ran on
+    (`usage_hosts`): on this machine the CPU time of processes outside orbench's own process tree (its workers
+    and harness never count, so the benchmark's own load never makes a machine "busy"); on a remote host, where
+    orbench's processes are not told apart, the busy share of the CPUs no worker was pinned to; and steal."""
     out = []
     by_hosts: dict[str, list[Trial]] = defaultdict(list)
     for t in (t for point_trials in trials for t in point_trials if t.ok):
         by_hosts[t.usage_hosts or "local"].append(t)
     for names, ok in sorted(by_hosts.items()):
-        cpus = min(_logical_cpus(manifest, name) for name in names.split())
         what = "machine" if names == "local" else f"host(s) {names}"
-        loads = [t.loadavg_1m for t in ok if t.loadavg_1m is not None]
-        if loads and max(loads) > BUSY_LOAD_DURING_RUN_PER_CPU * cpus:
-            busy = sum(1 for x in loads if x > BUSY_LOAD_DURING_RUN_PER_CPU * cpus)
-            out.append(f"busy {what} during the run: 1-minute load average up to {max(loads):.2f} on {cpus} CPUs "
-                       f"({busy} of {len(loads)} trials above {BUSY_LOAD_DURING_RUN_PER_CPU * cpus:.1f}; the "
-                       "benchmark itself accounts for about 1)")
-        other = _median([t.other_cpus_busy_pct for t in ok if t.other_cpus_busy_pct is not None])
-        if other is not None and other > BUSY_OTHER_CPUS_PCT:
-            out.append(f"busy {what} during the run: the CPUs no worker was pinned to were {other:.0f}% busy "
-                       f"(median over trials, > {BUSY_OTHER_CPUS_PCT:.0f}%): other work shared the machine")
+        foreign = [t.foreign_cpu_pct for t in ok if t.foreign_cpu_pct is not None]
+        typical = _median(foreign)
+        if typical is not None and typical > BUSY_FOREIGN_CPU_PCT:
+            busy = sum(1 for x in foreign if x > BUSY_FOREIGN_CPU_PCT)
+            out.append(RunWarning(
+                "busy machine", what, f"processes outside orbench used {typical:.0f}% of the CPUs' time in the median "
+                f"trial (up to {max(foreign):.0f}%; {busy} of {len(foreign)} trials above {BUSY_FOREIGN_CPU_PCT:.0f}%): "
+                "other work shared the machine", typical))
+        elif names != "local":
+            other = _median([t.other_cpus_busy_pct for t in ok if t.other_cpus_busy_pct is not None])
+            if other is not None and other > BUSY_OTHER_CPUS_PCT:
+                out.append(RunWarning(
+                    "busy machine", what, f"the CPUs no worker was pinned to were {other:.0f}% busy (median over "
+                    f"trials, > {BUSY_OTHER_CPUS_PCT:.0f}%): other work shared it", other))
         steal = _median([t.steal_pct for t in ok if t.steal_pct is not None])
         if steal is not None and steal > BUSY_STEAL_PCT:
-            out.append(f"busy {what}: {steal:.1f}% steal time (median over trials): the hypervisor ran other "
-                       "guests on its CPUs")
+            out.append(RunWarning("busy host", what, f"{steal:.1f}% steal time (median over trials): the hypervisor "
+                                  "ran other guests on its CPUs", steal))
     return out
 
 
-def _logical_cpus(manifest: dict[str, Any], host: str) -> int:
-    env = manifest["environment"]["host"] if host == "local" else \
-        (manifest["hosts"].get(host) or {}).get("environment") or {}
-    return int(env.get("logical_cpus") or 1)
-
-
-def _pinning_warnings(manifest: dict[str, Any]) -> list[str]:
+def _pinning_warnings(manifest: dict[str, Any]) -> list[RunWarning]:
     """Pinning asked for but not in force: the worker's Cpus_allowed_list differs from the placement's CPU."""
     out = []
     placements = {p["name"]: p for p in manifest.get("placements", [])}
@@ -256,8 +326,8 @@ def _pinning_warnings(manifest: dict[str, Any]) -> list[str]:
                 want = str(pl.get(f"{role}_cpus"))
                 got = allowed.get(role)
                 if got is not None and got != want:
-                    out.append(f"placement {pl_name}: {target} {role} may run on CPUs {got}, not only on {want} "
-                               "as the placement asks: pinning is missing")
+                    out.append(RunWarning("pinning missing", f"placement {pl_name}", f"{target} {role} may run on CPUs "
+                                          f"{got}, not only on {want} as the placement asks"))
     return out
 
 

@@ -12,7 +12,7 @@ def _added(entry: dict) -> str:
         return ""
     if added.get("estimate") is None:
         return "n/a"
-    text = fmt_ns(added["estimate"])
+    text = fmt_ns(added["estimate"]) + ("*" if added.get("unpaired") else "")
     if added.get("ci95_low") is not None:
         text += f" [{fmt_ns(added['ci95_low'])}, {fmt_ns(added['ci95_high'])}]"
     return text
@@ -37,7 +37,8 @@ def format_table(summary: dict) -> str:
             cells = ["-"] * 4
             extra = (e.get("errors") or [e.get("status", "")])[0]
         else:
-            cells = [fmt_ns(lat["p50"]), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
+            p50 = (e.get("p50_ci95_ns") or {}).get("estimate", lat["p50"])
+            cells = [fmt_ns(p50), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
             extra = ""
             ow = e.get("oneway")
             if ow:
@@ -58,4 +59,28 @@ def format_table(summary: dict) -> str:
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
+    lines.append(P50_LEGEND)
+    lines += known_answer_lines(summary.get("known_answers") or [])
     return "\n".join(lines)
+
+
+def known_answer_lines(rows: list[dict]) -> list[str]:
+    """Known-answer targets: the known added latency N against what the pipeline recovered."""
+    if not rows:
+        return []
+    table = [("placement", "mode", "payload", "target", "known N", "recovered X [95% CI]", "covers N",
+              "|X - N| <= max(half-width, 5% N)")]
+    for r in rows:
+        table.append((r["placement"], r["mode"], f"{r['payload_bytes']} B", r["target"], fmt_ns(r["known_ns"]),
+                      r["text"], "yes" if r["covered"] else "NO", "yes" if r["within_tolerance"] else "NO"))
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    out = ["", f"known answers: {sum(r['covered'] for r in rows)} of {len(rows)} intervals cover the known N"]
+    for n, row in enumerate(table):
+        out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+P50_LEGEND = ("p50: the mean of the trials' p50s, so an ORB's p50 minus its baseline's is its ORB-added estimate "
+              "(paired trials; * when unpaired trials are left out); p90, p99, max: over every call of the point")

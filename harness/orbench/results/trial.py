@@ -52,6 +52,8 @@ class Measurement:
     other_cpus_busy_pct: float | None = None
     steal_pct: float | None = None
     usage_hosts: str | None = None        # the hosts the three figures above were read on, e.g. "local", "alpha beta"
+    # % of all CPUs' time used by processes outside orbench's own process tree (this machine only)
+    foreign_cpu_pct: float | None = None
     # The load dimensions (N clients, a fixed rate): what they measure.
     deadline_misses: int | None = None
     achieved_rate_hz: float | None = None

@@ -66,8 +66,13 @@ def update_to_6(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, usage_hosts="local", warmup_sync_complete="")
 
 
+def update_to_7(manifest: dict[str, Any], rows: Rows) -> None:
+    """7: a trial records the CPU share of processes outside orbench's own tree (unknown before)."""
+    _add_columns(rows, foreign_cpu_pct="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
-    2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6,
+    2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
 }
 SCHEMA_VERSION = max(UPDATES)
 

@@ -1,10 +1,12 @@
 """How busy the hosts were during a trial, and where the workers were really allowed to run.
 
-The 1-minute load average lags by a minute and counts the benchmark's own runnable worker, so each trial also
-records, from /proc/stat deltas over the trial, the busy share of the CPUs the placement did not pin a worker to
-(other work on the machine) and the steal share (the hypervisor gave our vCPUs to someone else). These are read
-on the hosts the trial's workers ran on: this machine for a local pair, over SSH for a remote one (a host's
-/proc says nothing about another's); for a pair of two hosts the busier figure of the two is recorded.
+The 1-minute load average lags by a minute and counts the benchmark's own processes, so each trial also records,
+from /proc deltas over the trial: on this machine, the share of all CPUs' time that processes outside orbench's
+own process tree used (the harness and every worker it started are in that tree; anything else is other work
+on the machine); the busy share of the CPUs the placement did not pin a worker to; and the steal share (the
+hypervisor gave our vCPUs to someone else). These are read on the hosts the trial's workers ran on: this
+machine for a local pair, over SSH for a remote one (a host's /proc says nothing about another's); for a pair
+of two hosts the busier figure of the two is recorded.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class Snapshot:
 
     cpus: dict[int, tuple[int, int, int]]
     loadavg_1m: float | None
+    # CPU jiffies of orbench's own processes by pid (own_tree_ticks); this machine only, None on a remote host
+    own: dict[int, int] | None = None
 
 
 def parse_stat(text: str) -> dict[int, tuple[int, int, int]]:
@@ -55,11 +59,71 @@ def cpu_times() -> dict[int, tuple[int, int, int]]:
 def snapshot(host: Host) -> Snapshot:
     """A host's counters now: read directly on this machine, with one short SSH command on a remote host."""
     if host.spec.is_local:
-        return Snapshot(cpu_times(), os.getloadavg()[0])
+        return Snapshot(cpu_times(), os.getloadavg()[0], own_tree_ticks())
     out = host.run_shell(_SNAPSHOT_SCRIPT).stdout.decode(errors="replace")
     stat, _, loadavg = out.partition("@loadavg")
     fields = loadavg.split()
     return Snapshot(parse_stat(stat), float(fields[0]) if fields else None)
+
+
+def _children(pid: int, every_thread: bool) -> list[int]:
+    """The pids a process started, from /proc/PID/task/TID/children (every thread's, or its main thread's)."""
+    tasks = [p.name for p in Path(f"/proc/{pid}/task").iterdir()] if every_thread else [str(pid)]
+    out: list[int] = []
+    for tid in tasks:
+        try:
+            out += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _ticks(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None  # gone meanwhile
+    # The command name (field 2) may hold spaces and parentheses: split after its closing parenthesis.
+    fields = stat[stat.rfind(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def own_tree_ticks(root: int | None = None) -> dict[int, int]:
+    """CPU time (user + system jiffies) of every live process in the tree under `root` (default: this process,
+    the harness, whose children are the workers), by pid. Any thread of the harness may start a worker; a
+    worker's own children are found from its main thread (workers do not fork from other threads), which keeps
+    this to a few small reads even with JVM workers of dozens of threads."""
+    root = os.getpid() if root is None else root
+    out: dict[int, int] = {}
+    todo = [(root, True)]
+    while todo:
+        pid, every_thread = todo.pop()
+        ticks = _ticks(pid)
+        if ticks is None or pid in out:
+            continue
+        out[pid] = ticks
+        try:
+            todo += [(child, False) for child in _children(pid, every_thread)]
+        except OSError:
+            continue
+    return out
+
+
+def own_ticks_used(before: dict[int, int], after: dict[int, int]) -> int:
+    """The tree's CPU time between two own_tree_ticks() readings (a process started meanwhile counts whole)."""
+    return sum(t - before.get(pid, 0) for pid, t in after.items())
+
+
+def foreign_cpu_pct(before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]],
+                    own_ticks: int) -> float | None:
+    """The % of all CPUs' time, between two readings of this machine, that processes outside orbench's own tree
+    used: everything busy minus what orbench's processes used."""
+    busy = total = 0
+    for cpu, (b1, t1, _s1) in after.items():
+        b0, t0, _s0 = before.get(cpu, (b1, t1, 0))
+        busy += b1 - b0
+        total += t1 - t0
+    return round(100.0 * max(0, busy - own_ticks) / total, 1) if total > 0 else None
 
 
 def usage_between(before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]],
@@ -85,10 +149,11 @@ class HostUsage:
     other_cpus_busy_pct: float | None
     steal_pct: float | None
     usage_hosts: str
+    foreign_cpu_pct: float | None = None
 
     def as_fields(self) -> dict[str, float | str | None]:
         return {"loadavg_1m": self.loadavg_1m, "other_cpus_busy_pct": self.other_cpus_busy_pct,
-                "steal_pct": self.steal_pct, "usage_hosts": self.usage_hosts}
+                "steal_pct": self.steal_pct, "usage_hosts": self.usage_hosts, "foreign_cpu_pct": self.foreign_cpu_pct}
 
 
 def pair_usage(before: dict[str, Snapshot], after: dict[str, Snapshot], pinned: dict[str, set[int]]) -> HostUsage:
@@ -96,13 +161,18 @@ def pair_usage(before: dict[str, Snapshot], after: dict[str, Snapshot], pinned: 
     host's workers were pinned to."""
     busy: list[float] = []
     steal: list[float] = []
+    foreign: list[float] = []
     for name, end in after.items():
-        b, s = usage_between(before[name].cpus, end.cpus, pinned.get(name, set()))
+        start = before[name]
+        b, s = usage_between(start.cpus, end.cpus, pinned.get(name, set()))
         busy += [b] if b is not None else []
         steal += [s] if s is not None else []
+        if start.own is not None and end.own is not None:
+            f = foreign_cpu_pct(start.cpus, end.cpus, own_ticks_used(start.own, end.own))
+            foreign += [f] if f is not None else []
     loads = [a.loadavg_1m for a in after.values() if a.loadavg_1m is not None]
     return HostUsage(max(loads) if loads else None, max(busy) if busy else None, max(steal) if steal else None,
-                    " ".join(after))
+                     " ".join(after), max(foreign) if foreign else None)
 
 
 class UsageReading:

@@ -11,6 +11,7 @@ trials at once, with the reason. Ctrl-C stops every worker on every host and kee
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -32,10 +33,10 @@ from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.progress import Progress
-from orbench.running.schedule import Block, blocks, round_order, total_trials
+from orbench.running.schedule import Block, blocks, new_seed, round_order, total_trials
 from orbench.running.session import TargetSession
 from orbench.running.stopping import StoppingRule
-from orbench.targets.descriptor import Target
+from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
 
 # Trial statuses that --resume does not run again.
 FINISHED_STATUSES = ("ok", "skipped")
@@ -62,7 +63,13 @@ class Runner:
         self.broken: dict[str, str] = {}
         self.seq = 0
         self.failed_trials = 0
-        self.stopping = StoppingRule.from_settings(campaign.settings)
+        self.stopping = StoppingRule.from_settings(
+            campaign.settings, {t.name: t.baseline for t in campaign.targets if t.kind in MEASURED_AGAINST_BASELINE
+                                and t.baseline})
+        # The order of targets within each round is random, from a seed the manifest records (schedule.py); a
+        # resumed run keeps its seed, so it draws the same orders.
+        if campaign.settings.get("order_seed") is None:
+            campaign.settings["order_seed"] = new_seed()
         if resume:
             if store.written_schema() != SCHEMA_VERSION:
                 raise UserError(f"{store.path}: written with results schema {store.written_schema()}; this orbench "
@@ -120,6 +127,8 @@ class Runner:
             "placements": [self._placement(self.pairs[0], p).as_dict() for p in self.campaign.placements],
             "targets": {
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
+                         **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
+                         **({"known_added_ns": t.known_added_ns} if t.known_added_ns is not None else {}),
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
                          "server_argv": t.server_command(self.campaign.host, 0), "client_argv": t.client_command(),
                          "options": self.campaign.connect_options(t),
@@ -239,9 +248,11 @@ class Runner:
         manifest."""
         trials = self.stopping.start_point()
         while True:
-            for t in round_order(self.campaign.targets, group, trials.rounds):
+            for t in round_order(self.campaign.targets, group, trials.rounds, self.campaign.settings["order_seed"]):
                 point = group.with_target(t.name)
                 done = self.finished.get((point, trials.rounds))
+                if done is None:
+                    self._hold(t.name)
                 trials.add(t.name, done if done is not None else self._run_trial(point, t, trials.rounds, broken))
             trials.rounds += 1
             reason = trials.stop_reason()
@@ -249,6 +260,17 @@ class Runner:
                 self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
                 self.store.write_manifest(self.manifest)
                 return
+
+    def _hold(self, measured: str) -> None:
+        """pause_idle_workers: continue the measured target's local workers and stop every other target's, so
+        their JIT, GC and timer threads stay off the measured CPU during the trial."""
+        if not self.campaign.settings.get("pause_idle_workers"):
+            return
+        for name, session in self.sessions.items():
+            if name != measured:
+                session.signal(signal.SIGSTOP)
+        if measured in self.sessions:
+            self.sessions[measured].signal(signal.SIGCONT)
 
     def _check_pair(self, runtime: PairRuntime, broken: dict[str, str]) -> None:
         """After a failure: if a host of the pair no longer answers, give up the pair's remaining trials at
@@ -309,7 +331,8 @@ class Runner:
             self.sessions.pop(session.target.name, None)
 
     def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
-        plan = TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target),
+        plan = TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target,
+                                                                                    session.first_at(point)),
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
                          samples_file=self.store.samples_path(point, trial), store_root=self.store.path)
         measure = measure_group if point.clients > 1 else measure_single

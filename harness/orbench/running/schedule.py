@@ -3,12 +3,16 @@
 A block is what one set of live workers serves: one host pair, one placement, one option set (a server's
 options are command-line arguments, so each set gets workers of its own). Within a block the point groups run
 one after the other, and within a group the trials run in rounds: one trial of every target per round (A B C
-A B C ...), so machine drift hits every target alike and trial k of an ORB pairs with trial k of its baseline.
+A B C ..., each round in an order of its own, round_order), so machine drift hits every target alike and trial k
+of an ORB pairs with trial k of its baseline.
 The stopping rule (stopping.py) decides after each round whether the group needs another.
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,9 +54,23 @@ def blocks(campaign: Campaign, pairs: list[HostPair]) -> list[Block]:
     return out
 
 
-def round_order(targets: list[Target], group: PointGroup, round_number: int) -> list[Target]:
-    """The targets of one round of a group, in the order they run: the campaign's order, every round."""
-    return list(targets)
+def new_seed() -> int:
+    """A seed for round_order, drawn when a run starts (campaign key `order_seed`; the manifest records it)."""
+    return secrets.randbelow(2**31)
+
+
+def round_order(targets: list[Target], group: PointGroup, round_number: int, seed: int) -> list[Target]:
+    """The targets of one round of a group, in the order they run: random per round, from the seed. A fixed
+    order (A B C A B C) puts the same target after the same other one every time, so whatever one leaves
+    behind (a warm cache, a JIT compilation still running, a socket in TIME_WAIT) lands on the same neighbour
+    in every round: a systematic error that repeating trials cannot average out (Buble, Bulej and Tuma, "hidden
+    obstacles" of benchmarking: fixed orders create systematic cross-talk). A random order per round turns it
+    into noise the interval covers. The order depends only on the seed, the group and the round, so a resumed
+    run draws the same orders."""
+    digest = hashlib.sha256(f"{seed}/{group.slug}/{round_number}".encode()).digest()
+    order = list(targets)
+    random.Random(int.from_bytes(digest[:8], "little")).shuffle(order)
+    return order
 
 
 def total_trials(campaign: Campaign, pairs: list[HostPair], most_trials: int) -> int:

@@ -3,6 +3,8 @@ extra clients a point with N clients needs (started when first needed, kept for 
 
 from __future__ import annotations
 
+import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 from orbench.errors import WorkerError
 from orbench.hosts.placement import Placement
 from orbench.hosts.remote import PairRuntime
+from orbench.results.point import Point
 from orbench.targets.descriptor import Target
 from orbench.targets.workers import ClientWorker, ServerWorker
 
@@ -29,6 +32,24 @@ class TargetSession:
     starts: int = 0
     # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
     extra_clients: list[ClientWorker] = field(default_factory=list)
+    # The points these workers have run a fully warmed trial of: later trials there get `rewarm`.
+    warmed: set[Point] = field(default_factory=set)
+
+    def first_at(self, point: Point) -> bool:
+        """Whether this is the first trial these workers run at `point` (it then gets the full warm-up); from
+        here on the point counts as warmed."""
+        first = point not in self.warmed
+        self.warmed.add(point)
+        return first
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Send `sig` to every local worker process of this target (remote ones run on their own host)."""
+        for worker in (self.server, self.client, *self.extra_clients):
+            if worker is not None and not worker.via and worker.alive():
+                try:
+                    os.killpg(worker.proc.pid, sig)
+                except ProcessLookupError:
+                    pass
 
     @property
     def placement(self) -> Placement:
@@ -36,6 +57,7 @@ class TargetSession:
 
     def start(self) -> None:
         self.starts += 1
+        self.warmed = set()  # fresh workers: a cold JIT and caches
         tag = self.tag
         # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
         gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
@@ -89,6 +111,7 @@ class TargetSession:
         return [self.client, *self.extra_clients[:n - 1]]
 
     def stop(self) -> None:
+        self.signal(signal.SIGCONT)  # a paused worker cannot quit
         for extra in self.extra_clients:
             if extra.alive():
                 try:

@@ -1,12 +1,16 @@
 """The stopping rule: how many trials a point gets.
 
-Without `target_ci_pct` a point runs exactly `trials` trials (reason "fixed"). With it, `trials` is the minimum:
-after each round (one trial of every target, interleaved as always) the rule looks at every target's p50
-interval at this point (stats.trial_ci95, bootstrap over trials) and stops when each is narrower than
-`target_ci_pct` percent of its p50 ("ci"), or at `max_trials` ("max_trials"), or when the point has used
-`time_cap_s` seconds ("time_cap", checked with or without a target). Targets with no successful trial at the
-point (skipped, failing) do not hold the others back. The reason, the trials and the widths go into the
-manifest's `stopping` list and from there into summary.json.
+Without a target a point runs exactly `trials` trials (reason "fixed"). With one, `trials` is the minimum: after
+each round (one trial of every target) the rule looks at what a reader of the point will use and stops when it is
+precise enough ("ci"), at `max_trials` ("max_trials"), or once the point has used `time_cap_s` seconds after its
+first round ("time_cap", checked with or without a target; the first round, with the full warm-ups, is not
+counted):
+- `target_added_ci_ns` / `target_added_ci_pct`: every ORB's ORB-added latency (paired per-trial differences
+  from its baseline, results/intervals.py) has a 95% interval whose half-width is at most this many ns, or at most
+  this percent of the estimate (either one suffices when both are set);
+- `target_ci_pct`: every target's p50 interval (Student t over trials) is narrower than this percent of its p50.
+Targets with no successful trial at the point (skipped, failing) do not hold the others back. The reason, the
+trials and the widths go into the manifest's `stopping` list and from there into summary.json.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbench.results.intervals import paired_difference
 from orbench.results.point import PointGroup
 from orbench.results.stats import trial_ci95
 from orbench.results.trial import Trial
@@ -26,16 +31,26 @@ class StoppingRule:
     target_ci_pct: float | None = None
     max_trials: int | None = None
     time_cap_s: float | None = None
+    target_added_ci_ns: float | None = None
+    target_added_ci_pct: float | None = None
+    # ORB target -> its baseline, for the ORB-added targets
+    baselines: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> StoppingRule:
+    def from_settings(cls, settings: dict[str, Any], baselines: dict[str, str] | None = None) -> StoppingRule:
         return cls(trials=settings["trials"], target_ci_pct=settings.get("target_ci_pct"),
-                   max_trials=settings.get("max_trials"), time_cap_s=settings.get("time_cap_s"))
+                   max_trials=settings.get("max_trials"), time_cap_s=settings.get("time_cap_s"),
+                   target_added_ci_ns=settings.get("target_added_ci_ns"),
+                   target_added_ci_pct=settings.get("target_added_ci_pct"), baselines=dict(baselines or {}))
+
+    @property
+    def has_target(self) -> bool:
+        return any(t is not None for t in (self.target_ci_pct, self.target_added_ci_ns, self.target_added_ci_pct))
 
     @property
     def most_trials(self) -> int:
         """The most trials one point can get (for progress and ETA)."""
-        if self.target_ci_pct is None:
+        if not self.has_target:
             return self.trials
         return max(self.max_trials or self.trials, self.trials)
 
@@ -45,35 +60,62 @@ class StoppingRule:
 
 @dataclass
 class PointTrials:
-    """The trials of one point group so far: per target, the p50 of each successful trial."""
+    """The trials of one point group so far: per target, the p50 of each successful trial, by trial number."""
 
     rule: StoppingRule
     started: float = field(default_factory=time.monotonic)
+    # When the first round ended: the time cap counts from here, since the first round carries the full
+    # warm-ups (and, at a campaign's first point, the JIT's first compilations), which no cap should cut short.
+    first_round_done: float | None = None
     rounds: int = 0
-    p50s: dict[str, list[float]] = field(default_factory=dict)
+    p50s: dict[str, dict[int, float]] = field(default_factory=dict)
 
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
-            self.p50s.setdefault(target, []).append(trial.p50_ns)
+            self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
 
     def widths_pct(self) -> dict[str, float | None]:
         out = {}
         for target, values in self.p50s.items():
-            ci = trial_ci95(values)
+            ci = trial_ci95(list(values.values()))
             out[target] = None if ci is None else ci["width_pct"]
         return out
+
+    def added_half_widths(self) -> dict[str, tuple[float, float | None] | None]:
+        """Per ORB with a baseline at this point: (estimate, 95% half-width) of its ORB-added latency so far."""
+        out: dict[str, tuple[float, float | None] | None] = {}
+        for orb, base in self.rule.baselines.items():
+            if orb in self.p50s and base in self.p50s:
+                interval = paired_difference(self.p50s[orb], self.p50s[base])
+                out[orb] = None if interval is None else (interval.estimate, interval.half_width)
+        return out
+
+    def _added_precise(self) -> bool:
+        ns, pct = self.rule.target_added_ci_ns, self.rule.target_added_ci_pct
+        if ns is None and pct is None:
+            return True
+        for found in self.added_half_widths().values():
+            if found is None or found[1] is None:
+                return False
+            estimate, half = found
+            if not ((ns is not None and half <= ns) or (pct is not None and half <= pct / 100 * abs(estimate))):
+                return False
+        return True
 
     def stop_reason(self) -> str | None:
         """Called after each round; None means run another round."""
         rule = self.rule
-        if rule.time_cap_s is not None and time.monotonic() - self.started >= rule.time_cap_s:
+        if self.first_round_done is None:
+            self.first_round_done = time.monotonic()
+        if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:
             return "time_cap"
         if self.rounds < rule.trials:
             return None
-        if rule.target_ci_pct is None:
+        if not rule.has_target:
             return "fixed"
-        widths = self.widths_pct()
-        if all(w is not None and w <= rule.target_ci_pct for w in widths.values()):
+        p50_precise = rule.target_ci_pct is None or all(
+            w is not None and w <= rule.target_ci_pct for w in self.widths_pct().values())
+        if p50_precise and self._added_precise():
             return "ci"
         if self.rounds >= rule.most_trials:
             return "max_trials"
@@ -82,6 +124,11 @@ class PointTrials:
     def record(self, group: PointGroup, reason: str) -> dict[str, Any]:
         """The manifest's record of how the group's trials ended: the group's dimensions, then the rule's."""
         widths = self.widths_pct()
+        added = self.added_half_widths()
         return {**group.as_record(), "reason": reason, "trials": self.rounds, "target_ci_pct": self.rule.target_ci_pct,
+                "target_added_ci_ns": self.rule.target_added_ci_ns,
+                "target_added_ci_pct": self.rule.target_added_ci_pct,
                 "p50_ci_width_pct": {t: (None if w is None else round(w, 3)) for t, w in widths.items()},
+                "orb_added_ci_half_width_ns": {t: (None if a is None or a[1] is None else round(a[1], 1))
+                                               for t, a in added.items()},
                 "elapsed_s": round(time.monotonic() - self.started, 3)}

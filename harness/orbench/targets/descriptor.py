@@ -15,7 +15,11 @@ from pathlib import Path
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
 
-KINDS = ("orb", "socket")
+# "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
+# against its plain baseline as an ORB is: its ORB-added latency must come out as the parameter.
+KINDS = ("orb", "socket", "known-answer")
+# Kinds measured against a baseline (ORB-added latency).
+MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
 LANGUAGES = ("c++", "java")
 MODES = ("twoway", "oneway", "echo")
 # Connect options the workers know (PROTOCOL.md, "Connect options"); `both`: set on the client's and on the
@@ -33,7 +37,9 @@ def counted_payload_bytes(payload_type: str, payload_bytes: int) -> int:
     return payload_bytes // unit * unit
 
 _REQUIRED = ("name", "description", "language", "kind", "build", "server", "client", "supports")
-_KNOWN = set(_REQUIRED) | {"baseline", "requires", "notes"}
+_KNOWN = set(_REQUIRED) | {"baseline", "requires", "notes", "parameter"}
+# A target instance with a parameter value: "<descriptor>@<value>", e.g. "c-socket-delay@2000".
+PARAMETER_SEPARATOR = "@"
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,27 @@ class Target:
     requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
     java: str | None = field(default=None, compare=False)   # the JVM for {java}; None: java_executable()
+    # [parameter]: the name of the one value an instance of this descriptor takes ({name} in argv), its default
+    # and its value in this instance (a known-answer target's known added latency, ns).
+    parameter: str | None = None
+    parameter_default: int | None = None
+    parameter_value: int | None = None
+
+    @property
+    def descriptor(self) -> str:
+        """The descriptor's name: the target's name without its parameter value."""
+        return self.name.split(PARAMETER_SEPARATOR, 1)[0]
+
+    @property
+    def known_added_ns(self) -> int | None:
+        """What a known-answer target's ORB-added latency must come out as."""
+        return self.parameter_value if self.kind == "known-answer" else None
+
+    def with_parameter(self, value: int) -> Target:
+        """The instance `<descriptor>@<value>` of a descriptor with a [parameter]."""
+        if self.parameter is None:
+            raise UserError(f"{self.path}: target {self.descriptor!r} takes no parameter (no [parameter] table)")
+        return replace(self, name=f"{self.descriptor}{PARAMETER_SEPARATOR}{value}", parameter_value=value)
 
     def with_java(self, java: str | None) -> Target:
         """The same target on another JVM (a campaign's `jdk`); socket and C++ targets are unchanged."""
@@ -76,6 +103,8 @@ class Target:
         each worker its own in the run's logs/, anything else that starts workers gets /dev/null.
         {java} is the campaign's `jdk` when it set one (with_java), else the default JVM."""
         values = {"root": str(repo_root()), "java": self.java or java_executable(), "gc_log": os.devnull, **values}
+        if self.parameter is not None:
+            values.setdefault(self.parameter, str(self.parameter_value))
         try:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
@@ -146,8 +175,16 @@ def read_descriptor(path: Path) -> Target:
     if kind not in KINDS:
         raise UserError(f"{path}: kind {kind!r} is not one of {', '.join(KINDS)}")
     baseline = data.get("baseline")
-    if kind == "orb" and not isinstance(baseline, str):
-        raise UserError(f"{path}: an orb target needs baseline = \"<socket target of the same language>\"")
+    if kind in MEASURED_AGAINST_BASELINE and not isinstance(baseline, str):
+        raise UserError(f"{path}: an {kind} target needs baseline = \"<socket target of the same language>\"")
+    parameter = data.get("parameter")
+    if parameter is not None:
+        if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str) \
+                or not parameter["name"].isidentifier() or not _is_count(parameter.get("default")):
+            raise UserError(f"{path}: [parameter] needs name = \"<identifier used as {{name}} in argv>\" and "
+                            f"default = <integer >= 0>, got {parameter!r}")
+    if kind == "known-answer" and parameter is None:
+        raise UserError(f"{path}: a known-answer target needs a [parameter]: its known added latency in ns")
     supports = _field(data, "supports", dict, path)
     modes = _strings(supports, "modes", path, "supports.")
     payload_types = _strings(supports, "payload_types", path, "supports.")
@@ -194,7 +231,25 @@ def read_descriptor(path: Path) -> Target:
         required_java=_java_version(requires, path),
         requires_hint=hint,
         path=path,
+        parameter=parameter["name"] if parameter else None,
+        parameter_default=parameter["default"] if parameter else None,
+        parameter_value=parameter["default"] if parameter else None,
     )
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def parse_instance(name: str) -> tuple[str, int | None]:
+    """"c-socket-delay@2000" -> ("c-socket-delay", 2000); "omniorb" -> ("omniorb", None). Raises ValueError
+    for a value that is not an integer >= 0."""
+    if PARAMETER_SEPARATOR not in name:
+        return name, None
+    descriptor, value = name.split(PARAMETER_SEPARATOR, 1)
+    if not value.isdigit():
+        raise ValueError(f"{name!r}: the value after {PARAMETER_SEPARATOR!r} must be an integer >= 0")
+    return descriptor, int(value)
 
 
 def read_targets(directory: Path | None = None) -> dict[str, Target]:
@@ -216,7 +271,12 @@ def read_targets(directory: Path | None = None) -> dict[str, Target]:
 
 
 def get_target(name: str, targets: dict[str, Target] | None = None) -> Target:
+    """A target by name; "<descriptor>@<value>" is an instance of a descriptor with a [parameter]."""
     targets = targets if targets is not None else read_targets()
-    if name not in targets:
+    try:
+        descriptor, value = parse_instance(name)
+    except ValueError as exc:
+        raise UserError(f"target {exc}") from None
+    if descriptor not in targets:
         raise UserError(f"unknown target {name!r}; known targets: {', '.join(sorted(targets))}")
-    return targets[name]
+    return targets[descriptor] if value is None else targets[descriptor].with_parameter(value)

@@ -1,0 +1,70 @@
+"""What differs between the environments of two runs: kernel, CPU, placement, JDK, ORB versions, orbench's
+commit. Two runs compared across such a difference measure two things at once, so a comparison names each one
+(OpenDDS's performance dashboard keys every result by an environment hash for the same reason)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+HOST_FACTS = (("kernel", "kernel"), ("cpu_model", "CPU model"), ("logical_cpus", "logical CPUs"),
+              ("governor", "CPU frequency governor"), ("java_version", "JDK"))
+
+
+@dataclass(frozen=True)
+class Difference:
+    what: str
+    a: Any
+    b: Any
+
+    def text(self) -> str:
+        return f"{self.what}: {self.a!r} vs {self.b!r}"
+
+
+def _placements(manifest: dict) -> dict[str, str]:
+    return {p.get("name", "?"): f"server CPUs {p.get('server_cpus')}, client CPUs {p.get('client_cpus')}"
+            for p in manifest.get("placements", [])}
+
+
+def _orb_versions(manifest: dict) -> dict[str, str]:
+    """Per target, the ORB and runtime its workers reported (every placement and role alike, or all of them)."""
+    out: dict[str, str] = {}
+    for name, info in (manifest.get("targets") or {}).items():
+        seen = set()
+        for workers in (info.get("workers") or {}).values():
+            for role in ("server", "client"):
+                w = (workers or {}).get(role) or {}
+                if w.get("orb_version") or w.get("runtime"):
+                    seen.add(" ".join(str(x) for x in (w.get("orb"), w.get("orb_version"), w.get("runtime")) if x))
+        if seen:
+            out[name] = "; ".join(sorted(seen))
+    return out
+
+
+def environment_differences(a: dict, b: dict) -> list[Difference]:
+    """The differences between two runs' manifests that can move latency; empty when none is seen."""
+    out = []
+    # environment.host: the machine's facts in the host script's keys (upgrade.py brings older runs to them)
+    fa, fb = (a.get("environment") or {}).get("host") or {}, (b.get("environment") or {}).get("host") or {}
+    for key, what in HOST_FACTS:
+        if fa.get(key) != fb.get(key):
+            out.append(Difference(what, fa.get(key), fb.get(key)))
+    pa, pb = _placements(a), _placements(b)
+    for name in sorted(set(pa) & set(pb)):
+        if pa[name] != pb[name]:
+            out.append(Difference(f"placement {name}", pa[name], pb[name]))
+    va, vb = _orb_versions(a), _orb_versions(b)
+    for target in sorted(set(va) & set(vb)):
+        if va[target] != vb[target]:
+            out.append(Difference(f"{target} version", va[target], vb[target]))
+    ga, gb = (a.get("environment") or {}).get("git") or {}, (b.get("environment") or {}).get("git") or {}
+    if (ga.get("commit"), ga.get("dirty")) != (gb.get("commit"), gb.get("dirty")):
+        out.append(Difference("orbench commit", _commit(ga), _commit(gb)))
+    return out
+
+
+def _commit(git: dict) -> str | None:
+    commit = git.get("commit")
+    if commit is None:
+        return None
+    return commit[:12] + (" (uncommitted changes)" if git.get("dirty") else "")
