@@ -33,6 +33,9 @@ def test_a_steady_trial_or_a_second_mode_is_no_stall():
     assert find_stall(one_pause) is None
     bimodal = np.concatenate([np.full(4000, 20_000.0), np.full(1000, 400_000.0)])  # 20% of calls: a mode
     assert find_stall(bimodal) is None
+    hiccup = np.full(1000, 1_000.0)  # a oneway trial of 1 ms, and one 3 ms hiccup: 75% of it, but 3 ms only
+    hiccup[500] = 3e6
+    assert find_stall(hiccup) is None
 
 
 def _manifest(kernel="6.1", commit="a" * 40, orb_version="4.2.5", server_cpus="1"):

@@ -12,8 +12,11 @@ import numpy as np
 STALL_FACTOR = 10.0
 # The stalled calls together take at least this share of the trial's time...
 STALL_SHARE = 0.5
-# ... and are few: at most this share of the calls (more would be a second mode, not a stall).
+# ... and are few: at most this share of the calls (more would be a second mode, not a stall) ...
 FEW_CALLS_SHARE = 0.02
+# ... and add up to this much at least: a trial of a thousand 1 us oneway calls is 1 ms long, and a scheduler
+# hiccup of a few ms (which any VM has now and then) is most of it without being a stall worth a warning.
+STALL_MIN_NS = 10e6
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,6 @@ def find_stall(samples: np.ndarray) -> Stall | None:
     if slow.size == 0 or total <= 0 or slow.size > FEW_CALLS_SHARE * samples.size:
         return None
     share = float(slow.sum()) / total
-    if share < STALL_SHARE:
+    if share < STALL_SHARE or float(slow.sum()) < STALL_MIN_NS:
         return None
     return Stall(int(slow.size), int(samples.size), share, float(slow.max()))
