@@ -63,10 +63,10 @@ def test_time_cap_ends_a_point_but_counts_from_its_first_round(monkeypatch):
     # A fake clock read after each round: the first round (its full warm-ups) ends at 100 s, which is where the
     # cap starts counting; every later round takes 10 s, so a 25 s cap ends the point after round 4.
     clock = iter([100.0, 100.0, 110.0, 120.0, 130.0, 140.0, 150.0])
-    import orbench.stopping
+    import orbench.running.stopping
 
     rule = StoppingRule(trials=5, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
-    monkeypatch.setattr(orbench.stopping.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(orbench.running.stopping.time, "monotonic", lambda: next(clock))
     assert rounds(rule, [{"a": 1.0}] * 9) == ("time_cap", 4)
 
 
