@@ -290,7 +290,7 @@ def _load_warnings(manifest: dict[str, Any], trials: list[list[Trial]]) -> list[
     for t in (t for point_trials in trials for t in point_trials if t.ok):
         by_hosts[t.usage_hosts or "local"].append(t)
     for names, ok in sorted(by_hosts.items()):
-        what = "machine" if names == "local" else f"host(s) {names}"
+        what = "" if names == "local" else f"host(s) {names}"
         foreign = [t.foreign_cpu_pct for t in ok if t.foreign_cpu_pct is not None]
         typical = _median(foreign)
         if typical is not None and typical > BUSY_FOREIGN_CPU_PCT:
