@@ -11,9 +11,11 @@ CAMPAIGN ?= quick
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
 # report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
 # server plus iproute2 for the tests' network-namespace hosts (iproute2's ss also reads the workers' TCP counters);
-# strace for the anatomy mode's syscall counts.
+# strace for the anatomy mode's syscall counts; gRPC C++ with protoc and its C++ plugin (grpc-cpp), ZeroC Ice C++
+# and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java).
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
-	openssh-client openssh-server iproute2 strace
+	openssh-client openssh-server iproute2 strace libgrpc++-dev libprotobuf-dev protobuf-compiler \
+	protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
@@ -21,6 +23,11 @@ MVN := mvn -q -B -f java/pom.xml
 FFM_JDK ?= $(shell for d in /usr/lib/jvm/*/; do v=$$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' $$d/release 2>/dev/null); \
   [ -n "$$v" ] && [ "$$v" -ge 22 ] && [ -x $$d/bin/javac ] && echo "$${d%/}"; done | tail -1)
 JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
+# Debian's slice2java builds the ice-java workers (Maven profile ice); none on PATH: ice-java is not built, and
+# `orbench targets` says so. JAVA_FLAGS: every optional part of the Java build this machine can do, looked up when
+# a recipe runs (after `deps` installed slice2java), not when make reads this file.
+SLICE2JAVA ?= $(shell command -v slice2java)
+JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
 .PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
 	bench-fidelity
@@ -65,7 +72,7 @@ cpp: deps-system
 # Maven builds the workers (and, with a JDK 22+ found, the FFM transport); CMake then builds the java-jni
 # baselines' C library from the JNI header javac wrote, into java/target/native/.
 java:
-	$(MVN) -DskipTests package $(JAVA_FFM_FLAGS)
+	$(MVN) -DskipTests package $(JAVA_FLAGS)
 	cmake -S java/jni -B java/target/jni-build -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build java/target/jni-build
 
@@ -74,7 +81,7 @@ bench: deps build
 
 test: deps build lint jmh-build
 	cd cpp/build && ctest --output-on-failure
-	$(MVN) test $(JAVA_FFM_FLAGS)
+	$(MVN) test $(JAVA_FLAGS)
 	cd harness && $(PY) -m pytest -q
 
 check: deps build

@@ -95,4 +95,16 @@ std::string apply_socket_options(int fd, const ConnectOptions& options) {
   return "";
 }
 
+void refuse_connect_options(const ConnectOptions& options, const std::string& middleware) {
+  if (options.tcp_nodelay && !*options.tcp_nodelay) {
+    throw WorkerError(ErrorKind::unsupported, middleware + " always sets TCP_NODELAY: tcp_nodelay = false cannot be done");
+  }
+  if (options.socket_buffer_bytes) {
+    throw WorkerError(ErrorKind::unsupported, middleware + " has no socket buffer setting here: socket_buffer_bytes cannot be done");
+  }
+  if (options.sync_scope) {
+    throw WorkerError(ErrorKind::unsupported, middleware + " has no SyncScopePolicy: sync_scope cannot be done");
+  }
+}
+
 }  // namespace orbench

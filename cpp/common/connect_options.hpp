@@ -33,6 +33,10 @@ ConnectOptions parse_server_options(const std::vector<std::string>& name_value_p
 
 const char* sync_scope_name(SyncScope scope);
 
+// For a middleware that sets TCP_NODELAY on every socket itself and offers no other option: accepts
+// tcp_nodelay = true (what it does anyway), throws WorkerError(unsupported) naming `middleware` for the rest.
+void refuse_connect_options(const ConnectOptions& options, const std::string& middleware);
+
 // Applies TCP_NODELAY and the buffer sizes to a socket; returns "" or what failed (with strerror).
 std::string apply_socket_options(int fd, const ConnectOptions& options);
 

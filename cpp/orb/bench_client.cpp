@@ -6,6 +6,7 @@
 #include "connect_options.hpp"
 #include "corba_errors.hpp"
 #include "orb_args.hpp"
+#include "payload_values.hpp"
 
 namespace orbench {
 
@@ -80,34 +81,28 @@ void OrbBenchClient::prepare(const RunSpec& spec) {
     const auto length = static_cast<CORBA::ULong>(spec.payload_bytes);
     octets_.length(length);
     CORBA::Octet* bytes = octets_.get_buffer();
-    for (CORBA::ULong i = 0; i < length; ++i) bytes[i] = static_cast<CORBA::Octet>(i & 0xff);
+    for (CORBA::ULong i = 0; i < length; ++i) bytes[i] = payload::octet(i);
     return;
   }
   const auto count = static_cast<CORBA::ULong>(spec.payload_bytes / payload_unit_bytes(spec.payload_type));
   if (spec.payload_type == PayloadType::longs) {
     longs_.length(count);
-    for (CORBA::ULong i = 0; i < count; ++i) longs_[i] = static_cast<CORBA::Long>(i * 2654435761u);
+    for (CORBA::ULong i = 0; i < count; ++i) longs_[i] = payload::long_value(i);
   } else if (spec.payload_type == PayloadType::doubles) {
     doubles_.length(count);
-    for (CORBA::ULong i = 0; i < count; ++i) doubles_[i] = i * 0.5 + 0.25;
+    for (CORBA::ULong i = 0; i < count; ++i) doubles_[i] = payload::double_value(i);
   } else if (spec.payload_type == PayloadType::strings) {
-    // kStringChars letters each, string i starting at letter i % 26: no two neighbours alike.
     strings_.length(count);
-    char text[kStringChars + 1];
-    for (CORBA::ULong i = 0; i < count; ++i) {
-      for (uint64_t j = 0; j < kStringChars; ++j) text[j] = static_cast<char>('a' + (i + j) % 26);
-      text[kStringChars] = '\0';
-      strings_[i] = CORBA::string_dup(text);
-    }
+    for (CORBA::ULong i = 0; i < count; ++i) strings_[i] = CORBA::string_dup(payload::string_value(i).c_str());
   } else {
     records_.length(count);
     for (CORBA::ULong i = 0; i < count; ++i) {
       orbench::Record& record = records_[i];
-      record.id = static_cast<CORBA::Long>(i);
-      record.value = i * 0.5;
-      record.flags = static_cast<CORBA::Short>(i & 0x7fff);
-      record.kind = static_cast<CORBA::Octet>(i & 0xff);
-      record.level = static_cast<CORBA::Octet>((i >> 8) & 0xff);
+      record.id = payload::record_id(i);
+      record.value = payload::record_value(i);
+      record.flags = payload::record_flags(i);
+      record.kind = payload::record_kind(i);
+      record.level = payload::record_level(i);
     }
   }
 }

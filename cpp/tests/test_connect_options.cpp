@@ -4,6 +4,7 @@
 
 #include "check.hpp"
 #include "connect_options.hpp"
+#include "payload_values.hpp"
 #include "run_spec.hpp"
 #include "server_support.hpp"
 #include "worker_error.hpp"
@@ -94,8 +95,36 @@ void parses_delay_ns() {
   CHECK(missing_value);
 }
 
+// gRPC and Ice set TCP_NODELAY themselves: true is what they do, anything else is refused as unsupported.
+void middleware_refuses_what_it_cannot_set() {
+  using orbench::ErrorKind;
+  using orbench::parse_connect_options;
+  using orbench::refuse_connect_options;
+  refuse_connect_options(parse_connect_options(nlohmann::json::object()), "gRPC");
+  refuse_connect_options(parse_connect_options({{"tcp_nodelay", true}}), "gRPC");
+  CHECK_WORKER_ERROR(refuse_connect_options(parse_connect_options({{"tcp_nodelay", false}}), "Ice"),
+                     ErrorKind::unsupported);
+  CHECK_WORKER_ERROR(refuse_connect_options(parse_connect_options({{"socket_buffer_bytes", 65536}}), "Ice"),
+                     ErrorKind::unsupported);
+  CHECK_WORKER_ERROR(refuse_connect_options(parse_connect_options({{"sync_scope", "none"}}), "gRPC"),
+                     ErrorKind::unsupported);
+}
+
+// Element i of every payload type, as PROTOCOL.md gives it (the same in Java's Payloads).
+void payload_values() {
+  using namespace orbench::payload;
+  CHECK(octet(257) == 1);
+  CHECK(long_value(1) == static_cast<int32_t>(2654435761u));
+  CHECK(double_value(3) == 1.75);
+  CHECK(string_value(0) == "abcdefghijklmnop");
+  CHECK(string_value(25).substr(0, 2) == "za");
+  CHECK(record_flags(5) == 5 && record_kind(0x1234) == 0x34 && record_level(0x1234) == 0x12);
+}
+
 int main() {
   parses_delay_ns();
+  middleware_refuses_what_it_cannot_set();
+  payload_values();
   parses_known_options();
   refuses_bad_options_as_usage();
   parses_server_options();

@@ -3,7 +3,8 @@
 An interop pair [client_target, server_target] of a campaign becomes a target of its own, labelled
 "client->server" (e.g. "jacorb->omniorb"), whose server argv is the server target's and whose client argv is
 the client target's. It runs interleaved with the campaign's targets, at the same points, and needs no
-change to the workers: both sides speak GIOP (ORBs) or the OBSK wire format (socket baselines).
+change to the workers: both sides speak one protocol (targets.FAMILIES: GIOP for the ORBs, gRPC, Ice; the OBSK
+wire format for the socket baselines).
 
 It has no ORB-added latency: that is an ORB minus a socket baseline of the same language, and an interop
 pair has two languages (or two ORBs) and no baseline that removes exactly the other side's share. The
@@ -47,6 +48,7 @@ def interop_target(client: Target, server: Target) -> Target:
         # What both ends always do (omniORB and JacORB: tcp_nodelay = true) the pair always does.
         fixed_options=tuple(sorted(set(client.fixed_options) & set(server.fixed_options))),
         baseline=None,
+        family=client.family,
         required_files=_union(client.required_files, server.required_files),
         required_pkg_config=_union(client.required_pkg_config, server.required_pkg_config),
         required_commands=_union(client.required_commands, server.required_commands),
@@ -69,9 +71,9 @@ def resolve_interop(path: Path, pairs: list[list[str]], targets: dict[str, Targe
         client, server = targets[client_name], targets[server_name]
         if client_name == server_name:
             raise UserError(f"{where}: client and server are the same target; list it under targets instead")
-        if client.kind != server.kind:
-            raise UserError(f"{where}: the {client.kind} client {client_name} cannot talk to the {server.kind} server {server_name} "
-                            "(ORBs speak GIOP, socket baselines the OBSK wire format)")
+        if client.protocol != server.protocol:
+            raise UserError(f"{where}: the {client_name} client speaks {client.protocol}, the {server_name} server "
+                            f"{server.protocol}: they cannot talk")
         target = interop_target(client, server)
         if not target.modes:
             raise UserError(f"{where}: {client_name} and {server_name} have no mode in common")

@@ -5,6 +5,7 @@ says which rule fails. Every target must pass it; the contract tests run it for 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import tempfile
 import time
@@ -24,6 +25,10 @@ CHECK_SIZES = (1, 1000, 65536)  # one byte, one size that is no power of two, th
 # Other payload types than octets at these only: 1 B (an empty sequence) and 1000 B (rounding to whole elements:
 # 62 records or strings, 250 longs, 125 doubles) are where their byte counts can go wrong.
 CHECK_SIZES_OTHER_TYPES = (1, 1000)
+# What a ready line's endpoint looks like, by family (socket baselines: None): an IOR, a gRPC address, a
+# stringified Ice proxy ("identity options:tcp -h HOST -p PORT ...").
+ENDPOINT_PATTERNS = {None: r"tcp://\S+:\d+", "corba": r"IOR:[0-9a-fA-F]+", "grpc": r"grpc://\S+:\d+",
+                     "ice": r"\S+.*:tcp -h \S+ -p \d+.*"}
 CHECK_CALLS = 200
 CHECK_WARMUP = 20
 
@@ -86,8 +91,8 @@ class Conformance:
                 self._validate(ready, "server_ready")
                 w = ready["worker"]
                 assert w["role"] == "server" and w["target"] == self.target.name, f"ready line names {w}"
-                want = "IOR:" if self.target.kind == "orb" else "tcp://"
-                assert ready["endpoint"].startswith(want), f"endpoint should start with {want}"
+                want = ENDPOINT_PATTERNS[self.target.family]
+                assert re.fullmatch(want, ready["endpoint"]), f"endpoint {ready['endpoint'][:80]!r} is not {want}"
                 return f"{w.get('orb') or w['language']} {w.get('orb_version') or ''}".strip()
 
             if not self.check("server prints a valid ready line", start_server):

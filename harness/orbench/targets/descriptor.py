@@ -20,6 +20,11 @@ from orbench.paths import repo_root, targets_dir
 KINDS = ("orb", "socket", "known-answer")
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
+# What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
+# speak (an interop pair needs both ends to speak the same one; the socket baselines and the known-answer
+# servers speak the OBSK wire format).
+FAMILIES = {"corba": "GIOP", "grpc": "gRPC over HTTP/2", "ice": "the Ice protocol"}
+SOCKET_PROTOCOL = "the OBSK wire format"
 LANGUAGES = ("c++", "java")
 MODES = ("twoway", "oneway", "echo")
 # Connect options the workers know (PROTOCOL.md, "Connect options"); `both`: set on the client's and on the
@@ -37,7 +42,7 @@ def counted_payload_bytes(payload_type: str, payload_bytes: int) -> int:
     return payload_bytes // unit * unit
 
 _REQUIRED = ("name", "description", "language", "kind", "build", "server", "client", "supports")
-_KNOWN = set(_REQUIRED) | {"baseline", "requires", "notes", "parameter"}
+_KNOWN = set(_REQUIRED) | {"baseline", "family", "requires", "notes", "parameter"}
 # A target instance with a parameter value: "<descriptor>@<value>", e.g. "c-socket-delay@2000".
 PARAMETER_SEPARATOR = "@"
 
@@ -55,6 +60,7 @@ class Target:
     payload_types: tuple[str, ...]
     options: tuple[str, ...]
     baseline: str | None = None
+    family: str | None = None   # orb targets: "corba", "grpc" or "ice" (FAMILIES); None for a socket baseline
     # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
     fixed_options: tuple[tuple[str, object], ...] = ()
     required_files: tuple[str, ...] = ()
@@ -90,6 +96,11 @@ class Target:
     def with_java(self, java: str | None) -> Target:
         """The same target on another JVM (a campaign's `jdk`); socket and C++ targets are unchanged."""
         return replace(self, java=java) if self.is_jvm else self
+
+    @property
+    def protocol(self) -> str:
+        """What its workers speak on the wire: its family's protocol, or the socket baselines' format."""
+        return FAMILIES[self.family] if self.family else SOCKET_PROTOCOL
 
     @property
     def is_jvm(self) -> bool:
@@ -185,6 +196,11 @@ def read_descriptor(path: Path) -> Target:
                             f"default = <integer >= 0>, got {parameter!r}")
     if kind == "known-answer" and parameter is None:
         raise UserError(f"{path}: a known-answer target needs a [parameter]: its known added latency in ns")
+    family = data.get("family")
+    if kind == "orb" and family not in FAMILIES:
+        raise UserError(f"{path}: an orb target needs family = one of {', '.join(map(repr, FAMILIES))}, got {family!r}")
+    if kind != "orb" and family is not None:
+        raise UserError(f"{path}: a {kind} target has no family (it speaks the OBSK wire format), got family = {family!r}")
     supports = _field(data, "supports", dict, path)
     modes = _strings(supports, "modes", path, "supports.")
     payload_types = _strings(supports, "payload_types", path, "supports.")
@@ -224,6 +240,7 @@ def read_descriptor(path: Path) -> Target:
         payload_types=payload_types,
         options=options,
         baseline=baseline,
+        family=family,
         fixed_options=tuple(sorted(fixed.items())),
         required_files=_strings(requires, "files", path, "requires."),
         required_pkg_config=_strings(requires, "pkg_config", path, "requires."),

@@ -2,6 +2,7 @@ package org.orbench.orb;
 
 import orbench.Record;
 import org.orbench.worker.ErrorKind;
+import org.orbench.worker.Payloads;
 import org.orbench.worker.WorkerException;
 
 /** Record payloads: record i carries values derived from i, so an echo can be checked field by field. */
@@ -11,7 +12,8 @@ final class RecordPayload {
   static Record[] build(int count) {
     Record[] records = new Record[count];
     for (int i = 0; i < count; i++) {
-      records[i] = new Record(i, i * 0.5, (short) i, (byte) i, (byte) (i >>> 8));
+      records[i] = new Record(Payloads.recordId(i), Payloads.recordValue(i), Payloads.recordFlags(i),
+          (byte) Payloads.recordKind(i), (byte) Payloads.recordLevel(i));
     }
     return records;
   }

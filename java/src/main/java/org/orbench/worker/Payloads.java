@@ -3,7 +3,9 @@ package org.orbench.worker;
 /**
  * Payload contents, identical in every language (PROTOCOL.md, "Payload types"): octet i is {@code i & 0xff},
  * long i is the low 32 bits of i x 2654435761, double i is i x 0.5 + 0.25, string i is
- * {@link PayloadType#STRING_CHARS} letters, letter j being 'a' + (i + j) mod 26.
+ * {@link PayloadType#STRING_CHARS} letters, letter j being 'a' + (i + j) mod 26. Record i has id i, value
+ * i x 0.5, flags i (as a short), kind i &amp; 0xff and level (i &gt;&gt; 8) &amp; 0xff: each middleware's
+ * record type is filled from the {@code record*} methods.
  */
 public final class Payloads {
   private Payloads() {}
@@ -42,5 +44,26 @@ public final class Payloads {
       payload[i] = new String(text);
     }
     return payload;
+  }
+
+  public static int recordId(int i) {
+    return i;
+  }
+
+  public static double recordValue(int i) {
+    return i * 0.5;
+  }
+
+  public static short recordFlags(int i) {
+    return (short) i;
+  }
+
+  /** The record's kind octet, 0..255 (a Java byte holds the same bits as {@code (byte) recordKind(i)}). */
+  public static int recordKind(int i) {
+    return i & 0xff;
+  }
+
+  public static int recordLevel(int i) {
+    return (i >>> 8) & 0xff;
   }
 }

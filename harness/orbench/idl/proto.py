@@ -1,0 +1,152 @@
+"""IDL to proto3 for gRPC. The rules (also in harness/PROTOCOL.md, "gRPC and Ice"):
+
+- integers map to the fixed-width proto types of the same size and sign (long: sfixed32, unsigned long long:
+  fixed64; short and octet, which proto lacks, to sfixed32 / fixed32), so a value's wire size does not depend
+  on the value as a varint's would; boolean, float, double, string map to themselves;
+- a struct is a message; a typedef of a sequence is a message with one field, `items`
+  (`sequence<octet>`: `bytes`, else `repeated`); inside a struct a sequence field is that field inline;
+- an operation takes its one parameter's message when that parameter is a struct or a sequence typedef, else
+  a message `<Operation>Request` of its parameters (none: `Empty`); it returns its result's message, `Empty`
+  for void, or `<Operation>Reply { result = 1 }` for a basic type;
+- a `oneway` operation is a client-streaming call, `rpc op(stream Request) returns (Empty)`: gRPC has no
+  oneway, and the workers send one stream message per call (PROTOCOL.md says what that changes).
+"""
+
+from __future__ import annotations
+
+from orbench.idl.model import Basic, Module, Operation, Ref, Sequence, Struct, Type, Typedef, resolved
+from orbench.idl.parser import IdlError
+
+SCALARS = {
+    "boolean": "bool",
+    "octet": "fixed32",
+    "short": "sfixed32",
+    "unsigned short": "fixed32",
+    "long": "sfixed32",
+    "unsigned long": "fixed32",
+    "long long": "sfixed64",
+    "unsigned long long": "fixed64",
+    "float": "float",
+    "double": "double",
+    "string": "string",
+}
+EMPTY = "Empty"
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+class ProtoEmitter:
+    def __init__(self, module: Module, java_package: str | None = None):
+        self.module = module
+        self.java_package = java_package
+        self.lines: list[str] = []
+        self.messages: set[str] = {EMPTY}
+
+    def emit(self) -> str:
+        m = self.module
+        out = [f"// Generated from {m.source} by orbench.idl (harness/orbench/idl): do not edit.",
+               "// The mapping rules: harness/PROTOCOL.md, \"gRPC and Ice\".",
+               'syntax = "proto3";', "", f"package {m.name};", ""]
+        if self.java_package:
+            out += [f'option java_package = "{self.java_package}";', "option java_multiple_files = true;", ""]
+        out += ["// Operations without arguments, and void results.", f"message {EMPTY} {{}}", ""]
+        self.lines = out
+        for d in m.definitions:
+            if isinstance(d, Struct):
+                self.struct(d)
+            elif isinstance(d, Typedef) and isinstance(d.type, Sequence):
+                self.message(d.name, [(self.sequence_field(d.type), "items")], f"typedef {_idl(d.type)} {d.name}")
+        for d in m.definitions:
+            if not isinstance(d, (Struct, Typedef)):
+                self.service(d)
+        return "\n".join(self.lines).rstrip() + "\n"
+
+    def add_message_name(self, name: str, line: int) -> None:
+        if name in self.messages:
+            raise IdlError(f"{self.module.source}:{line}: proto message name '{name}' is used twice")
+        self.messages.add(name)
+
+    def message(self, name: str, fields: list[tuple[str, str]], comment: str, line: int = 0) -> None:
+        self.add_message_name(name, line)
+        self.lines.append(f"// {comment}")
+        self.lines.append(f"message {name} {{")
+        for number, (ptype, fname) in enumerate(fields, start=1):
+            self.lines.append(f"  {ptype} {fname} = {number};")
+        self.lines += ["}", ""]
+
+    def struct(self, s: Struct) -> None:
+        self.message(s.name, [(self.field_type(f.type, s.line), f.name) for f in s.fields], f"struct {s.name}", s.line)
+
+    def sequence_field(self, seq: Sequence, line: int = 0) -> str:
+        element = resolved(seq.element)
+        if isinstance(element, Basic) and element.name == "octet":
+            return "bytes"
+        if isinstance(element, Sequence) or (isinstance(element, Ref) and isinstance(element.definition, Typedef)):
+            if isinstance(element, Ref):
+                return f"repeated {element.definition.name}"  # the typedef's wrapper message
+            raise IdlError(f"{self.module.source}:{line}: an anonymous sequence of sequences has no proto form")
+        return f"repeated {self.field_type(element, line)}"
+
+    def field_type(self, t: Type, line: int) -> str:
+        t = resolved(t)
+        if isinstance(t, Basic):
+            return SCALARS[t.name]
+        if isinstance(t, Sequence):
+            return self.sequence_field(t, line)
+        if isinstance(t.definition, Struct):
+            return t.definition.name
+        return self.sequence_field(t.definition.type, line)  # a sequence typedef used as a field: inline
+
+    def message_of(self, t: Type) -> str | None:
+        """The message a parameter or result of type `t` travels as by itself, or None when it needs a wrapper."""
+        t = resolved(t)
+        if isinstance(t, Ref):
+            return t.definition.name
+        return None
+
+    def request(self, op: Operation) -> str:
+        if not op.params:
+            return EMPTY
+        if len(op.params) == 1:
+            own = self.message_of(op.params[0].type)
+            if own is not None:
+                return own
+        name = f"{camel(op.name)}Request"
+        self.message(name, [(self.field_type(p.type, op.line), p.name) for p in op.params],
+                     f"the arguments of {op.name}", op.line)
+        return name
+
+    def reply(self, op: Operation) -> str:
+        if op.result is None:
+            return EMPTY
+        own = self.message_of(op.result)
+        if own is not None:
+            return own
+        name = f"{camel(op.name)}Reply"
+        self.message(name, [(self.field_type(op.result, op.line), "result")], f"the result of {op.name}", op.line)
+        return name
+
+    def service(self, interface) -> None:
+        rpcs = []
+        for op in interface.operations:
+            request, reply = self.request(op), self.reply(op)
+            if op.oneway:
+                rpcs.append("  // IDL oneway: one stream message per call (gRPC has no oneway).")
+                rpcs.append(f"  rpc {op.name}(stream {request}) returns ({reply});")
+            else:
+                rpcs.append(f"  rpc {op.name}({request}) returns ({reply});")
+        self.lines += [f"// interface {interface.name}", f"service {interface.name} {{", *rpcs, "}", ""]
+
+
+def _idl(t: Type) -> str:
+    if isinstance(t, Basic):
+        return t.name
+    if isinstance(t, Sequence):
+        return f"sequence<{_idl(t.element)}>"
+    return t.definition.name
+
+
+def to_proto(module: Module, java_package: str | None = None) -> str:
+    return ProtoEmitter(module, java_package).emit()

@@ -1,0 +1,138 @@
+"""The IDL translator (orbench.idl): orbench.idl parsed, mapped to proto3 and Slice, checked by the real
+compilers where they are installed, and every construct it cannot map refused with the file and line."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from orbench.idl import IdlError, parse, to_proto, to_slice
+from orbench.idl.__main__ import main
+from orbench.idl.model import Basic, Ref, Sequence, Struct, Typedef
+from orbench.paths import repo_root
+
+IDL = repo_root() / "idl" / "orbench.idl"
+
+
+def module():
+    return parse(IDL.read_text(), str(IDL))
+
+
+def test_orbench_idl_parses_whole():
+    m = module()
+    assert m.name == "orbench"
+    (bench,) = [d for d in m.definitions if d.name == "Bench"]
+    names = [op.name for op in bench.operations]
+    assert names[:5] == ["push", "push_records", "push_longs", "push_doubles", "push_strings"]
+    assert {"send", "echo_octets", "sync", "counters", "reset_counters", "shutdown"} <= set(names)
+    assert [op.name for op in bench.operations if op.oneway] == names[:5]
+    sync = next(op for op in bench.operations if op.name == "sync")
+    assert [(p.name, p.type) for p in sync.params] == [("expected", Basic("unsigned long long")),
+                                                        ("timeout_ms", Basic("unsigned long"))]
+    counters = next(op for op in bench.operations if op.name == "counters")
+    assert isinstance(counters.result, Ref) and counters.result.definition.name == "Counters"
+    record = next(d for d in m.definitions if d.name == "Record")
+    assert isinstance(record, Struct) and [f.name for f in record.fields] == ["id", "value", "flags", "kind", "level"]
+    octets = next(d for d in m.definitions if d.name == "Octets")
+    assert isinstance(octets, Typedef) and octets.type == Sequence(Basic("octet"))
+
+
+def test_proto_maps_every_operation_and_type():
+    proto = to_proto(module(), "org.example")
+    for line in ("rpc push(stream Octets) returns (Empty);",       # IDL oneway: a client stream
+                 "rpc push_strings(stream Strings) returns (Empty);",
+                 "rpc send_records(Records) returns (Empty);",      # void: Empty
+                 "rpc echo_longs(Longs) returns (Longs);",
+                 "rpc sync(SyncRequest) returns (SyncResult);",     # two arguments: a request message
+                 "rpc counters(Empty) returns (Counters);",         # no argument: Empty
+                 "rpc reset_counters(Empty) returns (Empty);",
+                 "rpc shutdown(Empty) returns (Empty);",
+                 "bytes items = 1;",                                # sequence<octet>
+                 "repeated sfixed32 items = 1;",                    # sequence<long>: fixed width
+                 "repeated Record items = 1;",
+                 "fixed64 expected = 1;", "fixed32 timeout_ms = 2;",
+                 "sfixed32 flags = 3;", "fixed32 kind = 4;",        # short and octet widened
+                 'option java_package = "org.example";'):
+        assert line in proto, line
+    assert proto.count("rpc ") == 19
+
+
+def test_slice_maps_every_operation_and_type():
+    ice = to_slice(module(), "org.example", frozenset({"sync"}))
+    for line in ("sequence<byte> Octets;", "sequence<int> Longs;", "sequence<::orbench::Record> Records;",
+                 "double \\value;",                                 # a Slice keyword (Value), escaped
+                 '["amd"] ::orbench::SyncResult sync(long expected, long timeout_ms);',  # unsigned widened
+                 "void push(::orbench::Octets data);",              # a oneway is an ordinary void operation
+                 "::orbench::Counters counters();", "void reset_counters();",
+                 '[["java:package:org.example"]]'):
+        assert line in ice, line
+    assert ice.count(");\n") == 19
+
+
+@pytest.mark.parametrize("text, message", [
+    ("module m { interface I { void f(out long x); }; };", "'out' parameters"),
+    ("module m { interface I { oneway long f(); }; };", "must return void"),
+    ("module m { typedef Missing X; };", "'Missing' is not defined"),
+    ("module m { struct S { char c; }; };", "'char' is not supported"),
+    ("module m { const long X = 1; };", "'const' is not supported"),
+    ("module m { }; module n { };", "one module"),
+    ("module m { typedef sequence<octet, 8> B; };", "bounded sequences"),
+    ("module m { struct S { long a; }; struct s { long b; }; };", "case-insensitive"),
+    ("module m { interface I { void f(); void f(); }; };", "two operations named 'f'"),
+    ("module m { /* open", "unterminated"),
+    ("module m { typedef ::other::T X; };", "names nothing in module m"),
+])
+def test_refuses_what_it_cannot_map(text, message):
+    with pytest.raises(IdlError) as exc:
+        parse(text, "x.idl")
+    assert message in str(exc.value) and str(exc.value).startswith("x.idl")
+
+
+def test_errors_name_the_line():
+    with pytest.raises(IdlError) as exc:
+        parse("module m {\n  struct S {\n    wchar w;\n  };\n};\n", "y.idl")
+    assert str(exc.value).startswith("y.idl:3:")
+
+
+def test_slice_refuses_amd_of_no_operation():
+    with pytest.raises(IdlError, match="--amd names no operation: nope"):
+        to_slice(module(), amd=frozenset({"nope"}))
+
+
+def test_cli_rewrites_only_a_changed_file(tmp_path, capsys):
+    out = tmp_path / "o.proto"
+    assert main(["proto", str(IDL), str(out)]) == 0
+    before = out.stat().st_mtime_ns
+    assert main(["proto", str(IDL), str(out)]) == 0
+    assert out.stat().st_mtime_ns == before
+    bad = tmp_path / "bad.idl"
+    bad.write_text("module m { struct S { any a; }; };")
+    assert main(["slice", str(bad), str(tmp_path / "o.ice")]) == 1
+    assert "bad.idl:1:" in capsys.readouterr().err
+
+
+def test_cli_runs_with_the_system_python_and_no_venv(tmp_path):
+    """The build runs it as `PYTHONPATH=harness python3 -m orbench.idl`, before any venv exists."""
+    out = tmp_path / "o.ice"
+    env = {"PYTHONPATH": str(repo_root() / "harness"), "PATH": "/usr/bin:/bin"}
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    subprocess.run([python, "-m", "orbench.idl", "slice", str(IDL), str(out), "--amd", "sync"], env=env, check=True)
+    assert '["amd"]' in out.read_text()
+
+
+@pytest.mark.skipif(shutil.which("protoc") is None, reason="protoc not installed (make deps installs it)")
+def test_protoc_compiles_the_proto(tmp_path):
+    (tmp_path / "orbench.proto").write_text(to_proto(module(), "org.example"))
+    subprocess.run(["protoc", f"-I{tmp_path}", f"--cpp_out={tmp_path}", f"--java_out={tmp_path}",
+                    str(tmp_path / "orbench.proto")], check=True, capture_output=True)
+    assert (tmp_path / "orbench.pb.h").exists()
+
+
+@pytest.mark.skipif(shutil.which("slice2cpp") is None, reason="slice2cpp not installed (make deps installs it)")
+def test_slice2cpp_and_slice2java_compile_the_slice(tmp_path):
+    (tmp_path / "orbench.ice").write_text(to_slice(module(), "org.example", frozenset({"sync"})))
+    for compiler in ("slice2cpp", "slice2java"):
+        if shutil.which(compiler):
+            subprocess.run([compiler, "--underscore", "--output-dir", str(tmp_path), str(tmp_path / "orbench.ice")],
+                           check=True, capture_output=True)
+    assert (tmp_path / "orbench.h").exists()
