@@ -38,7 +38,9 @@ payload_bytes = [64]
     ("rates_hz = [2000000]", ["key rates_hz[0]", "2000000"]),
     ("interop = [[\"jacorb\"]]", ["key interop[0]", "['jacorb']"]),
     ("interop = [[\"jacorbb\", \"omniorb\"]]", ["key interop[0]", "unknown client target 'jacorbb'"]),
-    ("interop = [[\"jacorb\", \"c-socket\"]]", ["key interop[0]", "the orb client jacorb cannot talk to the socket server c-socket"]),
+    ("interop = [[\"jacorb\", \"c-socket\"]]", ["key interop[0]", "the jacorb client speaks GIOP, the c-socket server "
+                                               "the OBSK wire format: they cannot talk"]),
+    ("interop = [[\"grpc-cpp\", \"omniorb\"]]", ["key interop[0]", "speaks gRPC over HTTP/2, the omniorb server GIOP"]),
     ("interop = [[\"omniorb\", \"omniorb\"]]", ["key interop[0]", "same target"]),
 ])
 def test_bad_load_keys_name_file_key_and_value(write_campaign, extra, words):
