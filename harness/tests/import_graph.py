@@ -4,7 +4,7 @@ with ast (every import, also those inside functions), and the layers it must res
     cd harness && ../.venv/bin/python -m tests.import_graph      prints the layers and every module's imports
 
 A module may import from its own layer and the layers below it. From the bottom:
-  core       orbench's errors and paths
+  core       orbench's errors and paths; idl/, the IDL translator the builds run (standard library only)
   data       results/point, trial, upgrade, store, stats, units, intervals, tdist: the results' types and
              store, and the statistics over trials, which every layer that writes or reads a run shares
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
@@ -27,8 +27,9 @@ HARNESS = Path(__file__).resolve().parents[1]
 ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
 DATA = ("point", "trial", "upgrade", "store", "stats", "units", "intervals", "tdist")
 LAYERS = ("core", "data", "targets", "hosts", "campaign", "running", "summary", "plots", "commands")
-# Subpackages whose layer is not their name: anatomy/ collects per-trial counters for the measurement.
-SUBPACKAGE_LAYER = {"anatomy": "running"}
+# Subpackages whose layer is not their name: anatomy/ collects per-trial counters for the measurement; idl/ is
+# the IDL translator, which the C++ and Java builds run with no venv, so it imports nothing above itself.
+SUBPACKAGE_LAYER = {"anatomy": "running", "idl": "core"}
 
 
 def layer(module: str) -> str:
