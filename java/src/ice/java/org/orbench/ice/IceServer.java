@@ -58,7 +58,7 @@ public final class IceServer {
     Communicator communicator = Util.initialize(iceArgs);
     MessageCounter counter = new MessageCounter();
     // Communicator.shutdown only starts the stop (it may run inside the shutdown() request): no waiting.
-    Runnable stop = StopTriggers.install(communicator::shutdown);
+    Runnable stop = StopTriggers.install(communicator::shutdown, events);
     ObjectAdapter adapter = communicator.createObjectAdapterWithEndpoints(
         "Bench", "tcp -h \"" + args.get("host") + "\" -p " + args.port("port"));
     ObjectPrx proxy = adapter.add(new BenchServant(counter, stop), Util.stringToIdentity("bench"));

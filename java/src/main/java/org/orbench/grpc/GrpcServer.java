@@ -50,7 +50,7 @@ public final class GrpcServer {
   private static void serve(Args args, ServerEvents events) throws Exception {
     MessageCounter counter = new MessageCounter();
     AtomicReference<Server> server = new AtomicReference<>();
-    Runnable stop = StopTriggers.install(() -> stop(server.get()));
+    Runnable stop = StopTriggers.install(() -> stop(server.get()), events);
     String host = args.get("host");
     Server started = NettyServerBuilder
         .forAddress(new InetSocketAddress(InetAddress.getByName(host), args.port("port")))
