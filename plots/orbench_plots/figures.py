@@ -84,37 +84,60 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
         what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
         _finish_payload_panel(ax, sizes, f"{what} (µs)", f"{what} vs payload ({key.label})")
         figures.append(saved(fig, out_dir / f"latency-{key.slug}.png", f"Latency, {key.label}",
-                             f"p50 per call (solid = ORB, dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
+                             f"p50 per call (solid = middleware: ORB, gRPC or Ice; dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                              f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
     return figures
 
 
+# The headline's rows: one per language, each middleware of any family beside the others of its language, over
+# the baseline of that language (PROTOCOL.md: C++ targets against c-socket, Java targets against java-socket).
+LANGUAGE_ROWS = {"c++": "C++ middleware − C sockets", "java": "Java middleware − Java sockets"}
+
+
 def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
-    """The headline: ORB latency minus the same-language socket baseline, per payload, with 95% intervals."""
+    """The headline: middleware latency (CORBA ORBs, gRPC, Ice) minus the same-language socket baseline, per
+    payload, with 95% intervals; one row of panels per language, one panel per mode."""
     figures = []
     added = [p for p in points if (p.get("orb_added_latency_ns") or {}).get("estimate") is not None]
     for key, pts in sorted(_by_place(added).items()):
-        fig, panels = _mode_panels(pts)
-        for ax, mode, by_target in panels:
-            sizes = []
-            for target, series in by_target:
-                x = [p["payload_bytes"] for p in series]
-                sizes += x
-                est = [p["orb_added_latency_ns"]["estimate"] / 1e3 for p in series]
-                lo = [(p["orb_added_latency_ns"]["ci95_low"] or p["orb_added_latency_ns"]["estimate"]) / 1e3
-                      for p in series]
-                hi = [(p["orb_added_latency_ns"]["ci95_high"] or p["orb_added_latency_ns"]["estimate"]) / 1e3
-                      for p in series]
-                base = series[0]["orb_added_latency_ns"]["baseline"]
-                ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
-                            marker="o", ms=4, capsize=3, color=colour(target), label=f"{target} − {base}")
-            ax.axhline(0, color="black", lw=0.8)
-            _finish_payload_panel(ax, sizes, "ORB-added latency, p50 (µs)",
-                                  f"{mode}: ORB-added latency ({key.label})", log_y=False)
-        figures.append(saved(fig, out_dir / f"orb-added-{key.slug}.png", f"ORB-added latency, {key.label}",
-                             "Each ORB's p50 minus its same-language socket baseline's p50, trial by paired trial, "
-                             "with the 95% confidence interval; what the ORB itself costs per call. Lower is better."))
+        languages = sorted({p.get("language") or "?" for p in pts}, key=lambda lang: (lang not in LANGUAGE_ROWS, lang))
+        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
+        fig, axes = plt.subplots(len(languages), len(modes), figsize=(6.5 * len(modes), 4.6 * len(languages)),
+                                 squeeze=False)
+        for row, language in zip(axes, languages):
+            for ax, mode in zip(row, modes):
+                here = [p for p in pts if p["mode"] == mode and (p.get("language") or "?") == language]
+                sizes = []
+                for target, series in sorted(_by_target(here).items()):
+                    sizes += _added_series(ax, target, series)
+                ax.axhline(0, color="black", lw=0.8)
+                if sizes:
+                    _finish_payload_panel(ax, sizes, "middleware-added latency, p50 (µs)",
+                                          f"{mode}: {LANGUAGE_ROWS.get(language, language)} ({key.label})",
+                                          log_y=False)
+                else:
+                    ax.set_axis_off()
+        figures.append(saved(fig, out_dir / f"orb-added-{key.slug}.png", f"Middleware-added latency, {key.label}",
+                             "Each middleware's p50 (CORBA ORBs, gRPC, Ice) minus the p50 of the socket baseline of "
+                             "its language, trial by paired trial, with the 95% confidence interval: what the "
+                             "middleware itself costs per call. One row per language, every family side by side. "
+                             "gRPC's oneway is a message on an open stream, not a request (PROTOCOL.md, \"gRPC and "
+                             "Ice\"). Lower is better."))
     return figures
+
+
+def _added_series(ax, target: str, series: list[dict]) -> list[int]:
+    """One target's added latency per payload with its interval as error bars; returns the payloads."""
+    x = [p["payload_bytes"] for p in series]
+    added = [p["orb_added_latency_ns"] for p in series]
+    est = [a["estimate"] / 1e3 for a in added]
+    lo = [(a["ci95_low"] if a["ci95_low"] is not None else a["estimate"]) / 1e3 for a in added]
+    hi = [(a["ci95_high"] if a["ci95_high"] is not None else a["estimate"]) / 1e3 for a in added]
+    family = series[0].get("family")
+    ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
+                marker="o", ms=4, capsize=3, color=colour(target),
+                label=f"{target}{f' ({family})' if family else ''} − {added[0]['baseline']}")
+    return x
 
 
 def throughput(points: list[dict], out_dir: Path) -> list[Figure]:

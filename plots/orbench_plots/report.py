@@ -101,7 +101,8 @@ def _kv_table(value: dict) -> str:
 
 
 def _workers_table(targets: dict) -> str:
-    head = ("target", "kind", "language", "baseline", "placement", "server", "client runtime", "timer", "warm-up")
+    head = ("target", "kind", "family", "language", "baseline", "placement", "server", "client runtime", "timer",
+            "warm-up")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for name, t in targets.items():
         for placement, w in (t.get("workers") or {"-": {}}).items():
@@ -109,7 +110,7 @@ def _workers_table(targets: dict) -> str:
             client = (w or {}).get("client") or {}
             timer = (w or {}).get("timer") or {}
             orb = f"{server.get('orb') or ''} {server.get('orb_version') or ''}".strip()
-            cells = [name, t.get("kind"), t.get("language"), t.get("baseline") or "", placement, orb,
+            cells = [name, t.get("kind"), t.get("family") or "", t.get("language"), t.get("baseline") or "", placement, orb,
                      client.get("runtime", ""),
                      f"{timer.get('clock', '')} {timer.get('cost_ns', 0):.1f} ns" if timer else "",
                      f"{t.get('warmup')} calls"]

@@ -19,8 +19,9 @@ from orbench.results.point import Point, PointSlice  # noqa: E402
 # One colour per target across every figure, so a reader follows a target from plot to plot.
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
            "c-socket": "#2ca02c", "java-socket": "#9467bd", "java-nio": "#8c564b", "java-jni": "#e377c2",
-           "java-ffm": "#7f7f7f"}
-FALLBACK = ["#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896"]
+           "java-ffm": "#7f7f7f", "grpc-cpp": "#bcbd22", "grpc-java": "#aec7e8", "ice-cpp": "#393b79",
+           "ice-java": "#ad494a"}
+FALLBACK = ["#ffbb78", "#98df8a", "#ff9896", "#c49c94", "#dbdb8d"]
 
 
 @dataclass

@@ -59,6 +59,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
         entry: dict[str, Any] = {
             **point.as_record(), "kind": targets_info.get(point.target, {}).get("kind"),
             "language": targets_info.get(point.target, {}).get("language"),
+            "family": targets_info.get(point.target, {}).get("family"),  # corba, grpc, ice; None: a baseline
             "trials_ok": len(ok), "trials_failed": len(trials) - len(ok),
             "errors": sorted({t.error for t in trials if not t.ok and t.error}),
             "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0].status),

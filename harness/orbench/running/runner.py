@@ -127,6 +127,7 @@ class Runner:
             "placements": [self._placement(self.pairs[0], p).as_dict() for p in self.campaign.placements],
             "targets": {
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
+                         **({"family": t.family} if t.family else {}),
                          **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
                          **({"known_added_ns": t.known_added_ns} if t.known_added_ns is not None else {}),
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
