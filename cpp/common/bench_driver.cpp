@@ -1,6 +1,7 @@
 #include "bench_driver.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "allocation_counter.hpp"
@@ -8,29 +9,19 @@
 
 namespace orbench {
 
-namespace {
 nlohmann::ordered_json counts_json(const Counts& counts) {
   return {{"messages", counts.messages}, {"bytes", counts.bytes}};
 }
-}  // namespace
 
 nlohmann::ordered_json memory_json(const AllocationCounts& allocated) {
   return {{"allocations", allocated.allocations}, {"allocated_bytes", allocated.bytes}};
 }
 
-nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
-  return run_benchmark(driver, spec, LoadSpec{});
-}
-
-nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load) {
+Prelude before_timed_calls(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load) {
   const bool oneway = spec.mode == Mode::oneway;
   // Several clients share the server's counters: the harness reset them once before it sent `run` to all of
   // them, and no client resets them again (it would wipe the others' counts). The barriers wait for the sums.
   const bool shared = load.shared();
-  driver.prepare(spec);
-  // Allocated and touched (zeroed) before timing, so no page fault lands inside a sample.
-  std::vector<int64_t> samples_ns(spec.calls);
-
   if (!shared) driver.reset_counters();
   nlohmann::ordered_json start_json;
   nlohmann::ordered_json warmup_sync_json;
@@ -55,7 +46,7 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
     // them), so the timed calls of all clients overlap. In every mode, since every mode's calls are counted.
     const int64_t wait_start = monotonic_ns();
     const SyncOutcome outcome = driver.sync(load.clients * spec.warmup, spec.sync_timeout_ms);
-    start_json = {{"complete", outcome.complete}, {"wait_ns", monotonic_ns() - wait_start}};
+    start_json = nlohmann::ordered_json{{"complete", outcome.complete}, {"wait_ns", monotonic_ns() - wait_start}};
     if (!outcome.complete) {
       std::fprintf(stderr, "orbench: start barrier incomplete: %llu of %llu warm-up messages\n",
                    static_cast<unsigned long long>(outcome.received.messages),
@@ -64,11 +55,31 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
   } else {
     driver.reset_counters();
   }
+  return {start_json, warmup_sync_json};
+}
+
+nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
+  return run_benchmark(driver, spec, LoadSpec{});
+}
+
+nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load) {
+  const bool oneway = spec.mode == Mode::oneway;
+  const bool shared = load.shared();
+  driver.prepare(spec);
+  // Allocated and touched (zeroed) before timing, so no page fault lands inside a sample.
+  std::vector<int64_t> samples_ns(spec.calls);
+
+  const Prelude prelude = before_timed_calls(driver, spec, load);
+  const nlohmann::ordered_json& start_json = prelude.start_barrier;
+  const nlohmann::ordered_json& warmup_sync_json = prelude.warmup_sync;
 
   TimedSpan span;
   AllocationCounts allocated;
+  const uint64_t seed = effective_seed(load);
   {
-    PacingScope pacing(load.rate_hz);
+    std::optional<ArrivalSchedule> schedule;
+    if (load.rate_hz > 0) schedule.emplace(load.rate_hz, load.arrivals, seed);
+    PacingScope pacing(schedule ? &*schedule : nullptr);
     const AllocationCounts before = process_allocations();
     span = driver.timed_calls(samples_ns.data(), spec.calls);
     allocated = process_allocations() - before;
@@ -106,6 +117,8 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
   }
   if (load.rate_hz > 0) {
     answer["rate_hz"] = load.rate_hz;
+    answer["arrivals"] = arrivals_name(load.arrivals);
+    if (load.arrivals == Arrivals::poisson) answer["seed"] = seed;
     answer["deadline_misses"] = span.deadline_misses;
     const int64_t sending = span.last_send_ns - span.first_send_ns;
     if (spec.calls > 1 && sending > 0) {

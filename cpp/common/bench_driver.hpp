@@ -55,6 +55,19 @@ nlohmann::ordered_json memory_json(const AllocationCounts& allocated);
 // Runs the PROTOCOL.md `run` sequence (reset, warm-up, [sync], reset, timed calls, [sync], counters), writes
 // the samples file and returns the answer's fields (without "ok" and "id").
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec);
+// The "received" object of an answer.
+nlohmann::ordered_json counts_json(const Counts& counts);
+
+// The outcomes of the barriers before the timed calls (null when there was none): a group's start barrier,
+// a single oneway client's warm-up barrier.
+struct Prelude {
+  nlohmann::ordered_json start_barrier;
+  nlohmann::ordered_json warmup_sync;
+};
+
+// The part of the run sequence before the timed calls, after prepare(): the resets, the warm-up calls and
+// their barrier, or for a group of clients the start barrier. Shared by runs of calls and soaks.
+Prelude before_timed_calls(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
 // The same with the load fields: several clients sharing the server, a fixed rate (PROTOCOL.md).
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
 
@@ -74,19 +87,17 @@ inline void record_call(TimedSpan& span, int64_t* samples_ns, uint64_t i, int64_
   span.end_ns = after;
 }
 
-// The fixed-rate form of timed_loop (pacing.hpp). Call i waits until t_i = t_0 + i * period when it is early
-// and goes at once when it is late; its sample is completion - t_i. A call is a deadline miss when it
-// completes after the next call's intended send time t_{i+1} (its sample is above one period): from there on
-// the client can keep the rate only by sending late.
+// The paced form of timed_loop (pacing.hpp). Call i waits until its intended send time t_i (arrivals.hpp)
+// when it is early and goes at once when it is late; its sample is completion - t_i. A call is a deadline
+// miss when its sample is above the mean period (at a fixed rate: it completes after the next call's intended
+// send time t_{i+1}): from there on the client can keep the rate only by sending late.
 template <typename Call, typename Check>
-TimedSpan paced_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
-  const double period = current_period_ns();
-  const auto period_ns = static_cast<int64_t>(period);
+TimedSpan paced_loop(ArrivalSchedule& schedule, int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
+  const auto period_ns = static_cast<int64_t>(schedule.period_ns());
   TimedSpan span;
-  const int64_t t0 = monotonic_ns();
-  span.start_ns = t0;
+  span.start_ns = schedule.peek();
   for (uint64_t i = 0; i < calls; ++i) {
-    const int64_t intended = t0 + static_cast<int64_t>(static_cast<double>(i) * period);
+    const int64_t intended = schedule.next();
     wait_until(intended);
     if constexpr (std::is_void_v<decltype(call(i))>) {
       const int64_t before = monotonic_ns();
@@ -110,7 +121,7 @@ TimedSpan paced_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& c
 // after the second clock read, so that verifying an echo reply is not part of the sample.
 template <typename Call, typename Check>
 TimedSpan timed_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& check) {
-  if (current_period_ns() > 0) return paced_loop(samples_ns, calls, call, check);
+  if (ArrivalSchedule* schedule = current_schedule()) return paced_loop(*schedule, samples_ns, calls, call, check);
   TimedSpan span;
   for (uint64_t i = 0; i < calls; ++i) {
     if constexpr (std::is_void_v<decltype(call(i))>) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <new>
+#include <optional>
 
 #include "clock.hpp"
 #include "load_spec.hpp"
@@ -45,7 +46,7 @@ void connect(ClientWorker& worker, const json& command) {
 }
 
 // The body of an answer (without ok/id), or a WorkerError.
-ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit) {
+ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit, const EventSink& events) {
   if (!command.is_object()) throw WorkerError(ErrorKind::usage, "a command must be a JSON object");
   const auto cmd = command.find("cmd");
   if (cmd == command.end() || !cmd->is_string()) throw WorkerError(ErrorKind::usage, "missing string field \"cmd\"");
@@ -61,8 +62,14 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit) {
   if (name == "run") {
     json fields = command;
     const LoadSpec load = take_load_spec(fields);
-    const RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types());
-    return run_benchmark(worker.driver(), spec, load);
+    const std::optional<SoakSpec> soak = take_soak_spec(fields);
+    const RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types(), soak.has_value());
+    if (!soak) return run_benchmark(worker.driver(), spec, load);
+    const EventSink with_id = [&](ordered_json event) {
+      if (command.contains("id")) event["id"] = command["id"];
+      events(std::move(event));
+    };
+    return run_soak(worker.driver(), spec, load, *soak, with_id);
   }
   if (name == "reset_counters") {
     // For a group of clients: the harness resets the shared server once, before it starts them all.
@@ -85,6 +92,10 @@ ordered_json error_answer(ErrorKind kind, const std::string& message) {
 }  // namespace
 
 ordered_json handle_command_line(ClientWorker& worker, const std::string& line, bool& quit) {
+  return handle_command_line(worker, line, quit, [](ordered_json event) { write_protocol_line(event); });
+}
+
+ordered_json handle_command_line(ClientWorker& worker, const std::string& line, bool& quit, const EventSink& events) {
   json command;
   try {
     command = json::parse(line);
@@ -93,7 +104,7 @@ ordered_json handle_command_line(ClientWorker& worker, const std::string& line, 
   }
   ordered_json answer;
   try {
-    ordered_json body = dispatch(worker, command, quit);
+    ordered_json body = dispatch(worker, command, quit, events);
     answer = {{"ok", true}};
     for (auto& item : body.items()) answer[item.key()] = std::move(item.value());
   } catch (const WorkerError& e) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_driver.hpp"
+#include "soak.hpp"
 
 namespace orbench {
 
@@ -29,8 +30,12 @@ class ClientWorker {
 // The `runtime` field of hello for a C++ worker: compiler and C library versions.
 std::string cxx_runtime_description();
 
-// Answers one command line (never throws); sets `quit` for the `quit` command.
+// Answers one command line (never throws); sets `quit` for the `quit` command. Event lines a command sends
+// before its answer (a soak's intervals, carrying the command's "id") go to `events`; by default, the
+// protocol channel.
 nlohmann::ordered_json handle_command_line(ClientWorker& worker, const std::string& line, bool& quit);
+nlohmann::ordered_json handle_command_line(ClientWorker& worker, const std::string& line, bool& quit,
+                                           const EventSink& events);
 
 // Reads commands from `in` until `quit` or EOF, writing one answer line per command.
 void run_client_loop(ClientWorker& worker, std::istream& in);

@@ -1,6 +1,10 @@
 #include "load_spec.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+
+#include "clock.hpp"
 
 #include "worker_error.hpp"
 
@@ -23,7 +27,33 @@ LoadSpec take_load_spec(nlohmann::json& command) {
     load.clients = it->get<uint64_t>();
     command.erase(it);
   }
+  if (const auto it = command.find("arrivals"); it != command.end()) {
+    if (*it == "poisson") {
+      load.arrivals = Arrivals::poisson;
+    } else if (*it != "fixed") {
+      throw WorkerError(ErrorKind::usage, "field \"arrivals\" must be \"fixed\" or \"poisson\"");
+    }
+    command.erase(it);
+  }
+  if (load.arrivals == Arrivals::poisson && load.rate_hz <= 0) {
+    throw WorkerError(ErrorKind::usage, "field \"arrivals\": poisson needs a \"rate_hz\" above 0");
+  }
+  if (const auto it = command.find("seed"); it != command.end()) {
+    // 0 .. 2^63 - 1, what a Java long holds, so a seed means the same to every worker.
+    if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0) ||
+        (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
+      throw WorkerError(ErrorKind::usage, "field \"seed\" must be an integer from 0 to 2^63 - 1");
+    }
+    load.seed = it->get<uint64_t>();
+    command.erase(it);
+  }
   return load;
+}
+
+uint64_t effective_seed(const LoadSpec& load) {
+  if (load.seed) return *load.seed;
+  // Clients of one group start together: the pid keeps their arrivals apart.
+  return static_cast<uint64_t>(monotonic_ns()) * 31 + static_cast<uint64_t>(getpid());
 }
 
 }  // namespace orbench

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include "arrivals.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,9 @@ struct LoadSpec {
   // 0: closed loop (each call as soon as the previous one returns); else calls per second, each timed from its
   // intended send time.
   double rate_hz = 0;
+  // With a rate: calls evenly spaced, or a Poisson process with this seed (none given: one from the clock).
+  Arrivals arrivals = Arrivals::fixed;
+  std::optional<uint64_t> seed;
   // Clients of this run's group that share one server; above 1 the run sequence never resets the server's
   // counters and its barriers wait for the group's sums.
   uint64_t clients = 1;
@@ -20,7 +26,10 @@ struct LoadSpec {
   bool shared() const { return clients > 1; }
 };
 
-// Validates and removes "rate_hz" and "clients" from `command` (so parse_run_spec sees only its own fields).
+// The seed a Poisson run uses: the given one, else one from the clock and the process id.
+uint64_t effective_seed(const LoadSpec& load);
+
+// Validates and removes "rate_hz", "clients", "arrivals" and "seed" from `command` (so parse_run_spec sees only its own fields).
 // Throws WorkerError(usage) naming the field.
 LoadSpec take_load_spec(nlohmann::json& command);
 

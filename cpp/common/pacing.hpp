@@ -8,24 +8,39 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "arrivals.hpp"
 #include "clock.hpp"
 
 namespace orbench {
 
 namespace pacing_detail {
-// The period of the timed loop that is running on this thread, 0 for a closed loop. Set only around the
+// The schedule of the timed loop that is running on this thread, none for a closed loop. Set only around the
 // timed calls by PacingScope, so warm-up calls (which go through the same loop) run closed.
-inline thread_local double period_ns = 0;
+inline thread_local ArrivalSchedule* schedule = nullptr;
 }  // namespace pacing_detail
 
-inline double current_period_ns() { return pacing_detail::period_ns; }
+inline ArrivalSchedule* current_schedule() { return pacing_detail::schedule; }
 
+// Paces the timed loops of this thread while it lives: by a schedule of its own (a rate, evenly spaced; 0 is
+// a closed loop), or by one the caller keeps across several loops (a soak run's chunks).
 class PacingScope {
  public:
-  explicit PacingScope(double rate_hz) { pacing_detail::period_ns = rate_hz > 0 ? 1e9 / rate_hz : 0; }
-  ~PacingScope() { pacing_detail::period_ns = 0; }
+  explicit PacingScope(double rate_hz) {
+    if (rate_hz > 0) {
+      own_ = new ArrivalSchedule(rate_hz, Arrivals::fixed, 0);
+      pacing_detail::schedule = own_;
+    }
+  }
+  explicit PacingScope(ArrivalSchedule* schedule) { pacing_detail::schedule = schedule; }
+  ~PacingScope() {
+    pacing_detail::schedule = nullptr;
+    delete own_;
+  }
   PacingScope(const PacingScope&) = delete;
   PacingScope& operator=(const PacingScope&) = delete;
+
+ private:
+  ArrivalSchedule* own_ = nullptr;
 };
 
 // Sleep-then-spin: sleep (absolute clock_nanosleep) until kSpinNs before the deadline, then spin on the clock.

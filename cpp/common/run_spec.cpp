@@ -81,7 +81,14 @@ uint64_t unsigned_field(const nlohmann::json& command, const char* key, bool req
 }  // namespace
 
 RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::string>& supported_modes,
-                       const std::vector<std::string>& supported_payload_types) {
+                       const std::vector<std::string>& supported_payload_types, bool duration_run) {
+  if (duration_run) {
+    for (const char* key : {"calls", "samples_file"}) {
+      if (command.contains(key)) {
+        throw WorkerError(ErrorKind::usage, std::string("a soak run (\"duration_s\") takes no \"") + key + "\"");
+      }
+    }
+  }
   reject_unknown_fields(command,
                         {"mode", "payload_type", "payload_bytes", "calls", "warmup", "samples_file", "sync_timeout_ms"});
   RunSpec spec;
@@ -109,11 +116,13 @@ RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::str
 
   // A 32-bit bound: CORBA sequence lengths and the socket header's body length are both u32.
   spec.payload_bytes = unsigned_field(command, "payload_bytes", true, 0, std::numeric_limits<uint32_t>::max() - 64);
-  spec.calls = unsigned_field(command, "calls", true, 0);
-  if (spec.calls == 0) throw WorkerError(ErrorKind::usage, "field \"calls\" must be at least 1");
   spec.warmup = unsigned_field(command, "warmup", false, 0);
-  spec.samples_file = required_string(command, "samples_file");
-  if (spec.samples_file.empty()) throw WorkerError(ErrorKind::usage, "field \"samples_file\" is empty");
+  if (!duration_run) {
+    spec.calls = unsigned_field(command, "calls", true, 0);
+    if (spec.calls == 0) throw WorkerError(ErrorKind::usage, "field \"calls\" must be at least 1");
+    spec.samples_file = required_string(command, "samples_file");
+    if (spec.samples_file.empty()) throw WorkerError(ErrorKind::usage, "field \"samples_file\" is empty");
+  }
   spec.sync_timeout_ms = static_cast<uint32_t>(
       unsigned_field(command, "sync_timeout_ms", false, spec.sync_timeout_ms, std::numeric_limits<uint32_t>::max()));
   return spec;

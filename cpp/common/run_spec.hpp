@@ -42,8 +42,9 @@ const char* payload_type_name(PayloadType type);
 
 // Throws WorkerError: `usage` for a missing, unknown or ill-typed field, `unsupported` for a mode or payload
 // type not in the worker's lists (names as in PROTOCOL.md).
+// A soak run (`duration_run`: the command had "duration_s") has no "calls" and no "samples_file".
 RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::string>& supported_modes,
-                       const std::vector<std::string>& supported_payload_types);
+                       const std::vector<std::string>& supported_payload_types, bool duration_run = false);
 
 // Throws WorkerError(usage) when `command` has a key outside `allowed` (besides "cmd" and "id").
 void reject_unknown_fields(const nlohmann::json& command, const std::vector<std::string>& allowed);

@@ -136,6 +136,8 @@ class Conformance:
                     self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
                                self._run_point(client, server, m, p, s))
 
+        self.check("soak run sends its intervals before the answer", lambda: self._soak(client, server))
+
         def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
             def fn() -> str:
                 answer = client.call(command, watch=[server])
@@ -187,6 +189,26 @@ class Conformance:
         for key, value in (first.get("memory") or {}).items():
             assert second["memory"][key] >= value, f"stats counter {key} went down: {first} then {second}"
         return json.dumps(second.get("memory") or {})
+
+    def _soak(self, client: ClientWorker, server: ServerWorker) -> str:
+        """50 Hz for 0.6 s in 0.2 s intervals: three interval events of 10 calls each (a paced call is in the
+        interval of its intended send time), then the answer; every call delivered."""
+        events: list[dict] = []
+        answer = client.call({"cmd": "run", "mode": "twoway", "payload_type": "octets", "payload_bytes": 8,
+                              "warmup": CHECK_WARMUP, "duration_s": 0.6, "interval_s": 0.2, "rate_hz": 50,
+                              "sync_timeout_ms": 10000}, timeout=60, watch=[server], on_event=events.append)
+        if not answer["ok"]:
+            raise AssertionError(f"error answer: {answer.get('error_kind')}: {answer.get('error')}")
+        self._validate(answer, "soak_answer")
+        for event in events:
+            self._validate(event, "interval_event")
+        assert [e["index"] for e in events] == [0, 1, 2], f"interval indices {[e['index'] for e in events]}"
+        assert [e["calls"] for e in events] == [10, 10, 10], f"calls per interval {[e['calls'] for e in events]}"
+        assert all(sum(c for _, c in e["buckets"]) == e["calls"] for e in events), "buckets do not add up to calls"
+        assert answer["calls"] == 30 and answer["received"]["messages"] == 30, f"answer {answer}"
+        if self.target.language == "java":
+            assert all("gc" in e for e in events), "a Java worker's intervals carry gc"
+        return f"p50 {answer['p50_ns'] / 1000:.1f} us, rss {events[-1]['rss_bytes'] / 2**20:.0f} MiB"
 
     def _quit(self, client: ClientWorker) -> None:
         answer = client.call({"cmd": "quit"})

@@ -215,9 +215,11 @@ class ClientWorker(_Process):
         self._next_id = 0
 
     def call(self, command: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S,
-             watch: list[_Process] = ()) -> dict[str, Any]:
+             watch: list[_Process] = (), on_event: Callable[[dict[str, Any]], None] | None = None
+             ) -> dict[str, Any]:
         """Send one command, return its answer (ok or not). Raises WorkerError only when the client or a
-        watched server is dead, hangs, or breaks the protocol."""
+        watched server is dead, hangs, or breaks the protocol. Event lines before the answer (a soak's
+        intervals) go to `on_event`; `timeout` then bounds each wait for the next line, not the whole command."""
         self._next_id += 1
         command = {**command, "id": self._next_id}
         try:
@@ -228,6 +230,11 @@ class ClientWorker(_Process):
             self.proc.wait(timeout=5)
             raise WorkerError(self.death(), "died") from None
         answer = self.read_json(timeout, watch)
+        while "event" in answer and "ok" not in answer:
+            if on_event is None or answer.get("id") != self._next_id:
+                raise WorkerError(f"{self.name} client: unexpected event line: {str(answer)[:200]}", "protocol")
+            on_event(answer)
+            answer = self.read_json(timeout, watch)
         if answer.get("id") != self._next_id:
             raise WorkerError(f"{self.name} client answered id {answer.get('id')!r} to command "
                               f"{self._next_id}: {answer}", "protocol")

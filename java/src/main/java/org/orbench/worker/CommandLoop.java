@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The client worker's JSON-lines loop (PROTOCOL.md, "Client worker"): one command per stdin line, exactly
@@ -17,6 +18,8 @@ public final class CommandLoop {
   private static final Set<String> CONNECT_FIELDS = Set.of("endpoint", "options");
 
   private final BenchClient client;
+  // Where event lines sent before an answer go (a soak's intervals): the protocol stream once run() starts.
+  private Consumer<JsonObject> events = event -> {};
   private boolean connected;
   private boolean quit;
 
@@ -24,8 +27,14 @@ public final class CommandLoop {
     this.client = client;
   }
 
+  /** Where a command's event lines go (they carry the command's id); run() sets the protocol stream. */
+  public void setEvents(Consumer<JsonObject> events) {
+    this.events = events;
+  }
+
   /** Runs until quit or EOF on {@code in}. */
   public void run(BufferedReader in, ProtocolOut out) throws IOException {
+    events = out::write;
     String line;
     while (!quit && (line = in.readLine()) != null) {
       if (line.isBlank()) {
@@ -81,9 +90,13 @@ public final class CommandLoop {
       case "run":
         JsonObject fields = command.deepCopy();
         LoadSpec load = LoadSpec.take(fields);
-        RunSpec spec = RunSpec.parse(fields, client.modes(), client.payloadTypes());
+        SoakSpec soak = SoakSpec.take(fields);
+        RunSpec spec = RunSpec.parse(fields, client.modes(), client.payloadTypes(), soak != null);
         if (!connected) {
           throw WorkerException.usage("run before a successful connect");
+        }
+        if (soak != null) {
+          return SoakSequence.run(client, spec, load, soak, SoakSequence.withId(events, command.get("id")));
         }
         return RunSequence.run(client, spec, load);
       case "reset_counters":

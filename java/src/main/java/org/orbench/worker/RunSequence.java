@@ -36,46 +36,14 @@ public final class RunSequence {
     // Allocated (and zeroed, so touched) before timing: no page fault lands inside a sample.
     long[] samples = new long[spec.calls()];
 
-    if (!shared) {
-      client.resetCounters();
-    }
-    JsonObject warmupBarrier = null;
-    if (spec.warmup() > 0) {
-      warmUp(invocation, spec.warmup(), load);
-      if (oneway && !shared) {
-        // Warm-up oneways may still be queued at the server; without this barrier they would be counted
-        // after the next reset. One that times out is in the answer (warmup_sync): late warm-up messages
-        // would then be counted as timed ones and could satisfy the closing barrier early, hiding loss.
-        long waitStartNs = System.nanoTime();
-        SyncOutcome warmupSync = client.sync(spec.warmup(), spec.syncTimeoutMs());
-        warmupBarrier = barrier(warmupSync, System.nanoTime() - waitStartNs);
-        if (!warmupSync.complete()) {
-          System.err.printf(
-              "orbench: warm-up sync incomplete: %d of %d messages%n",
-              warmupSync.received().messages(), spec.warmup());
-        }
-      }
-    }
-    JsonObject startBarrier = null;
-    if (shared) {
-      // The start barrier: every client of the group has made its warm-up calls and the server has counted
-      // them, so the timed calls of all clients overlap. In every mode: every mode's calls are counted.
-      long expected = load.clients() * spec.warmup();
-      long waitStartNs = System.nanoTime();
-      SyncOutcome outcome = client.sync(expected, spec.syncTimeoutMs());
-      startBarrier = barrier(outcome, System.nanoTime() - waitStartNs);
-      if (!outcome.complete()) {
-        System.err.printf(
-            "orbench: start barrier incomplete: %d of %d warm-up messages%n",
-            outcome.received().messages(), expected);
-      }
-    } else {
-      client.resetCounters();
-    }
+    Prelude prelude = beforeTimedCalls(client, invocation, spec, load);
+    JsonObject warmupBarrier = prelude.warmupSync();
+    JsonObject startBarrier = prelude.startBarrier();
 
+    long seed = load.effectiveSeed();
+    ArrivalSchedule schedule = load.schedule(seed);
     HeapCounters.Snapshot heapBefore = HeapCounters.now();
-    TimedSpan span =
-        load.rateHz() > 0 ? pacedLoop(invocation, samples, load.periodNs()) : timedLoop(invocation, samples);
+    TimedSpan span = schedule != null ? pacedLoop(invocation, samples, schedule) : timedLoop(invocation, samples);
     HeapCounters.Snapshot heapAfter = HeapCounters.now();
     long endNs = span.lastAfterNs();
     JsonObject sync = null;
@@ -116,6 +84,10 @@ public final class RunSequence {
     }
     if (load.rateHz() > 0) {
       answer.addProperty("rate_hz", load.rateHz());
+      answer.addProperty("arrivals", load.arrivals().wireName());
+      if (load.arrivals() == Arrivals.POISSON) {
+        answer.addProperty("seed", seed);
+      }
       answer.addProperty("deadline_misses", span.deadlineMisses());
       long sending = span.lastSendNs() - span.firstSendNs();
       if (spec.calls() > 1 && sending > 0) {
@@ -125,6 +97,56 @@ public final class RunSequence {
       }
     }
     return answer;
+  }
+
+  /** The outcomes of the barriers before the timed calls: the oneway warm-up's, a group's start barrier. */
+  record Prelude(JsonObject warmupSync, JsonObject startBarrier) {}
+
+  /**
+   * The part of the run sequence before the timed calls, after prepare: the resets, the warm-up calls and
+   * their barrier, or for a group of clients the start barrier. Shared by runs of calls and soaks.
+   */
+  static Prelude beforeTimedCalls(BenchClient client, Invocation invocation, RunSpec spec, LoadSpec load)
+      throws Exception {
+    boolean oneway = spec.mode() == Mode.ONEWAY;
+    boolean shared = load.shared();
+    if (!shared) {
+      client.resetCounters();
+    }
+    JsonObject warmupBarrier = null;
+    if (spec.warmup() > 0) {
+      warmUp(invocation, spec.warmup(), load);
+      if (oneway && !shared) {
+        // Warm-up oneways may still be queued at the server; without this barrier they would be counted
+        // after the next reset. One that times out is in the answer (warmup_sync): late warm-up messages
+        // would then be counted as timed ones and could satisfy the closing barrier early, hiding loss.
+        long waitStartNs = System.nanoTime();
+        SyncOutcome warmupSync = client.sync(spec.warmup(), spec.syncTimeoutMs());
+        warmupBarrier = barrier(warmupSync, System.nanoTime() - waitStartNs);
+        if (!warmupSync.complete()) {
+          System.err.printf(
+              "orbench: warm-up sync incomplete: %d of %d messages%n",
+              warmupSync.received().messages(), spec.warmup());
+        }
+      }
+    }
+    JsonObject startBarrier = null;
+    if (shared) {
+      // The start barrier: every client of the group has made its warm-up calls and the server has counted
+      // them, so the timed calls of all clients overlap. In every mode: every mode's calls are counted.
+      long expected = load.clients() * spec.warmup();
+      long waitStartNs = System.nanoTime();
+      SyncOutcome outcome = client.sync(expected, spec.syncTimeoutMs());
+      startBarrier = barrier(outcome, System.nanoTime() - waitStartNs);
+      if (!outcome.complete()) {
+        System.err.printf(
+            "orbench: start barrier incomplete: %d of %d warm-up messages%n",
+            outcome.received().messages(), expected);
+      }
+    } else {
+      client.resetCounters();
+    }
+    return new Prelude(warmupBarrier, startBarrier);
   }
 
   /**
@@ -138,7 +160,7 @@ public final class RunSequence {
   static void warmUp(Invocation invocation, int calls, LoadSpec load) throws Exception {
     int paced = load.rateHz() > 0 ? (int) Math.min(calls, Math.ceil(PACED_WARMUP_NS / load.periodNs())) : 0;
     inChunks(calls - paced, WARMUP_CHUNK_CALLS, chunk -> timedLoop(invocation, chunk));
-    inChunks(paced, 2, chunk -> pacedLoop(invocation, chunk, load.periodNs()));
+    inChunks(paced, 2, chunk -> pacedLoop(invocation, chunk, ArrivalSchedule.fixed(load.rateHz())));
   }
 
   private interface Loop {
@@ -156,7 +178,7 @@ public final class RunSequence {
     }
   }
 
-  private static JsonObject barrier(SyncOutcome outcome, long waitNs) {
+  static JsonObject barrier(SyncOutcome outcome, long waitNs) {
     JsonObject out = new JsonObject();
     out.addProperty("complete", outcome.complete());
     out.addProperty("wait_ns", waitNs);
@@ -196,20 +218,20 @@ public final class RunSequence {
   }
 
   /**
-   * The fixed-rate loop: call i has the intended send time t_i = t_0 + i * period; it waits until then when
-   * early ({@link Pacing}) and goes at once when late; its sample is completion - t_i, so a stall shows in
-   * every call that should have gone out during it (no coordinated omission). A call is a deadline miss when
-   * it completes after t_{i+1} (its sample is above one period).
+   * The paced loop: call i has the intended send time t_i ({@link ArrivalSchedule}); it waits until then
+   * when early ({@link Pacing}) and goes at once when late; its sample is completion - t_i, so a stall shows
+   * in every call that should have gone out during it (no coordinated omission). A call is a deadline miss
+   * when its sample is above the mean period (at a fixed rate: it completes after t_{i+1}).
    */
-  static TimedSpan pacedLoop(Invocation invocation, long[] samples, double periodNs) throws Exception {
-    long t0 = System.nanoTime();
-    long period = (long) periodNs;
+  static TimedSpan pacedLoop(Invocation invocation, long[] samples, ArrivalSchedule schedule) throws Exception {
+    long t0 = schedule.peek();
+    long period = (long) schedule.periodNs();
     long misses = 0;
     long firstSendNs = 0;
     long sendNs = 0;
     long afterNs = 0;
     for (int i = 0; i < samples.length; i++) {
-      long intendedNs = t0 + (long) (i * periodNs);
+      long intendedNs = schedule.next();
       Pacing.waitUntil(intendedNs);
       sendNs = System.nanoTime();
       invocation.call();

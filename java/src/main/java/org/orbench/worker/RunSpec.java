@@ -47,6 +47,22 @@ public record RunSpec(
    * ill-typed field, {@code unsupported} for a mode or payload type outside the supported sets.
    */
   public static RunSpec parse(JsonObject command, Set<Mode> supportedModes, Set<PayloadType> supportedTypes) {
+    return parse(command, supportedModes, supportedTypes, false);
+  }
+
+  /**
+   * The same for a soak run ({@code durationRun}: the command had {@code duration_s}), which has no
+   * {@code calls} and no {@code samples_file}: its calls is 0 and its samples file null.
+   */
+  public static RunSpec parse(
+      JsonObject command, Set<Mode> supportedModes, Set<PayloadType> supportedTypes, boolean durationRun) {
+    if (durationRun) {
+      for (String key : new String[] {"calls", "samples_file"}) {
+        if (command.has(key)) {
+          throw WorkerException.usage("a soak run (\"duration_s\") takes no \"" + key + "\"");
+        }
+      }
+    }
     JsonFields.rejectUnknown(command, FIELDS);
 
     String modeName = JsonFields.requiredString(command, "mode");
@@ -68,18 +84,23 @@ public record RunSpec(
     }
 
     int payloadBytes = (int) JsonFields.unsignedLong(command, "payload_bytes", true, 0, MAX_ARRAY);
-    int calls = (int) JsonFields.unsignedLong(command, "calls", true, 0, MAX_ARRAY);
-    if (calls == 0) {
-      throw WorkerException.usage("field \"calls\" must be at least 1");
-    }
     int warmup = (int) JsonFields.unsignedLong(command, "warmup", false, 0, Integer.MAX_VALUE);
-    String samplesFile = JsonFields.requiredString(command, "samples_file");
-    if (samplesFile.isEmpty()) {
-      throw WorkerException.usage("field \"samples_file\" is empty");
+    int calls = 0;
+    Path samplesFile = null;
+    if (!durationRun) {
+      calls = (int) JsonFields.unsignedLong(command, "calls", true, 0, MAX_ARRAY);
+      if (calls == 0) {
+        throw WorkerException.usage("field \"calls\" must be at least 1");
+      }
+      String samplesPath = JsonFields.requiredString(command, "samples_file");
+      if (samplesPath.isEmpty()) {
+        throw WorkerException.usage("field \"samples_file\" is empty");
+      }
+      samplesFile = Path.of(samplesPath);
     }
     // u32 on the socket wire and in the IDL (unsigned long).
     long syncTimeoutMs =
         JsonFields.unsignedLong(command, "sync_timeout_ms", false, DEFAULT_SYNC_TIMEOUT_MS, 0xFFFF_FFFFL);
-    return new RunSpec(mode, type, payloadBytes, calls, warmup, Path.of(samplesFile), syncTimeoutMs);
+    return new RunSpec(mode, type, payloadBytes, calls, warmup, samplesFile, syncTimeoutMs);
   }
 }

@@ -95,6 +95,32 @@ class JacorbLoopbackTest {
   }
 
   @Test
+  void soakAtAFixedRateSendsItsIntervalsFirst() throws Exception {
+    // 50 Hz for 1.5 s in 0.5 s intervals: three intervals of 25 calls each (by intended send time), every
+    // call delivered, the JVM's GC pauses and memory in each.
+    try (ServerProcess server = startServer()) {
+      ClientDriver driver = new ClientDriver(new OrbBenchClient(orb, "jacorb"));
+      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
+      JsonObject answer = driver.send(
+          "{\"cmd\":\"run\",\"mode\":\"twoway\",\"payload_type\":\"octets\",\"payload_bytes\":64,"
+              + "\"warmup\":200,\"duration_s\":1.5,\"interval_s\":0.5,\"rate_hz\":50,\"id\":9}");
+      assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
+      assertEquals(3, driver.events.size());
+      long calls = 0;
+      for (JsonObject event : driver.events) {
+        assertEquals(9, event.get("id").getAsInt());
+        assertEquals(25, event.get("calls").getAsLong(), event.toString());
+        assertTrue(event.get("p50_ns").getAsLong() > 0 && event.get("rss_bytes").getAsLong() > 0);
+        assertTrue(event.has("gc"));
+        calls += event.get("calls").getAsLong();
+      }
+      assertEquals(75, answer.get("calls").getAsLong());
+      assertEquals(calls, answer.getAsJsonObject("received").get("messages").getAsLong());
+      assertEquals(3, answer.get("intervals").getAsInt());
+    }
+  }
+
+  @Test
   void shutdownRequestGetsItsReplyAndStopsTheServer() throws Exception {
     try (ServerProcess server = startServer()) {
       Bench bench = BenchHelper.narrow(orb.string_to_object(server.endpoint()));
