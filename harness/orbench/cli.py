@@ -15,18 +15,20 @@ from orbench.commands import (
     compare,
     export,
     fidelity,
+    history,
     ingest_jmh,
     new_target,
     report,
     run,
+    soak,
     summarize,
     targets,
 )
 from orbench.errors import UserError
 
 # In the order `orbench --help` lists them.
-COMMANDS = (targets, check_target, new_target, run, cleanup, summarize, report, compare, ingest_jmh, fidelity,
-            export)
+COMMANDS = (targets, check_target, new_target, run, soak, cleanup, summarize, report, compare, history, ingest_jmh,
+            fidelity, export)
 
 EPILOG = """\
 examples:
@@ -42,6 +44,9 @@ examples:
   orbench report results/quick/latest      (re)make the figures and report.html of a run
   orbench compare RUN_A RUN_B              the same points of two runs side by side: drift, and what really moved
   orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
+  orbench history                          results/index.html: every run, each point's trend, moves flagged
+  orbench soak jacorb --duration 1h --rate 10 --clients 3   hours of one target, one histogram per 10 s
+  orbench soak tine                        the soak file harness/campaigns/tine.toml (TINE's setting, 8 h)
 
 Campaign files are TOML, described key by key in harness/orbench/campaign/campaign.schema.json and
 harness/campaigns/README.md. Results go to results/<campaign>/<run-id>/ and are never overwritten.

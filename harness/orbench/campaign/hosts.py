@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from orbench.errors import UserError
+from orbench.hosts.inventory import Inventory, read_inventory
 from orbench.hosts.ssh import LOCAL, HostPair, HostSpec, SshSettings, check_url
 
 DEFAULT_WORKDIR = "/tmp/orbench"
@@ -29,38 +30,70 @@ def _spec(name: str, entry: dict[str, Any], settings: dict[str, Any], path: Path
                     workdir=entry.get("workdir", DEFAULT_WORKDIR))
 
 
+def resolve_inventory_path(path: Path, settings: dict[str, Any]) -> None:
+    """The `inventory` key made absolute (relative to the campaign file, ~ allowed), so a resumed run, whose
+    campaign is read from its manifest, finds it too."""
+    if settings.get("inventory"):
+        settings["inventory"] = str((path.parent / os.path.expanduser(settings["inventory"])).resolve())
+
+
+def _inventory(path: Path, settings: dict[str, Any]) -> Inventory | None:
+    if not settings.get("inventory"):
+        return None
+    try:
+        return read_inventory(Path(settings["inventory"]))
+    except UserError as exc:
+        raise UserError(f"{path}: key inventory: {exc}") from None
+
+
 def resolve_host_pairs(path: Path, settings: dict[str, Any]) -> list[HostPair]:
     named = {name: _spec(name, entry, settings, path, f"hosts.{name}.url")
              for name, entry in settings["hosts"].items()}
+    inventory = _inventory(path, settings)
     pairs: list[HostPair] = []
     labels: set[str] = set()
     for i, pair in enumerate(settings["host_pairs"]):
-        specs = []
+        # Each side is one host, or an inventory group's hosts: the entry then stands for every
+        # (server, client) of the two, a host never paired with itself.
+        sides: list[list[HostSpec]] = []
         for j, ref in enumerate(pair):
             where = f"host_pairs[{i}][{j}]"
             if ref in named:
-                specs.append(named[ref])
+                sides.append([named[ref]])
             elif ref == LOCAL:
-                specs.append(HostSpec(LOCAL, LOCAL, settings["host"]))
+                sides.append([HostSpec(LOCAL, LOCAL, settings["host"])])
             elif "://" in ref:
                 problem = check_url(ref)
                 if problem:
                     raise UserError(f"{path}: key {where}: value {ref!r}: {problem}")
-                specs.append(_spec(HostSpec("", ref, "").hostname.strip("[]") or ref, {"url": ref}, settings,
-                                   path, where))
+                sides.append([_spec(HostSpec("", ref, "").hostname.strip("[]") or ref, {"url": ref}, settings,
+                                    path, where)])
+            elif inventory is not None:
+                try:
+                    sides.append(inventory.resolve(ref))
+                except UserError as exc:
+                    raise UserError(f"{path}: key {where}: value {ref!r}: {exc}") from None
             else:
                 known = ", ".join(sorted(named)) or "none defined"
                 raise UserError(f"{path}: key {where}: value {ref!r}: not a [hosts] name ({known}), 'local', "
-                                "or an ssh://user@host:port URL")
-        hp = HostPair(specs[0], specs[1])
-        if hp.server.is_local and not hp.client.is_local and _is_loopback(hp.server.address):
-            raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: the server host {hp.server.name!r} "
-                            f"binds {hp.server.address}, which {hp.client.name!r} cannot reach; add [hosts.me] "
-                            "with url = \"local\" and address = \"<this machine's address>\" and use \"me\"")
-        if hp.label in labels:
-            raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: this pair is listed twice")
-        labels.add(hp.label)
-        pairs.append(hp)
+                                "an ssh://user@host:port URL, or (with an inventory) a group or host of it")
+        grouped = len(sides[0]) > 1 or len(sides[1]) > 1
+        for server in sides[0]:
+            for client in sides[1]:
+                if grouped and server.name == client.name:
+                    continue
+                hp = HostPair(server, client)
+                if hp.server.is_local and not hp.client.is_local and _is_loopback(hp.server.address):
+                    raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: the server host "
+                                    f"{hp.server.name!r} binds {hp.server.address}, which {hp.client.name!r} cannot "
+                                    "reach; add [hosts.me] with url = \"local\" and address = \"<this machine's "
+                                    "address>\" and use \"me\"")
+                if hp.label in labels:
+                    if grouped:
+                        continue  # a group's pair already listed by another entry
+                    raise UserError(f"{path}: key host_pairs[{i}]: value {pair!r}: this pair is listed twice")
+                labels.add(hp.label)
+                pairs.append(hp)
     # One name, one host: two different hosts may not share a label in the results.
     seen: dict[str, HostSpec] = {}
     for hp in pairs:

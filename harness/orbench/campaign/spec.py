@@ -15,7 +15,13 @@ from typing import Any
 
 import jsonschema
 
-from orbench.campaign.hosts import check_ssh_files, resolve_host_pairs, resolve_ssh_paths, ssh_settings
+from orbench.campaign.hosts import (
+    check_ssh_files,
+    resolve_host_pairs,
+    resolve_inventory_path,
+    resolve_ssh_paths,
+    ssh_settings,
+)
 from orbench.campaign.interop import resolve_interop
 from orbench.campaign.options import OptionPlan, option_label, plan_options
 from orbench.errors import UserError
@@ -162,6 +168,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     settings.update(data)
     settings.setdefault("description", "")
     settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])
+    resolve_inventory_path(path, settings)
     check_ssh_files(path, settings["ssh"], resolve_host_pairs(path, settings))
 
     stops = ("target_ci_pct", "target_added_ci_ns", "target_added_ci_pct")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -44,3 +45,14 @@ def make_report(run_dir: Path) -> Path | None:
     report = plots_report(run_dir)
     print(f"report: {report}")
     return report
+
+
+def interrupt_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
+    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)

@@ -8,12 +8,11 @@ Exit status: 0 all went well; 1 the run finished but some trials failed (their r
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
 from orbench.campaign.spec import campaign_from_manifest, read_campaign
-from orbench.commands.common import campaign_path, make_report
+from orbench.commands.common import campaign_path, interrupt_on_signals, make_report
 from orbench.errors import UserError
 from orbench.results.store import RunStore, open_run
 from orbench.results.summary import write_summary
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
     runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
-    _interrupt_on_signals()
+    interrupt_on_signals()
     interrupted = False
     try:
         failed = runner.run()
@@ -75,14 +74,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
         return 1
     return 0
-
-
-def _interrupt_on_signals() -> None:
-    """Ctrl-C and SIGTERM both stop a run cleanly: workers stopped, finished trials kept. SIGINT is set
-    explicitly because a shell starts background jobs with it ignored, and Python then keeps it ignored."""
-
-    def stop(signum, _frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)

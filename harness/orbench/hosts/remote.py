@@ -15,10 +15,12 @@ then computed from local files only, as on localhost.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
 import shutil
+import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +48,7 @@ class HostSet:
         self.environments: dict[str, dict] = {}
         self.deployed: dict[str, list[str]] = {}
         self.down: dict[str, str] = {}   # host name -> why it was given up during the run
+        self.never_reached: set[str] = set()  # unreachable at the start: nothing of the campaign runs there
 
     @property
     def remote(self) -> list[Host]:
@@ -69,13 +72,19 @@ class HostSet:
                     if missing:
                         problems[f"{host}, target {t.name}"] = missing
             except HostUnreachable as exc:
-                problems[str(host)] = [f"unreachable: {exc}"]
+                # Only the pairs that need it are skipped (Runner), unless none is left.
+                self.down[host.name] = f"unreachable: {exc}"
+                self.never_reached.add(host.name)
+                note(f"{host} is unreachable: its host pairs will be skipped")
             except RuntimeError as exc:
                 problems[str(host)] = [str(exc)]
         if problems:
             self.close()
             raise UserError(describe_problems(problems))
-        for pair in self.pairs:
+        if not self.alive_pairs():
+            self.close()
+            raise UserError(describe_problems({str(self.hosts[name]): [why] for name, why in self.down.items()}))
+        for pair in self.alive_pairs():
             for spec, peer in ((pair.server, pair.client.address), (pair.client, pair.server.address)):
                 if spec.name in self.environments:
                     continue
@@ -87,6 +96,17 @@ class HostSet:
                 env["campaign_dir"] = self.dirs.get(spec.name)
                 self.environments[spec.name] = env
 
+    def alive_pairs(self) -> list[HostPair]:
+        """The pairs none of whose hosts was unreachable when the campaign started."""
+        return [p for p in self.pairs if self.unreachable(p) is None]
+
+    def unreachable(self, pair: HostPair) -> str | None:
+        """Why `pair` cannot run (a host of it was unreachable at the start), or None."""
+        for spec in (pair.server, pair.client):
+            if spec.name in self.down:
+                return f"unreachable host {spec.name}: {self.down[spec.name]}"
+        return None
+
     def cpus(self, spec: HostSpec) -> list[int]:
         if spec.is_local:
             return available_cpus()
@@ -95,11 +115,37 @@ class HostSet:
             raise UserError(f"{self.hosts[spec.name]}: could not read its usable CPUs (/proc/self/status)")
         return cpus
 
+    def collect_gc_logs(self, logs_dir: Path) -> list[str]:
+        """Copy the GC logs the remote JVMs wrote (beside their pid files) into the run's logs/, where the
+        report finds the local ones. Returns warnings for hosts it could not read them from."""
+        warnings = []
+        for host in self.remote:
+            if host.name in self.never_reached or host.down:
+                continue
+            run = shlex.quote(f"{self.dirs[host.name]}/run")
+            try:
+                out = host.run_shell(f"cd {run} 2>/dev/null || exit 0; ls *-gc-*.log >/dev/null 2>&1 || exit 0; "
+                                     "tar cf - *-gc-*.log", check=False, timeout=120)
+            except HostUnreachable as exc:
+                warnings.append(f"{host}: its JVMs' GC logs could not be copied back: {exc}")
+                continue
+            if out.returncode != 0 or not out.stdout:
+                continue
+            with tarfile.open(fileobj=io.BytesIO(out.stdout)) as tar:
+                for member in tar.getmembers():
+                    if member.isfile() and "/" not in member.name:
+                        data = tar.extractfile(member)
+                        if data is not None:
+                            (logs_dir / member.name).write_bytes(data.read())
+        return warnings
+
     def sweep_all(self) -> list[str]:
         """End every worker this campaign started on every remote host. Returns warnings for hosts it could
         not reach (their workers may still run; `orbench cleanup RUN` retries)."""
         warnings = []
         for host in self.remote:
+            if host.name in self.never_reached:
+                continue
             try:
                 killed = sweep(host, self.dirs[host.name])
                 if killed:
@@ -140,7 +186,7 @@ class PairRuntime:
             return prefix + target.expand(argv, java=java, **values)
         directory = self.hosts.dirs[on.name]
         if values.get("gc_log", os.devnull) != os.devnull:
-            # A remote JVM writes its GC log on its own host, beside its pid file (not copied back yet).
+            # A remote JVM writes its GC log on its own host, beside its pid file; collect_gc_logs copies it back.
             values["gc_log"] = f"{directory}/run/{os.path.basename(values['gc_log'])}"
         worker = prefix + target.expand(argv, root=directory, java=self.hosts.java_on(on.spec), **values)
         pid_file = f"{directory}/run/{self._tag(target, role)}.pid"

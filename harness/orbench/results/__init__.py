@@ -4,5 +4,6 @@ The data (everything below reads and writes it): point.py (Point, PointGroup: wh
 (Trial: one row of trials.csv), store.py (the run directory and its schema changelog), upgrade.py (older runs
 brought to the current layout when read), stats.py, units.py.
 Computed from a run, never from anything else: summary.py (summary.json) with sections.py, table.py (the summary
-table), compare.py (two runs), export.py (CSV and HdrHistogram logs), equivalence.py, jmh.py (JMH runs).
+table), compare.py (two runs), history.py (every run of a results directory, each point run after run),
+export.py (CSV and HdrHistogram logs), equivalence.py, jmh.py (JMH runs).
 """

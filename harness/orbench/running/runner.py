@@ -94,7 +94,8 @@ class Runner:
     def _hosts_manifest(self) -> dict:
         assert self.hosts is not None
         return {name: {**h.spec.as_dict(), "campaign_dir": self.hosts.dirs.get(name),
-                       "deployed": self.hosts.deployed.get(name), "environment": self.hosts.environments.get(name)}
+                       "deployed": self.hosts.deployed.get(name), "environment": self.hosts.environments.get(name),
+                       **({"unreachable": self.hosts.down[name]} if name in self.hosts.down else {})}
                 for name, h in self.hosts.hosts.items()}
 
     def _start_manifest(self) -> None:
@@ -120,11 +121,13 @@ class Runner:
             "status": "running",
             "campaign": self.campaign.as_run(),
             "hosts": self._hosts_manifest(),
-            "host_pairs": [{**p.as_dict(), "placements": [self._placement(p, name).as_dict()
-                                                          for name in self.campaign.placements]}
+            "host_pairs": [{**p.as_dict(), "placements": [] if self.hosts.unreachable(p) else
+                            [self._placement(p, name).as_dict() for name in self.campaign.placements],
+                            **({"skipped": why} if (why := self.hosts.unreachable(p)) else {})}
                            for p in self.pairs],
             "environment": collect_environment(self.campaign.jdk.java if self.campaign.jdk else None),
-            "placements": [self._placement(self.pairs[0], p).as_dict() for p in self.campaign.placements],
+            "placements": [self._placement(self.hosts.alive_pairs()[0], p).as_dict()
+                           for p in self.campaign.placements],
             "targets": {
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          **({"family": t.family} if t.family else {}),
@@ -139,7 +142,8 @@ class Runner:
                 for t in self.campaign.targets
             },
             "skipped_targets": skipped,
-            "warnings": [],
+            "warnings": [f"host pair {p.label} skipped: {why}" for p in self.pairs
+                         if (why := self.hosts.unreachable(p))],
             "stopping": [],
         }
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
@@ -176,7 +180,9 @@ class Runner:
             pair = None
             for block in blocks(self.campaign, self.pairs):
                 if block.pair is not pair:
-                    pair, self.pair_down = block.pair, None
+                    # A pair with a host that was unreachable at the start: its trials are skipped, with the reason.
+                    pair = block.pair
+                    self.pair_down = self.hosts.unreachable(pair) if self.hosts else None
                 self._run_block(block)
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
         except KeyboardInterrupt:
@@ -187,6 +193,7 @@ class Runner:
                 s.stop()
             self.sessions.clear()
             if self.hosts is not None:
+                self.manifest.setdefault("warnings", []).extend(self.hosts.collect_gc_logs(self.store.logs_dir))
                 # Belt and braces: whatever a worker's own stop missed (a channel that died) ends here.
                 self.manifest.setdefault("warnings", []).extend(self.hosts.sweep_all())
                 self.hosts.close()
@@ -210,7 +217,8 @@ class Runner:
         assert self.hosts is not None
         self.block = block
         pair = block.pair
-        placement = self._placement(pair, block.placement)
+        placement = (Placement(block.placement, None, None) if self.pair_down
+                     else self._placement(pair, block.placement))
         runtime = PairRuntime(pair, self.hosts, placement)
         broken_here = dict(self.broken)
         for t in self.campaign.targets:
@@ -307,7 +315,8 @@ class Runner:
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
         if target.name in broken:
-            status = "skipped" if broken[target.name].startswith(("unavailable", "unsupported")) else "failed"
+            status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
+                      else "failed")
             return self._finish(point, trial, Measurement(status=status, error=broken[target.name]))
         session = self.sessions[target.name]
         started = time.time()

@@ -1,0 +1,29 @@
+"""`orbench history`: results/index.html, every run and each point's trend, rebuilt from the results directory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from orbench.errors import UserError
+from orbench.paths import results_dir
+
+NAME = "history"
+HELP = ("results/index.html: every run, and per point its p50 and ORB-added latency run after run, moves flagged "
+        "as compare flags them")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    results = Path(args.results) if args.results else results_dir()
+    if not results.is_dir():
+        raise UserError(f"no results directory at {results}")
+    try:
+        from orbench_plots.history import make_history_page
+    except ImportError as exc:
+        raise UserError(f"the plotting stage is not installed ({exc}); run: make deps") from None
+    print(f"history: {make_history_page(results)}")
+    return 0

@@ -1,0 +1,130 @@
+"""The history of every run under a results directory: which runs there are (campaign, host, commit, ORB
+versions) and, per point, its p50 and ORB-added latency run after run, each run flagged against the previous
+run of its campaign with the statistics of `orbench compare` (compare_summaries).
+
+Rebuilt from the results directory alone: each run's summary.json, recomputed from its raw samples when it is
+missing. The page itself is plots/orbench_plots/history.py.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orbench.results.compare import compare_summaries
+from orbench.results.store import RunStore
+
+
+@dataclass
+class RunEntry:
+    campaign: str
+    run_id: str
+    path: Path
+    kind: str                    # "campaign" or "soak"
+    started_at: str
+    status: str
+    host: str
+    commit: str | None
+    dirty: bool
+    orb_versions: dict[str, str]
+    report: Path | None
+    flagged: int = 0             # points that moved against the previous run of the campaign
+    compared_with: str | None = None
+    summary: dict | None = field(default=None, repr=False)
+
+
+def _orb_versions(manifest: dict) -> dict[str, str]:
+    out = {}
+    for name, t in (manifest.get("targets") or {}).items():
+        for per_placement in (t.get("workers") or {}).values():
+            worker = (per_placement or {}).get("client") if isinstance(per_placement, dict) else None
+            if worker is None and isinstance(per_placement, dict) and "orb_version" in per_placement:
+                worker = per_placement
+            if worker and worker.get("orb"):
+                out[name] = f"{worker['orb']} {worker.get('orb_version') or '?'}"
+                break
+    return out
+
+
+def _summary(store: RunStore) -> dict | None:
+    if store.summary_path.is_file():
+        return json.loads(store.summary_path.read_text())
+    if not store.trials_path.is_file():
+        return None
+    from orbench.results.summary import summarize
+
+    return summarize(store)
+
+
+def find_runs(results: Path) -> list[RunEntry]:
+    """Every run directory (one with a manifest.json) two levels under `results`, oldest first."""
+    runs = []
+    for manifest_path in sorted(results.glob("*/*/manifest.json")):
+        run_dir = manifest_path.parent
+        if run_dir.is_symlink() or run_dir.name == "latest":
+            continue
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        env = manifest.get("environment") or {}
+        git = env.get("git") or {}
+        report = run_dir / "report.html"
+        kind = manifest.get("kind", "campaign")
+        campaign = (manifest.get("campaign") or {}).get("name") if kind == "campaign" else None
+        entry = RunEntry(
+            campaign=campaign or run_dir.parent.name, run_id=run_dir.name, path=run_dir, kind=kind,
+            started_at=manifest.get("started_at", ""), status=manifest.get("status", "?"),
+            host=(env.get("host") or {}).get("hostname", "?"), commit=git.get("commit"),
+            dirty=bool(git.get("dirty")), orb_versions=_orb_versions(manifest),
+            report=report if report.is_file() else None)
+        if kind == "campaign":
+            entry.summary = _summary(RunStore(run_dir))
+        runs.append(entry)
+    return sorted(runs, key=lambda r: (r.started_at, r.run_id))
+
+
+PointKey = tuple[str, str, str, int]  # placement (with its option set), mode, payload type, bytes
+
+
+def point_key(row: dict) -> PointKey:
+    return (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]))
+
+
+def point_label(key: PointKey) -> str:
+    placement, mode, payload_type, size = key
+    return f"{placement} {mode} {size} B" + ("" if payload_type == "octets" else f" {payload_type}")
+
+
+def build_history(results: Path) -> dict[str, Any]:
+    """{"runs": [RunEntry...], "series": {campaign: {(point key, target): [per run: run_id, p50 and
+    orb_added intervals and flags]}}}. A run's flags are against the previous run of its campaign."""
+    runs = find_runs(results)
+    series: dict[str, dict[tuple[PointKey, str], list[dict]]] = {}
+    previous: dict[str, RunEntry] = {}
+    for run in runs:
+        if run.summary is None:
+            continue
+        before = previous.get(run.campaign)
+        # Against itself when it is the first: the same rows and intervals, nothing flagged.
+        result = compare_summaries(before.summary if before else run.summary, run.summary)
+        if before is not None:
+            run.flagged = result["flagged"]
+            run.compared_with = before.run_id
+        # Points the previous run did not have: compared with themselves, so they still get their intervals.
+        rows = result["points"]
+        if before is not None:
+            known = {(point_key(r), r["target"]) for r in rows}
+            rows += [r for r in compare_summaries(run.summary, run.summary)["points"]
+                     if (point_key(r), r["target"]) not in known]
+        per_campaign = series.setdefault(run.campaign, {})
+        for r in rows:
+            per_campaign.setdefault((point_key(r), r["target"]), []).append({
+                "run_id": run.run_id, "started_at": run.started_at,
+                "p50": r["p50"]["b"], "p50_flag": r["p50"]["flag"] if before else None,
+                "orb_added": (r.get("orb_added") or {}).get("b"),
+                "orb_added_flag": (r.get("orb_added") or {}).get("flag") if before else None})
+        previous[run.campaign] = run
+    return {"runs": runs, "series": series}

@@ -1,0 +1,212 @@
+"""Soak runs through the harness: durations, the worker's buckets as HdrHistogram logs without loss, and
+real soaks of real workers: intervals written as they arrive, memory flat (from /proc) while millions of
+calls go by, a Ctrl-C keeping every closed interval."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from hdrh.histogram import HdrHistogram
+from hdrh.log import HistogramLogReader
+from orbench.results.store import RunStore
+from orbench.running.soak.duration import format_duration, parse_duration
+from orbench.running.soak.intervals import SOAK_DIGITS, SOAK_HIGHEST_NS, bucket_lowest, histogram_of
+from orbench.running.soak.session import SoakSettings, read_jsonl, run_soak
+from orbench.targets.descriptor import get_target
+
+from tests.conftest import require_targets
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("text, seconds", [("24h", 86400), ("90m", 5400), ("45s", 45), ("1h30m", 5400),
+                                           ("2d", 172800), ("0.5s", 0.5), ("600", 600), (90, 90)])
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("bad", ["", "1x", "h", "-5m", "0s", "1h 30", "5mm", True])
+def test_bad_durations_say_what_a_duration_is(bad):
+    with pytest.raises(ValueError):
+        parse_duration(bad)
+
+
+def test_durations_print_back_short():
+    assert [format_duration(s) for s in (5400, 90, 86400, 0.5, 45)] == ["1h30m", "1m30s", "1d", "0.5s", "45s"]
+
+
+def test_every_protocol_bucket_is_the_same_hdrhistogram_counts_index():
+    h = HdrHistogram(1, SOAK_HIGHEST_NS, SOAK_DIGITS)
+    assert h.counts_len == 7296
+    assert all(h._counts_index_for(max(1, bucket_lowest(i))) == i for i in range(1, h.counts_len))
+    event = {"buckets": [[0, 2], [300, 5], [1259, 7]]}
+    got = histogram_of(event)
+    assert got.get_total_count() == 14
+    assert got.get_count_at_index(300) == 5 and got.get_count_at_index(1259) == 7
+
+
+def _soak(results_root, target: str, **settings) -> tuple[RunStore, dict]:
+    store = RunStore.create(f"soak-{target}", results_root)
+    manifest = run_soak(store, get_target(target), SoakSettings(**settings), ["test"], lambda _m: None)
+    return store, manifest
+
+
+def test_paced_soak_of_two_clients_writes_every_interval(results_root):
+    require_targets("c-socket")
+    store, manifest = _soak(results_root, "c-socket", duration_s=3, interval_s=1, rate_hz=100, clients=2,
+                            arrivals="poisson", seed=5)
+    assert manifest["status"] == "finished", manifest.get("failures")
+    rows = read_jsonl(store.path / "soak" / "intervals.jsonl")
+    assert sorted((r["client"], r["index"]) for r in rows) == [(k, i) for k in (0, 1) for i in (0, 1, 2)]
+    for k in (0, 1):
+        answer = manifest["answers"][str(k)]
+        assert answer["arrivals"] == "poisson" and answer["seed"] == 5 + k
+        assert sum(r["calls"] for r in rows if r["client"] == k) == answer["calls"]
+        assert 150 < answer["calls"] < 450  # 100 Hz for 3 s, Poisson
+        # The log holds what the worker sent: same counts per interval, read back by HdrHistogram's reader.
+        reader = HistogramLogReader(str(store.path / "soak" / f"client-{k}.hlog"), HdrHistogram(1, SOAK_HIGHEST_NS,
+                                                                                                   SOAK_DIGITS))
+        counts = []
+        while (h := reader.get_next_interval_histogram()) is not None:
+            counts.append(h.get_total_count())
+        assert counts == [r["calls"] for r in sorted(rows, key=lambda r: r["index"]) if r["client"] == k]
+    # The group's twoway calls all reached the one server: the last client to finish saw them all, with the
+    # group's warm-up calls (1000 each for a C++ target; a group's server is reset once, before them).
+    total = sum(manifest["answers"][str(k)]["calls"] for k in (0, 1)) + 2 * 1000
+    assert max(manifest["answers"][str(k)]["received"]["messages"] for k in (0, 1)) == total
+    resources = read_jsonl(store.path / "soak" / "resources.jsonl")
+    assert [r["index"] for r in resources] == [0, 1, 2]
+    assert all(r["server"]["rss_bytes"] > 0 and len(r["clients"]) == 2 for r in resources)
+    # The soak's report: latency per interval, misses and calls, memory and CPU (no GC figure: C++).
+    from orbench_plots.soak_report import make_soak_report
+
+    text = make_soak_report(store.path).read_text()
+    images = re.findall(r"<img src='([^']+)'", text)
+    assert images == ["figures/soak-latency.png", "figures/soak-misses.png", "figures/soak-resources.png"]
+    assert all((store.path / i).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
+
+
+def _growth(store: RunStore, who: str) -> int:
+    """RSS of `who` ("server" or "client") at the last interval minus at the third (after start-up)."""
+    resources = read_jsonl(store.path / "soak" / "resources.jsonl")
+    value = (lambda r: r["server"]["rss_bytes"]) if who == "server" else (lambda r: r["clients"][0]["rss_bytes"])
+    return value(resources[-1]) - value(resources[2])
+
+
+def test_closed_loop_soaks_keep_memory_flat(results_root):
+    """A minute of closed-loop calls (C++: about a million; kept whole they would be 8 B each) with the
+    resident memory of client and server read from /proc every 5 s: flat after start-up. The C++ and the
+    Java pair run at the same time."""
+    require_targets("c-socket", "jacorb")
+    out: dict[str, tuple[RunStore, dict]] = {}
+    threads = [threading.Thread(target=lambda t=t: out.__setitem__(t, _soak(results_root, t, duration_s=60,
+                                                                            interval_s=5, payload_bytes=32)))
+               for t in ("c-socket", "jacorb")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for target, limit in (("c-socket", 1 * MIB), ("jacorb", 24 * MIB)):
+        store, manifest = out[target]
+        assert manifest["status"] == "finished", manifest.get("failures")
+        calls = manifest["answers"]["0"]["calls"]
+        assert calls > 20_000, f"{target}: only {calls} calls in a minute"
+        for who in ("client", "server"):
+            grew = _growth(store, who)
+            assert grew < limit, f"{target} {who} grew {grew / MIB:.1f} MiB over the soak ({calls} calls)"
+        rows = read_jsonl(store.path / "soak" / "intervals.jsonl")
+        assert [r["index"] for r in rows] == list(range(12))
+
+
+def test_interrupted_soak_keeps_its_closed_intervals_and_resumes(results_root, tmp_path):
+    """SIGINT to `orbench soak` mid-run: exit 130, every interval closed before it kept; `--resume` runs the
+    rest of the duration, numbering on, with the gap recorded."""
+    require_targets("c-socket")
+    env = {**os.environ, "ORBENCH_RESULTS": str(results_root)}
+    proc = subprocess.Popen([sys.executable, "-m", "orbench", "soak", "c-socket", "--duration", "4s",
+                             "--interval", "0.5s", "--rate", "50", "--name", "cut"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run_dir = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = list((results_root / "cut").glob("*/soak/intervals.jsonl"))
+        if found and len(read_jsonl(found[0])) >= 2:
+            run_dir = found[0].parent.parent
+            break
+        time.sleep(0.2)
+    assert run_dir is not None, "no intervals written"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    rows = read_jsonl(run_dir / "soak" / "intervals.jsonl")
+    assert len(rows) >= 2 and [r["index"] for r in rows] == list(range(len(rows)))
+    manifest = RunStore(run_dir).read_manifest()
+    assert manifest["status"] == "interrupted"
+    logs = (run_dir / "soak" / "client-0.hlog").read_text().splitlines()
+    assert sum(1 for line in logs if not line.startswith(("#", '"'))) == len(rows)
+    kept = len(rows)
+    assert kept < 8, "interrupted before the end"
+    proc = subprocess.run([sys.executable, "-m", "orbench", "soak", "--resume", str(run_dir)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_jsonl(run_dir / "soak" / "intervals.jsonl")
+    assert [r["index"] for r in rows] == list(range(8))  # 4 s in 0.5 s intervals, each once
+    manifest = RunStore(run_dir).read_manifest()
+    assert manifest["status"] == "finished" and manifest["resumed"][0]["intervals_kept"] == kept
+    gaps = read_jsonl(run_dir / "soak" / "gaps.jsonl")
+    assert len(gaps) == 1 and gaps[0]["after_index"] == kept - 1 and gaps[0]["seconds"] > 0
+    logs = (run_dir / "soak" / "client-0.hlog").read_text().splitlines()
+    stamps = [float(line.split(",")[0]) for line in logs if not line.startswith(("#", '"'))]
+    assert len(stamps) == 8 and stamps == sorted(stamps)  # one log, time stamps from the first start
+
+
+def test_soak_files_are_checked_key_by_key(tmp_path):
+    from orbench.errors import UserError
+    from orbench.paths import campaigns_dir
+    from orbench.running.soak.soakfile import load_soak_file
+
+    for name in ("tine", "tine-short"):
+        soak = load_soak_file(campaigns_dir() / f"{name}.toml")
+        assert soak.settings.rate_hz == 10 and soak.settings.clients == 3 and soak.targets[0].name == "jacorb"
+    assert load_soak_file(campaigns_dir() / "tine.toml").settings.duration_s == 4 * 3600
+    base = 'name = "x"\ntargets = ["jacorb"]\nduration = "1m"\n'
+    for extra, words in (('colour = "red"\n', "unknown key(s) colour"), ('interval = "5q"\n', "key interval"),
+                         ('rate_hz = "fast"\n', "key rate_hz"), ('clients = true\n', "key clients"),
+                         ('arrivals = "poisson"\n', "needs a rate")):
+        path = tmp_path / "bad.toml"
+        path.write_text(base + extra)
+        with pytest.raises(UserError) as exc:
+            load_soak_file(path)
+        assert str(path) in str(exc.value) and words in str(exc.value), str(exc.value)
+    path = tmp_path / "bad.toml"
+    path.write_text(base.replace('"jacorb"', '"orbix"'))
+    with pytest.raises(UserError, match="no such target"):
+        load_soak_file(path)
+
+
+def test_tine_short_soak(results_root):
+    """The TINE setting's short form, as a user runs it: three JacORB clients at 10 Hz each for a minute,
+    every interval of every client written, every call answered, deadline misses counted."""
+    require_targets("jacorb")
+    env = {**os.environ, "ORBENCH_RESULTS": str(results_root)}
+    proc = subprocess.run([sys.executable, "-m", "orbench", "soak", "tine-short"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = (results_root / "tine-short" / "latest").resolve()
+    manifest = RunStore(run_dir).read_manifest()
+    assert manifest["status"] == "finished" and manifest["soak"]["target"] == "jacorb"
+    rows = read_jsonl(run_dir / "soak" / "intervals.jsonl")
+    assert sorted({(r["client"], r["index"]) for r in rows}) == [(k, i) for k in range(3) for i in range(12)]
+    assert all(r["calls"] == 50 for r in rows)  # 10 Hz x 5 s, by intended send time
+    assert all("gc" in r for r in rows)
+    answers = manifest["answers"]
+    assert all(answers[str(k)]["calls"] == 600 for k in range(3))
+    assert sum(a["deadline_misses"] for a in answers.values()) == sum(r["deadline_misses"] for r in rows)
+    assert (run_dir / "report.html").is_file() and "soak-gc.png" in (run_dir / "report.html").read_text()

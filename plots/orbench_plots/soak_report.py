@@ -1,0 +1,185 @@
+"""report.html of a soak run (`orbench soak`): the soak over time, one point per interval: latency
+percentiles, deadline misses and calls, the resident memory and CPU of the harness, the server and each client,
+and for Java the GC pauses (the clients' own counts per interval, the server's from its GC log)."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from orbench.running.soak.session import read_jsonl  # noqa: E402
+
+from orbench_plots.gclog import parse_gc_log  # noqa: E402
+from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
+from orbench_plots.style import save  # noqa: E402
+
+MIB = 1 << 20
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _minutes(rows: list[dict]) -> dict[int, list[float]]:
+    """Per client, when each interval arrived, in minutes from the start of the first (wall clock, so a
+    resumed soak's gap shows)."""
+    first = min(r["wall_time"] - (r["end_ns"] - r["start_ns"]) / 1e9 for r in rows if r["index"] == 0) \
+        if any(r["index"] == 0 for r in rows) else min(r["wall_time"] for r in rows)
+    out: dict[int, list[float]] = {}
+    for r in rows:
+        out.setdefault(r["client"], []).append((r["wall_time"] - first) / 60)
+    return out
+
+
+def _latency_figure(rows: list[dict], path: Path) -> str:
+    fig, ax = plt.subplots(figsize=(11, 4))
+    minutes = _minutes(rows)
+    for k in sorted(minutes):
+        mine = [r for r in rows if r["client"] == k]
+        for key, label, colour in (("p50_ns", "p50", "#1f77b4"), ("p99_ns", "p99", "#ff7f0e"),
+                                   ("p999_ns", "p99.9", "#d62728"), ("max_ns", "max", "#7f7f7f")):
+            ys = [r[key] / 1000 if r["calls"] else float("nan") for r in mine]
+            ax.plot(minutes[k], ys, color=colour, lw=1.2 if k == 0 else 0.5, alpha=1 if k == 0 else 0.5,
+                    label=label if k == 0 else None)
+    ax.set_yscale("log")
+    ax.set_xlabel("minutes since the start")
+    ax.set_ylabel("latency per interval (us)")
+    ax.set_title("Latency percentiles per interval (client 0 bold, the others thin)", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    save(fig, path)
+    return path.name
+
+
+def _misses_figure(rows: list[dict], path: Path) -> str:
+    fig, ax = plt.subplots(figsize=(11, 3))
+    minutes = _minutes(rows)
+    by_index: dict[int, list[dict]] = {}
+    for r in rows:
+        by_index.setdefault(r["index"], []).append(r)
+    first = [r for r in rows if r["client"] == 0]
+    at = {r["index"]: x for r, x in zip(first, minutes[0])}
+    xs = [at[i] for i in sorted(by_index) if i in at]
+    misses = [sum(r["deadline_misses"] for r in by_index[i]) for i in sorted(by_index) if i in at]
+    calls = [sum(r["calls"] for r in by_index[i]) for i in sorted(by_index) if i in at]
+    width = (xs[1] - xs[0]) * 0.8 if len(xs) > 1 else 0.1
+    ax.bar(xs, misses, width=width, color="#d62728", label="deadline misses (all clients)")
+    ax.set_ylabel("misses per interval")
+    ax.set_xlabel("minutes since the start")
+    twin = ax.twinx()
+    twin.plot(xs, calls, color="#1f77b4", lw=1, label="calls (all clients)")
+    twin.set_ylabel("calls per interval")
+    twin.set_ylim(bottom=0)
+    ax.set_title(f"Deadline misses and calls per interval: {sum(misses)} misses in {sum(calls)} calls", fontsize=10)
+    fig.legend(fontsize=8, loc="upper right")
+    save(fig, path)
+    return path.name
+
+
+def _resources_figure(resources: list[dict], path: Path) -> str:
+    fig, (ax, cpu_ax) = plt.subplots(1, 2, figsize=(11, 3.6))
+    t0 = resources[0]["wall_time"]
+    xs = [(r["wall_time"] - t0) / 60 for r in resources]
+    series = {"harness": [r["harness"] for r in resources], "server": [r["server"] for r in resources]}
+    for k in range(len(resources[0]["clients"])):
+        series[f"client {k}"] = [r["clients"][k] for r in resources]
+    for name, values in series.items():
+        ax.plot(xs, [v["rss_bytes"] / MIB if v else float("nan") for v in values], label=name, lw=1)
+        cpu = [float("nan")]
+        for a, b, ta, tb in zip(values, values[1:], resources, resources[1:]):
+            dt = tb["wall_time"] - ta["wall_time"]
+            cpu.append((b["cpu_ns"] - a["cpu_ns"]) / 1e9 / dt * 100 if a and b and dt > 0 else float("nan"))
+        cpu_ax.plot(xs, cpu, label=name, lw=1)
+    ax.set_title("Resident memory (from /proc)", fontsize=10)
+    ax.set_ylabel("MiB")
+    ax.set_yscale("log")
+    cpu_ax.set_title("CPU per interval (% of one CPU)", fontsize=10)
+    for a in (ax, cpu_ax):
+        a.set_xlabel("minutes since the start")
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    save(fig, path)
+    return path.name
+
+
+def _gc_figure(rows: list[dict], run_dir: Path, target: str, path: Path) -> str | None:
+    server_logs = sorted((run_dir / "logs").glob(f"{target}-server-gc*.log"))
+    if not any("gc" in r for r in rows) and not server_logs:
+        return None
+    fig, ax = plt.subplots(figsize=(11, 3))
+    minutes = _minutes(rows)
+    for k in sorted(minutes):
+        mine = [r for r in rows if r["client"] == k]
+        ax.plot(minutes[k], [(r.get("gc") or {}).get("time_ms", 0) for r in mine], lw=1,
+                label=f"client {k} (its MXBeans)")
+    wall0 = min(r["wall_time"] for r in rows) - (rows[0]["end_ns"] - rows[0]["start_ns"]) / 1e9
+    pauses = [p for log in server_logs for p in parse_gc_log(log)]
+    if pauses:
+        ax.scatter([(p.end_unix - wall0) / 60 for p in pauses], [p.duration_ms for p in pauses], s=10,
+                   color="#d62728", label="server pauses (its GC log, each pause)")
+    ax.set_xlabel("minutes since the start")
+    ax.set_ylabel("ms")
+    ax.set_title("GC pauses: the clients' pause time per interval, the server's pauses one by one", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, path)
+    return path.name
+
+
+def make_soak_report(run_dir: Path | str) -> Path:
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    settings = manifest["soak"]
+    rows = read_jsonl(run_dir / "soak" / "intervals.jsonl")
+    resources = read_jsonl(run_dir / "soak" / "resources.jsonl")
+    fig_dir = run_dir / "figures"
+    fig_dir.mkdir(exist_ok=True)
+    figures: list[tuple[str, str]] = []
+    if rows:
+        figures.append((_latency_figure(rows, fig_dir / "soak-latency.png"),
+                        "Each interval's p50, p99, p99.9 and max, from the worker's histogram (at most 1/128 above "
+                        "the exact value; max exact). A leak or a slowly growing tail shows as a trend."))
+        figures.append((_misses_figure(rows, fig_dir / "soak-misses.png"),
+                        "A deadline miss is a call that completed more than one period after its intended send "
+                        "time (fixed rate or Poisson: the mean period)."))
+        gc = _gc_figure(rows, run_dir, settings["target"], fig_dir / "soak-gc.png")
+        if gc:
+            figures.append((gc, "Java: stop-the-world pauses. Clients: per interval, from their "
+                                "GarbageCollectorMXBeans (ms resolution); server: each pause of its GC log."))
+    if len(resources) > 1:
+        figures.append((_resources_figure(resources, fig_dir / "soak-resources.png"),
+                        "Resident set size and CPU time of every process, read from /proc each interval: flat "
+                        "memory means nothing grows with the number of calls."))
+    answers = manifest.get("answers", {})
+    answer_rows = "".join(
+        f"<tr><td>{_esc(k)}</td><td class='num'>{a.get('calls', '')}</td><td class='num'>"
+        f"{a.get('p50_ns', 0) / 1000:.1f}</td><td class='num'>{a.get('p999_ns', 0) / 1000:.1f}</td>"
+        f"<td class='num'>{a.get('max_ns', 0) / 1000:.1f}</td><td class='num'>{_esc(a.get('deadline_misses', '-'))}"
+        f"</td><td class='num'>{_esc(a.get('achieved_rate_hz') and round(a['achieved_rate_hz'], 3))}</td></tr>"
+        for k, a in answers.items() if a.get("ok"))
+    failures = "".join(f"<p class='warn'>client {_esc(k)}: {_esc(v)}</p>" for k, v in manifest.get("failures", {}).items())
+    body = "".join(f"<figure><img src='figures/{_esc(name)}' alt='{_esc(name)}'><figcaption>{_esc(caption)}"
+                   f"</figcaption></figure>" for name, caption in figures)
+    page = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>orbench soak {_esc(settings['target'])}</title><style>{STYLE}</style></head>
+<body>
+<h1>Soak: {_esc(settings['target'])}, {_esc(settings['duration_s'])} s</h1>
+<p>Run <code>{_esc(manifest['run_id'])}</code>, status <b>{_esc(manifest['status'])}</b>, started
+{_esc(manifest['started_at'])}. {settings['clients']} client(s), {_esc(settings['mode'])} {settings['payload_bytes']} B,
+{'closed loop' if not settings['rate_hz'] else f"{settings['rate_hz']:g} calls/s per client, {settings['arrivals']} arrivals"},
+one histogram per {settings['interval_s']:g} s, placement {_esc(settings['placement'])}; {len(rows)} interval line(s).</p>
+{failures}
+<table><tr><th>client</th><th>calls</th><th>p50 us</th><th>p99.9 us</th><th>max us</th><th>deadline misses</th>
+<th>achieved calls/s</th></tr>{answer_rows}</table>
+{body}
+{IMAGE_CHECK}
+</body></html>
+"""
+    out = run_dir / "report.html"
+    out.write_text(page)
+    return out
