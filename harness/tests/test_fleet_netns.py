@@ -86,3 +86,64 @@ host_pairs = [["servers", "clients"]]
             assert logs and "Using G1" in logs[0].read_text(), (pair, role, sorted(p.name for p in (run_dir / "logs").iterdir()))
     # One connect timeout (3 s) for delta, not one per trial.
     assert took < 120, f"the campaign took {took:.0f} s"
+
+
+def _campaign(fleet: Lab, workdir: Path, pairs: str, extra: str = "", calls: int = 1000) -> str:
+    return f"""
+name = "pairs"
+targets = ["c-socket"]
+modes = ["twoway"]
+payload_bytes = [64, 1024]
+trials = 3
+calls = {calls}
+warmup = 50
+host_pairs = {pairs}
+{extra}
+{fleet.campaign_ssh()}
+{fleet.campaign_hosts(workdir)}
+"""
+
+
+def test_host_pairs_interleave_trial_by_trial(fleet, tmp_path, write_campaign, results_root):
+    """Two pairs take turns round by round (pair 1, pair 2, pair 1, ...), as targets do, instead of one pair's
+    whole campaign after the other's."""
+    require_targets("c-socket")
+    path = write_campaign(_campaign(fleet, tmp_path / "remote", '[["alpha", "beta"], ["gamma", "delta"]]'))
+    code, _out, err = run_cli("run", str(path), "--no-report")
+    assert code == 0, err
+    rows = sorted(RunStore((results_root / "pairs" / "latest").resolve()).read_trials(), key=lambda t: t.seq)
+    assert len(rows) == 12 and all(r.status == "ok" for r in rows)
+    order = [(r.point.payload_bytes, r.trial, r.point.host_pair) for r in rows]
+    assert order == [(size, k, pair) for size in (64, 1024) for k in range(3) for pair in ("alpha--beta", "gamma--delta")]
+
+
+def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campaign, results_root):
+    """With concurrent_pairs, alpha--beta and gamma--delta (no host in common) run each round at the same time,
+    gamma--beta (beta is busy) in a wave of its own; the manifest records the waves, and the trials of one wave
+    overlap in time."""
+    require_targets("c-socket")
+    path = write_campaign(_campaign(fleet, tmp_path / "remote",
+                                    '[["alpha", "beta"], ["gamma", "delta"], ["gamma", "beta"]]',
+                                    "concurrent_pairs = true", calls=20000))
+    code, _out, err = run_cli("run", str(path), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "pairs" / "latest").resolve()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["concurrent_pairs"] == [{"placement": "same-core", "options": "",
+                                             "waves": [["alpha--beta", "gamma--delta"], ["gamma--beta"]]}]
+    rows = RunStore(run_dir).read_trials()
+    assert len(rows) == 18 and all(r.status == "ok" for r in rows)
+
+    def span(r):
+        """The timed calls: elapsed_ns up to when the answer came back (within the client's ~1 ms of wrap-up)."""
+        return (r.trial_end_unix - r.elapsed_ns / 1e9, r.trial_end_unix)
+
+    by = {(r.point.payload_bytes, r.trial, r.point.host_pair): span(r) for r in rows}
+    overlapping = 0
+    for size in (64, 1024):
+        for k in range(3):
+            (a0, a1), (b0, b1) = by[(size, k, "alpha--beta")], by[(size, k, "gamma--delta")]
+            overlapping += a0 < b1 and b0 < a1
+            (c0, c1) = by[(size, k, "gamma--beta")]
+            assert c0 > max(a1, b1) - 0.01, "the pair sharing beta waits for the wave before it"
+    assert overlapping == 6, by

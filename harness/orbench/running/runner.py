@@ -1,6 +1,6 @@
-"""Runs a campaign: per host pair (server host, client host; `local` by default) and placement, starts each
-target's workers pinned, runs the points' trials with the targets interleaved (A B C A B C ...), and stores
-every trial as it ends. Remote hosts are reached over SSH (hosts/remote.py); a local run is the pair local/local.
+"""Runs a campaign: per placement and option set, starts each target's workers pinned on every host pair (server
+host, client host; `local` by default), runs the points' trials with the targets and the pairs interleaved
+(schedule.py), and stores every trial as it ends. Remote hosts are reached over SSH (hosts/remote.py); a local run is the pair local/local.
 
 A worker that crashes fails the trial it was running, with the reason; the harness restarts that target's
 workers for the next trial, and the campaign goes on. A host that stops answering fails the rest of its pair's
@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orbench import __version__
@@ -33,7 +34,7 @@ from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.progress import Progress
-from orbench.running.schedule import Block, blocks, new_seed, round_order, total_trials
+from orbench.running.schedule import Block, disjoint_waves, new_seed, round_order, steps, total_trials
 from orbench.running.session import TargetSession
 from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
@@ -44,6 +45,24 @@ FINISHED_STATUSES = ("ok", "skipped")
 # A trial's timeout and the grace given a dead server are in measure.py, which runs the trials.
 
 
+@dataclass
+class Lane:
+    """One host pair's part of a step: its block, its live workers, and why targets cannot run there."""
+
+    block: Block
+    runtime: PairRuntime
+    sessions: dict[str, TargetSession] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.block.pair.label
+
+    def stop(self) -> None:
+        for name in list(self.sessions):
+            self.sessions.pop(name).stop()
+
+
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Trial], None] | None = None,
@@ -52,15 +71,19 @@ class Runner:
         self.resume = resume
         self.pairs: list[HostPair] = campaign.host_pairs()
         self.hosts: HostSet | None = None
-        self.pair_down: str | None = None  # why the current host pair was given up
+        self.pairs_down: dict[str, str] = {}  # host pair label -> why it was given up
         # Trials already finished (only when resuming), by point and trial number: a resumed point feeds them
         # to its stopping rule instead of running them.
         self.finished: dict[tuple[Point, int], Trial] = {}
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
-        self.sessions: dict[str, TargetSession] = {}
+        self.lanes: list[Lane] = []  # the host pairs of the step running now
         self.broken: dict[str, str] = {}
+        # Pairs sharing no host run their rounds at the same time (campaign key concurrent_pairs): the trials'
+        # bookkeeping (sequence numbers, trials.csv, manifest, progress) is then guarded by this lock.
+        self.concurrent = bool(campaign.settings.get("concurrent_pairs"))
+        self._lock = threading.RLock()
         self.seq = 0
         self.failed_trials = 0
         self.stopping = StoppingRule.from_settings(
@@ -80,7 +103,14 @@ class Runner:
         self.progress = Progress(total_trials(campaign, self.pairs, self.stopping.most_trials) - len(self.finished),
                                  stream)
         self.manifest: dict[str, Any] = {}
-        self.block: Block | None = None  # the block running now
+
+    @property
+    def sessions(self) -> dict[str, TargetSession]:
+        """The live workers by target name (of the first host pair of the step: for one pair, all of them)."""
+        out: dict[str, TargetSession] = {}
+        for lane in reversed(self.lanes):
+            out.update(lane.sessions)
+        return out
 
     # -- manifest -------------------------------------------------------------------------------------------
     def _prepare_hosts(self) -> None:
@@ -154,21 +184,22 @@ class Runner:
         return resolve_on(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
 
     def _record_workers(self, session: TargetSession, block: Block) -> None:
-        info = self.manifest["targets"][session.target.name]["workers"]
-        info[block.label] = {
-            "host_pair": block.pair.label, "placement": block.placement, "options": block.options,
-            "server": session.server.ready.get("worker") if session.server else None,
-            "endpoint": session.server.endpoint if session.server else None,
-            "client": session.hello.get("worker"),
-            "timer": session.hello.get("timer"),
-            "starts": session.starts,
-            # Local workers only: a remote worker's local pid is its ssh process.
-            "cpus_allowed": {"server": cpus_allowed(session.server.pid) if session.server and not session.server.via
-                             else None,
-                             "client": cpus_allowed(session.client.pid) if session.client and not session.client.via
-                             else None},
-        }
-        self.store.write_manifest(self.manifest)
+        with self._lock:  # also called from a pair's thread (a restart)
+            info = self.manifest["targets"][session.target.name]["workers"]
+            info[block.label] = {
+                "host_pair": block.pair.label, "placement": block.placement, "options": block.options,
+                "server": session.server.ready.get("worker") if session.server else None,
+                "endpoint": session.server.endpoint if session.server else None,
+                "client": session.hello.get("worker"),
+                "timer": session.hello.get("timer"),
+                "starts": session.starts,
+                # Local workers only: a remote worker's local pid is its ssh process.
+                "cpus_allowed": {"server": cpus_allowed(session.server.pid) if session.server and not session.server.via
+                                 else None,
+                                 "client": cpus_allowed(session.client.pid) if session.client and not session.client.via
+                                 else None},
+            }
+            self.store.write_manifest(self.manifest)
 
     # -- running ----------------------------------------------------------------------------------------------
     def run(self) -> int:
@@ -177,21 +208,16 @@ class Runner:
         self._start_manifest()
         status = "failed"
         try:
-            pair = None
-            for block in blocks(self.campaign, self.pairs):
-                if block.pair is not pair:
-                    # A pair with a host that was unreachable at the start: its trials are skipped, with the reason.
-                    pair = block.pair
-                    self.pair_down = self.hosts.unreachable(pair) if self.hosts else None
-                self._run_block(block)
+            for step in steps(self.campaign, self.pairs):
+                self._run_step(step)
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
         except KeyboardInterrupt:
             status = "interrupted"
             raise
         finally:
-            for s in self.sessions.values():
-                s.stop()
-            self.sessions.clear()
+            for lane in self.lanes:
+                lane.stop()
+            self.lanes = []
             if self.hosts is not None:
                 self.manifest.setdefault("warnings", []).extend(self.hosts.collect_gc_logs(self.store.logs_dir))
                 # Belt and braces: whatever a worker's own stop missed (a channel that died) ends here.
@@ -211,106 +237,164 @@ class Runner:
                    for t in self.campaign.targets if target is None or t.name == target.name
                    for trial in range(self.campaign.trials))
 
-    def _run_block(self, block: Block) -> None:
-        if not self._pending(block.groups):
-            return
+    def _run_step(self, step: tuple[Block, ...]) -> None:
+        """Every pair's workers of one placement and option set, then its point groups one after the other,
+        each group's rounds interleaved across the pairs."""
+        try:
+            self.lanes = [self._open_lane(b) for b in step]
+            if self.concurrent and len(self.lanes) > 1:
+                waves = disjoint_waves([lane.block.pair for lane in self.lanes])
+                with self._lock:
+                    self.manifest.setdefault("concurrent_pairs", []).append({
+                        "placement": step[0].placement, "options": step[0].options,
+                        "waves": [[self.lanes[i].label for i in wave] for wave in waves]})
+                    self.store.write_manifest(self.manifest)
+            for n in range(len(step[0].groups)):
+                self._run_groups([(lane, lane.block.groups[n]) for lane in self.lanes])
+        finally:
+            for lane in self.lanes:
+                lane.stop()
+            self.lanes = []
+
+    def _open_lane(self, block: Block) -> Lane:
+        """One pair's block: its targets' workers started, or why they cannot run there."""
         assert self.hosts is not None
-        self.block = block
         pair = block.pair
-        placement = (Placement(block.placement, None, None) if self.pair_down
-                     else self._placement(pair, block.placement))
-        runtime = PairRuntime(pair, self.hosts, placement)
-        broken_here = dict(self.broken)
+        if pair.label not in self.pairs_down and (why := self.hosts.unreachable(pair)):
+            # A host unreachable at the start: the pair's trials are skipped, with the reason.
+            self.pairs_down[pair.label] = why
+        down = self.pairs_down.get(pair.label)
+        placement = Placement(block.placement, None, None) if down else self._placement(pair, block.placement)
+        lane = Lane(block, PairRuntime(pair, self.hosts, placement), broken=dict(self.broken))
+        if not self._pending(block.groups):
+            return lane
         for t in self.campaign.targets:
-            if t.name in broken_here or not self._pending(block.groups, t):
+            if t.name in lane.broken or not self._pending(block.groups, t):
                 continue
-            if self.pair_down:
-                broken_here[t.name] = self.pair_down
+            if pair.label in self.pairs_down:
+                lane.broken[t.name] = self.pairs_down[pair.label]
                 continue
             plan = self.campaign.option_plan(t, block.option_set)
             if plan.unsupported:
-                broken_here[t.name] = f"unsupported: {plan.unsupported}"
+                lane.broken[t.name] = f"unsupported: {plan.unsupported}"
                 continue
             tag = block.groups[0].with_target(t.name).workers_slug
-            session = TargetSession(t.with_server_args(plan.server_args), runtime, self.store.logs_dir, plan.client,
-                                    tag)
+            session = TargetSession(t.with_server_args(plan.server_args), lane.runtime, self.store.logs_dir,
+                                    plan.client, tag)
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
                 session.start()
-                self.sessions[t.name] = session
+                lane.sessions[t.name] = session
                 self._record_workers(session, block)
             except WorkerError as exc:
                 # A worker refusing an option it cannot do is a skip with its reason, not a failure.
-                broken_here[t.name] = f"unsupported: {exc}" if exc.kind == "unsupported" else f"could not start: {exc}"
-                self.progress.note(f"{t.name}: {broken_here[t.name]}")
-                self._check_pair(runtime, broken_here)
-        try:
-            for group in block.groups:
-                self._run_group(group, broken_here)
-        finally:
-            for name in list(self.sessions):
-                self.sessions.pop(name).stop()
+                lane.broken[t.name] = (f"unsupported: {exc}" if exc.kind == "unsupported"
+                                       else f"could not start: {exc}")
+                self.progress.note(f"{t.name}: {lane.broken[t.name]}")
+                self._check_pair(lane)
+        return lane
 
-    def _run_group(self, group: PointGroup, broken: dict[str, str]) -> None:
-        """Rounds of one trial per target until the stopping rule ends the group; its record goes into the
-        manifest."""
-        trials = self.stopping.start_point()
-        while True:
-            for t in round_order(self.campaign.targets, group, trials.rounds, self.campaign.settings["order_seed"]):
-                point = group.with_target(t.name)
-                done = self.finished.get((point, trials.rounds))
-                if done is None:
-                    self._hold(t.name)
-                trials.add(t.name, done if done is not None else self._run_trial(point, t, trials.rounds, broken))
-            trials.rounds += 1
-            reason = trials.stop_reason()
-            if reason:
-                self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
-                self.store.write_manifest(self.manifest)
-                return
+    def _run_groups(self, lane_groups: list[tuple[Lane, PointGroup]]) -> None:
+        """The same point group on every pair: rounds of one trial per target, pair after pair (or, with
+        concurrent_pairs, the pairs of a wave at once), until each pair's stopping rule ends its group; each
+        record goes into the manifest."""
+        running = [(lane, group, self.stopping.start_point()) for lane, group in lane_groups]
+        while running:
+            if self.concurrent and len(running) > 1:
+                for wave in disjoint_waves([lane.block.pair for lane, _, _ in running]):
+                    self._at_once([running[i] for i in wave])
+            else:
+                for lane, group, trials in running:
+                    self._run_round(lane, group, trials)
+            left = []
+            for lane, group, trials in running:
+                reason = trials.stop_reason()
+                if reason:
+                    with self._lock:
+                        self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
+                        self.store.write_manifest(self.manifest)
+                else:
+                    left.append((lane, group, trials))
+            running = left
 
-    def _hold(self, measured: str) -> None:
-        """pause_idle_workers: continue the measured target's local workers and stop every other target's, so
-        their JIT, GC and timer threads stay off the measured CPU during the trial."""
+    def _at_once(self, wave: list[tuple[Lane, PointGroup, Any]]) -> None:
+        """One round on each pair of a wave (pairs sharing no host), each in its own thread."""
+        if len(wave) == 1:
+            self._run_round(*wave[0])
+            return
+        failures: list[BaseException] = []
+
+        def one(lane: Lane, group: PointGroup, trials: Any) -> None:
+            try:
+                self._run_round(lane, group, trials)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the main thread
+                failures.append(exc)
+
+        threads = [threading.Thread(target=one, args=member, daemon=True, name=f"pair-{member[0].label}")
+                   for member in wave]
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(timeout=0.5)
+        if failures:
+            raise failures[0]
+
+    def _run_round(self, lane: Lane, group: PointGroup, trials: Any) -> None:
+        for t in round_order(self.campaign.targets, group, trials.rounds, self.campaign.settings["order_seed"]):
+            point = group.with_target(t.name)
+            done = self.finished.get((point, trials.rounds))
+            if done is None:
+                self._hold(lane, t.name)
+            trials.add(t.name, done if done is not None else self._run_trial(lane, point, t, trials.rounds))
+        trials.rounds += 1
+
+    def _hold(self, lane: Lane, measured: str) -> None:
+        """pause_idle_workers: continue the measured target's local workers and stop every other target's of its
+        host pair, so their JIT, GC and timer threads stay off the measured CPU during the trial (other pairs'
+        workers are left alone: with concurrent_pairs they are measuring)."""
         if not self.campaign.settings.get("pause_idle_workers"):
             return
-        for name, session in self.sessions.items():
+        for name, session in lane.sessions.items():
             if name != measured:
                 session.signal(signal.SIGSTOP)
-        if measured in self.sessions:
-            self.sessions[measured].signal(signal.SIGCONT)
+        if measured in lane.sessions:
+            lane.sessions[measured].signal(signal.SIGCONT)
 
-    def _check_pair(self, runtime: PairRuntime, broken: dict[str, str]) -> None:
+
+    def _check_pair(self, lane: Lane) -> None:
         """After a failure: if a host of the pair no longer answers, give up the pair's remaining trials at
         once (one ConnectTimeout, not one per trial), with the reason."""
-        if runtime.is_local or self.pair_down:
+        if lane.runtime.is_local or lane.label in self.pairs_down:
             return
         try:
-            runtime.check_reachable()
+            lane.runtime.check_reachable()
         except HostUnreachable as exc:
-            self.pair_down = f"host pair {runtime.pair.label} given up: {exc}"
-            self.progress.note(self.pair_down)
-            for name in list(self.sessions):
-                self.sessions.pop(name).stop()
+            why = f"host pair {lane.label} given up: {exc}"
+            self.pairs_down[lane.label] = why
+            self.progress.note(why)
+            lane.stop()
             for t in self.campaign.targets:
-                broken.setdefault(t.name, self.pair_down)
+                lane.broken.setdefault(t.name, why)
 
     def _finish(self, point: Point, trial: int, measurement: Measurement, started: float | None = None) -> Trial:
-        self.seq += 1
         if started is not None:
             measurement = replace(measurement, started_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
                                   duration_s=round(time.time() - started, 3))
-        result = Trial.of(self.seq, point, trial, measurement)
-        self.store.append_trial(result)
-        if result.status == "failed":
-            self.failed_trials += 1
-        self.progress.trial(result)
-        if self.on_trial_done:
-            self.on_trial_done(self, result)
+        with self._lock:
+            self.seq += 1
+            result = Trial.of(self.seq, point, trial, measurement)
+            self.store.append_trial(result)
+            if result.status == "failed":
+                self.failed_trials += 1
+            self.progress.trial(result)
+            if self.on_trial_done:
+                self.on_trial_done(self, result)
         return result
 
-    def _run_trial(self, point: Point, target: Target, trial: int, broken: dict[str, str]) -> Trial:
+    def _run_trial(self, lane: Lane, point: Point, target: Target, trial: int) -> Trial:
+        broken = lane.broken
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
@@ -318,27 +402,26 @@ class Runner:
             status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
                       else "failed")
             return self._finish(point, trial, Measurement(status=status, error=broken[target.name]))
-        session = self.sessions[target.name]
+        session = lane.sessions[target.name]
         started = time.time()
         try:
             measurement = self._measure(session, point, trial)
         except WorkerError as exc:
             measurement = Measurement(status="failed", error=str(exc))
-            self._check_pair(session.runtime, broken)
+            self._check_pair(lane)
             if target.name not in broken:
-                self._restart(session, broken)
+                self._restart(lane, session)
         return self._finish(point, trial, measurement, started)
 
-    def _restart(self, session: TargetSession, broken: dict[str, str]) -> None:
+    def _restart(self, lane: Lane, session: TargetSession) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
-        assert self.block is not None
         session.stop()
         try:
             session.start()
-            self._record_workers(session, self.block)
+            self._record_workers(session, lane.block)
         except WorkerError as exc:
-            broken[session.target.name] = f"could not restart after a failure: {exc}"
-            self.sessions.pop(session.target.name, None)
+            lane.broken[session.target.name] = f"could not restart after a failure: {exc}"
+            lane.sessions.pop(session.target.name, None)
 
     def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
         plan = TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target,

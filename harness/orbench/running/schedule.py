@@ -6,6 +6,11 @@ one after the other, and within a group the trials run in rounds: one trial of e
 A B C ..., each round in an order of its own, round_order), so machine drift hits every target alike and trial k
 of an ORB pairs with trial k of its baseline.
 The stopping rule (stopping.py) decides after each round whether the group needs another.
+
+Host pairs are interleaved the same way: a step is the blocks of every pair at one placement and option set,
+their workers live at once, and each round of a point group runs on every pair in turn (pair 1: its round,
+pair 2: its round, ...), so drift over the campaign hits every pair alike too. With the campaign's `concurrent_pairs`, the
+pairs of a step that share no host run their rounds at the same time, in waves (disjoint_waves).
 """
 
 from __future__ import annotations
@@ -52,6 +57,33 @@ def blocks(campaign: Campaign, pairs: list[HostPair]) -> list[Block]:
                                if g.placement == placement)
                 out.append(Block(pair, placement, option_set, groups))
     return out
+
+
+def steps(campaign: Campaign, pairs: list[HostPair]) -> list[tuple[Block, ...]]:
+    """The blocks that run together, one per host pair, per placement and option set (in that order). The
+    blocks of a step have the same point groups but for their host pair, in the same order."""
+    out: dict[tuple[str, str], list[Block]] = {}
+    for b in blocks(campaign, pairs):
+        out.setdefault((b.placement, b.options), []).append(b)
+    return [tuple(bs) for bs in out.values()]
+
+
+def disjoint_waves(pairs: list[HostPair]) -> list[list[int]]:
+    """The pairs (by index) in waves whose members share no host, so each wave can run at the same time;
+    first fit, in the campaign's order."""
+    waves: list[list[int]] = []
+    hosts_of: list[set[str]] = []
+    for i, pair in enumerate(pairs):
+        mine = {pair.server.name, pair.client.name}
+        for wave, used in zip(waves, hosts_of):
+            if not mine & used:
+                wave.append(i)
+                used |= mine
+                break
+        else:
+            waves.append([i])
+            hosts_of.append(set(mine))
+    return waves
 
 
 def new_seed() -> int:
