@@ -1,6 +1,7 @@
 """The history page over three real runs of one small campaign, the third with its C socket server slowed by
 300 us per call (the known-answer server's --delay-ns): that run is flagged against the second, as
-`orbench compare` would flag it, and the page renders in headless Chromium with every figure."""
+`orbench compare` flags it (drift-aware: the baseline's move is the machine's drift, omniORB's ORB-added latency
+is what moved), and the page renders in headless Chromium with every figure."""
 
 from __future__ import annotations
 
@@ -63,11 +64,13 @@ def test_history_flags_the_slowed_run_against_the_one_before(three_runs):
     series = history["series"]["tiny"]
     socket = series[(("same-core", "twoway", "octets", 64), "c-socket")]
     assert [p["run_id"] for p in socket] == [s.run_id for s in stores]
-    assert socket[2]["p50"]["estimate"] >= DELAY_NS and socket[2]["p50_flag"] == "slower"
-    # omniORB did not change, its baseline did: its ORB-added latency drops by about the delay.
-    added = series[(("same-core", "twoway", "octets", 64), "omniorb")]
-    assert added[2]["orb_added_flag"] == "faster" and added[2]["orb_added"]["estimate"] < -DELAY_NS / 2
-    assert runs[2].flagged >= 4  # both sizes: the socket p50 and omniORB's ORB-added
+    assert socket[2]["p50"]["estimate"] >= DELAY_NS
+    # omniORB did not change, its baseline did: its ORB-added latency drops by about the delay, flagged at both
+    # sizes (the lone baseline's own move is taken as the machine's drift, not tested).
+    for size in (64, 1024):
+        added = series[(("same-core", "twoway", "octets", size), "omniorb")]
+        assert added[2]["orb_added_flag"] == "faster" and added[2]["orb_added"]["estimate"] < -DELAY_NS / 2
+    assert runs[2].flagged >= 2
 
 
 def test_history_page_renders_in_a_real_browser(three_runs, tmp_path):
@@ -81,7 +84,7 @@ def test_history_page_renders_in_a_real_browser(three_runs, tmp_path):
     text = page.read_text()
     assert text.count("<tr>") == 1 + 3  # header and three runs
     assert f"{stores[2].path.name}/report.html" in text  # the run with a report links to it
-    assert re.search(r"c-socket p50 slower in " + re.escape(stores[2].run_id), text)
+    assert re.search(r"omniorb ORB-added faster in " + re.escape(stores[2].run_id), text)
     images = re.findall(r"<img src='([^']+)'", text)
     assert len(images) == 2  # one trend figure per point
     body = rendered_body(page, tmp_path / "profile")
@@ -91,4 +94,4 @@ def test_history_page_renders_in_a_real_browser(three_runs, tmp_path):
     shutil.copytree(results, copy, symlinks=True)
     (copy / "index.html").unlink()
     again = make_history_page(copy).read_text()
-    assert again.count("<tr>") == 4 and "c-socket p50 slower" in again
+    assert again.count("<tr>") == 4 and "omniorb ORB-added faster" in again

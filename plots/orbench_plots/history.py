@@ -108,21 +108,23 @@ def make_history_page(results: Path | str) -> Path:
             name = f"{FIGURES_DIR}/c{n}-p{m}.png"
             moves = _trend_figure(results / name, f"{campaign}: {label}", by_target, run_ids)
             all_moves += [f"{campaign}, {label}: {move}" for move in moves]
-            caption = ("moved (95% intervals disjoint from the previous run's): " + "; ".join(moves)) if moves \
-                else "no move beyond the intervals between consecutive runs"
+            caption = ("moved against the previous run (orbench compare's test): " + "; ".join(moves)) if moves \
+                else "no move flagged between consecutive runs"
             parts.append(f"<figure><img src='{_esc(name)}' alt='{_esc(label)}'>"
                          f"<figcaption>{_esc(campaign)}, {_esc(label)}: {_esc(caption)}</figcaption></figure>")
         sections.append("\n".join(parts))
     moved = ("<ul>" + "".join(f"<li>{_esc(m)}</li>" for m in all_moves) + "</ul>") if all_moves else \
-        "<p>None: no point moved beyond its 95% interval between consecutive runs of a campaign.</p>"
+        "<p>None: no move flagged between consecutive runs of a campaign.</p>"
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>orbench history</title><style>{STYLE}</style></head>
 <body>
 <h1>orbench history</h1>
 <p>{len(runs)} run(s) under <code>{_esc(results)}</code>, made {_esc(time.strftime('%Y-%m-%d %H:%M:%S'))}.
-Each run is compared with the previous run of its campaign as <code>orbench compare</code> does: a point is
-flagged when the two runs' 95% intervals (p50: the wider of bootstrap and Student t over trials; ORB-added:
-Student t over paired trials) do not overlap. A flag means "moved"; no flag means "not shown to have moved".</p>
+Each run is compared with the previous run of its campaign as <code>orbench compare</code> does (README,
+"Comparing runs"): the socket baselines' median move is the machine's drift; an ORB's own change is its ORB-added
+latency's (Welch's t test on paired trials), other rows are tested on their p50 beyond the drift; the false
+discovery rate is held at 5% and a flag needs a minimum size. The bars are 95% intervals. A flag means "moved";
+no flag means "not shown to have moved".</p>
 <h2>Changes flagged</h2>
 {moved}
 <h2>Runs</h2>
