@@ -88,12 +88,13 @@ host_pairs = [["servers", "clients"]]
     assert took < 120, f"the campaign took {took:.0f} s"
 
 
-def _campaign(fleet: Lab, workdir: Path, pairs: str, extra: str = "", calls: int = 1000) -> str:
+def _campaign(fleet: Lab, workdir: Path, pairs: str, extra: str = "", calls: int = 1000,
+              sizes: str = "[64, 1024]") -> str:
     return f"""
 name = "pairs"
 targets = ["c-socket"]
 modes = ["twoway"]
-payload_bytes = [64, 1024]
+payload_bytes = {sizes}
 trials = 3
 calls = {calls}
 warmup = 50
@@ -124,7 +125,7 @@ def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campa
     require_targets("c-socket")
     path = write_campaign(_campaign(fleet, tmp_path / "remote",
                                     '[["alpha", "beta"], ["gamma", "delta"], ["gamma", "beta"]]',
-                                    "concurrent_pairs = true", calls=20000))
+                                    "concurrent_pairs = true", calls=10000, sizes="[64]"))
     code, _out, err = run_cli("run", str(path), "--no-report")
     assert code == 0, err
     run_dir = (results_root / "pairs" / "latest").resolve()
@@ -132,7 +133,7 @@ def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campa
     assert manifest["concurrent_pairs"] == [{"placement": "same-core", "options": "",
                                              "waves": [["alpha--beta", "gamma--delta"], ["gamma--beta"]]}]
     rows = RunStore(run_dir).read_trials()
-    assert len(rows) == 18 and all(r.status == "ok" for r in rows)
+    assert len(rows) == 9 and all(r.status == "ok" for r in rows)
 
     def span(r):
         """The timed calls: elapsed_ns up to when the answer came back (within the client's ~1 ms of wrap-up)."""
@@ -140,10 +141,10 @@ def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campa
 
     by = {(r.point.payload_bytes, r.trial, r.point.host_pair): span(r) for r in rows}
     overlapping = 0
-    for size in (64, 1024):
+    for size in (64,):
         for k in range(3):
             (a0, a1), (b0, b1) = by[(size, k, "alpha--beta")], by[(size, k, "gamma--delta")]
             overlapping += a0 < b1 and b0 < a1
             (c0, c1) = by[(size, k, "gamma--beta")]
             assert c0 > max(a1, b1) - 0.01, "the pair sharing beta waits for the wave before it"
-    assert overlapping == 6, by
+    assert overlapping == 3, by
