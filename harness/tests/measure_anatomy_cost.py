@@ -2,10 +2,11 @@
 
     cd harness && ../.venv/bin/python -m tests.measure_anatomy_cost [TARGET ...] [--trials N] [--calls N]
 
-Per target, one pair of workers (same-core placement) runs twoway 1 B trials alternately with the collection
-(a snapshot of both processes, their sockets and the namespace's TCP counters, and the server's stats line,
-before the `run` command and after its answer) and without it, in ABBA order so drift hits both alike. Prints
-each side's median p50, the median of the paired ratios (with / without), and how long a snapshot takes.
+Per target, one pair of workers (same-core placement) runs twoway trials alternately with the default collection
+(anatomy.reading.AnatomyReading, as every trial: a snapshot of both processes, their sockets and the namespace's
+TCP counters, and the server's stats line, before the `run` command and after its answer) and without it, in
+ABBA order so drift hits both alike. Prints each side's median p50, the median of the paired ratios
+(with / without), and how long the reading before a trial takes.
 The workers' own heap counters (the C++ counting malloc, the JVM's allocation counters) are always on: their
 cost is inside both sides (the C++ counter's own cost per allocation is printed by the ctest
 test_allocation_counter).
@@ -20,7 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from orbench.anatomy.snapshot import take_snapshot
+from orbench.anatomy.reading import AnatomyReading, Workers
+from orbench.anatomy.snapshot import local_shell
 from orbench.hosts.placement import resolve
 from orbench.results.stats import read_samples
 from orbench.targets.descriptor import get_target
@@ -44,16 +46,16 @@ def measure(name: str, trials: int, calls: int, payload: int, scratch: Path) -> 
         snapshot_s: list[float] = []
         for k in range(trials):
             for collect in ((True, False) if k % 2 == 0 else (False, True)):
-                if collect:
+                reading = None
+                if collect:  # exactly what a trial does (running/measure.py): the same reading, both ends
                     started = time.monotonic()
-                    take_snapshot([client.pid, server.pid])
-                    server.stats()
+                    reading = AnatomyReading(Workers(client.pid, server.pid, local_shell, local_shell, True),
+                                             server.stats)
                     snapshot_s.append(time.monotonic() - started)
                 answer = client.call(run, timeout=600)
                 assert answer["ok"], answer
-                if collect:
-                    take_snapshot([client.pid, server.pid])
-                    server.stats()
+                if reading is not None:
+                    reading.end(run["calls"] + run["warmup"], run["calls"], answer.get("memory"))
                 p50[collect].append(float(statistics.median(read_samples(scratch / "s.i64"))))
         ratios = [a / b for a, b in zip(p50[True], p50[False], strict=True)]
         return {"target": name, "with_us": statistics.median(p50[True]) / 1000,

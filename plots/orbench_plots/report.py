@@ -16,6 +16,9 @@ from orbench_plots import section_fidelity, section_jmh
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
+from orbench_plots.section_anatomy import ANATOMY_PREFIX
+from orbench_plots.section_anatomy import make_figures as make_anatomy_figures
+from orbench_plots.section_anatomy import section as anatomy_section
 from orbench_plots.style import Figure
 
 STYLE = """
@@ -197,6 +200,9 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
     if manifest.get("skipped_targets"):
         parts.append("<h2>Targets not run</h2><ul>" + "".join(
             f"<li><b>{_esc(k)}</b>: {_esc(v)}</li>" for k, v in manifest["skipped_targets"].items()) + "</ul>")
+    # The anatomy section shows its own figures, after the summary table.
+    anatomy_figures = [f for f in figures if f.path.name.startswith(ANATOMY_PREFIX)]
+    figures = [f for f in figures if f not in anatomy_figures]
     parts.append("<h2>Figures</h2>")
     for f in figures:
         rel = f.path.relative_to(run_dir)
@@ -226,6 +232,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                  + "<p>p50: the mean of the trials' p50s, so an ORB's p50 minus its baseline's is its ORB-added "
                  "estimate (paired trials); p90, p99, max: over every call of the point. Intervals: Student t over "
                  "trials.</p>")
+    parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
                      "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "
@@ -274,6 +281,7 @@ def make_report(run_dir: Path | str) -> Path:
     manifest = store.read_manifest()
     figures = make_figures(summary, run_dir / "figures")
     figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
+    figures += make_anatomy_figures(summary, run_dir / "figures")
     out = run_dir / "report.html"
     out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
     return out
@@ -301,4 +309,7 @@ def not_made(summary: dict, manifest: dict, figures: list[Figure]) -> list[tuple
         out.append(("Cross-ORB calls", "no interop pair in this run (campaign key interop)"))
     if "orb-added-" not in names:
         out.append(("ORB-added latency", "no ORB with its baseline measured at the same point"))
+    if ANATOMY_PREFIX + "cpu-" not in names:
+        out.append(("Anatomy: CPU per call", "no trial of this run measured its anatomy (campaign key anatomy = "
+                    "\"off\", points with several clients, or a run of results schema 7 or older)"))
     return out

@@ -30,15 +30,24 @@ class ProcessDelta:
     cpu_ns: int
     user_ns: int | None           # the split of cpu_ns by the kernel's tick samples; None when no tick fell
     system_ns: int | None
-    voluntary_switches: int
+    voluntary_switches: int       # threads alive at the end: from their start in the window, or from zero
     involuntary_switches: int
     read_calls: int | None
     write_calls: int | None
-    threads_changed: bool         # a thread started or ended: cpu_ns misses the ended ones' time
+    threads_ended: int            # threads gone by the end: their switches in the window are not counted
+
+
+def _thread_delta(before: dict[int, int], after: dict[int, int]) -> int:
+    """Summed over the threads alive at the end (a thread started in the window counts from zero)."""
+    return sum(value - before.get(tid, 0) for tid, value in after.items())
 
 
 def process_delta(before: ProcessCounters, after: ProcessCounters) -> ProcessDelta:
-    cpu = max(0, after.cpu_ns - before.cpu_ns)
+    if before.process_cpu_ns is not None and after.process_cpu_ns is not None:
+        cpu = after.process_cpu_ns - before.process_cpu_ns
+    else:  # no process clock on that host: the threads alive at the end
+        cpu = _thread_delta(before.thread_cpu_ns, after.thread_cpu_ns)
+    cpu = max(0, cpu)
     user_ticks, system_ticks = after.user_ticks - before.user_ticks, after.system_ticks - before.system_ticks
     user = system = None
     if user_ticks + system_ticks > 0:
@@ -48,10 +57,10 @@ def process_delta(before: ProcessCounters, after: ProcessCounters) -> ProcessDel
     def diff(a: int | None, b: int | None) -> int | None:
         return None if a is None or b is None else b - a
 
-    return ProcessDelta(cpu, user, system, after.voluntary_switches - before.voluntary_switches,
-                        after.involuntary_switches - before.involuntary_switches,
-                        diff(before.read_calls, after.read_calls), diff(before.write_calls, after.write_calls),
-                        before.threads != after.threads)
+    ended = sum(1 for tid in before.thread_cpu_ns if tid not in after.thread_cpu_ns)
+    return ProcessDelta(cpu, user, system, _thread_delta(before.voluntary, after.voluntary),
+                        _thread_delta(before.involuntary, after.involuntary),
+                        diff(before.read_calls, after.read_calls), diff(before.write_calls, after.write_calls), ended)
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,7 @@ def process_fields(role: str, delta: ProcessDelta, calls: int) -> dict[str, floa
         f"{role}_ivcsw": _per_call(delta.involuntary_switches, calls),
         f"{role}_reads": _per_call(delta.read_calls, calls),
         f"{role}_writes": _per_call(delta.write_calls, calls),
+        f"{role}_threads_ended": delta.threads_ended,
     }
 
 
@@ -107,15 +117,32 @@ def wire_fields(delta: WireDelta, calls: int) -> dict[str, float | int | None]:
 
 def memory_fields(role: str, memory: dict | None, calls: int) -> dict[str, float | int | None]:
     """A worker's `memory` counters (already a difference over the window of `calls`): allocations and bytes per
-    call, collections and their time in the trial."""
+    call, collections and their time in the trial. Only the client reports its measuring thread's bytes."""
     memory = memory or {}
-    return {
+    fields = {
         f"{role}_allocs": _per_call(memory.get("allocations"), calls),
         f"{role}_alloc_bytes": _per_call(memory.get("allocated_bytes"), calls, 1),
-        f"{role}_thread_alloc_bytes": _per_call(memory.get("thread_allocated_bytes"), calls, 1),
         f"{role}_gc_count": memory.get("gc_count"),
         f"{role}_gc_ms": memory.get("gc_time_ms"),
     }
+    if role == "client":
+        fields["client_thread_alloc_bytes"] = _per_call(memory.get("thread_allocated_bytes"), calls, 1)
+    return fields
+
+
+def pairs_text(values: dict[str, float | int]) -> str:
+    """{"a": 1, "b": 2.5} -> "a=1;b=2.5", the form of a name-value cell in trials.csv."""
+    return ";".join(f"{k}={v:g}" for k, v in values.items())
+
+
+def parse_pairs(text: str | None) -> dict[str, float]:
+    """The inverse of pairs_text ("" or None: no pairs)."""
+    out: dict[str, float] = {}
+    for item in (text or "").split(";"):
+        name, _, value = item.partition("=")
+        if name and value:
+            out[name] = float(value)
+    return out
 
 
 def memory_between(before: dict | None, after: dict | None) -> dict | None:
@@ -158,6 +185,6 @@ def trial_fields(window: Window, window_calls: int, timed_calls: int, client_mem
     if not window.same_host:
         server_events = tcp_events(window.server_before.netstat, window.server_after.netstat)
         events = {k: events.get(k, 0) + server_events.get(k, 0) for k in set(events) | set(server_events)}
-    fields["tcp_events"] = {k: v for k, v in sorted(events.items()) if v}
+    fields["tcp_events"] = pairs_text({k: v for k, v in sorted(events.items()) if v})
     fields["tcp_timeouts"] = events.get("TcpExt.TCPTimeouts")
     return fields

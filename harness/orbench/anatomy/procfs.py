@@ -1,12 +1,16 @@
 """One process's cumulative counters as the kernel keeps them in /proc/PID (Linux).
 
-- CPU time: the exact on-CPU time is the scheduler's sum_exec_runtime, in ns, per thread
-  (/proc/PID/task/TID/schedstat, first field), summed over the threads alive at the moment. Its split into
+- CPU time: the exact on-CPU time is the scheduler's sum_exec_runtime, in ns: for the whole process, ended
+  threads included, through the process's CPU clock (clock_gettime of clock id ((~pid) << 3) | 2, the
+  CPUCLOCK_SCHED of the process, which any process may read; the snapshot script asks python3 for it), and
+  per thread in /proc/PID/task/TID/schedstat (first field), which misses a thread that ended. Its split into
   user and system time comes from /proc/PID/stat (utime, stime: the whole process, ended threads included),
   which the kernel samples at each timer tick (CONFIG_HZ, e.g. 250 per second) and reports in clock ticks
   (USER_HZ, 100 per second): the split of a short trial is coarse, its total is not.
 - Context switches: voluntary (the thread blocked: a read with no data, a futex) and involuntary (preempted),
-  per thread in /proc/PID/task/TID/status, summed.
+  per thread in /proc/PID/task/TID/status. Only live threads have them: a thread that ends during a trial
+  (JacORB's request processors come and go in oneway floods) takes its last switches along, so the process's
+  count is then a lower bound; the trial records how many threads ended.
 - /proc/PID/io syscr and syscw count read(2)- and write(2)-family calls (read, readv, pread, write, writev...),
   the whole process. send(2), recv(2), sendmsg(2) and recvmsg(2) are NOT counted there: a worker that talks to
   its socket with send/recv (the C baseline, omniORB) shows only its other reads and writes. The full syscall
@@ -27,14 +31,14 @@ class ProcessCounters:
     """One process's counters since it started, at one moment."""
 
     pid: int
-    cpu_ns: int                 # sum of the live threads' on-CPU time (schedstat), exact
-    user_ticks: int             # /proc/PID/stat utime, clock ticks, whole process
-    system_ticks: int           # /proc/PID/stat stime
-    voluntary_switches: int     # summed over the live threads
-    involuntary_switches: int
-    read_calls: int | None      # /proc/PID/io syscr (None when not readable)
-    write_calls: int | None     # /proc/PID/io syscw
-    threads: int
+    process_cpu_ns: int | None       # the process CPU clock: every thread, ended ones included (None: unread)
+    user_ticks: int                  # /proc/PID/stat utime, clock ticks, whole process
+    system_ticks: int                # /proc/PID/stat stime
+    read_calls: int | None           # /proc/PID/io syscr (None when not readable)
+    write_calls: int | None          # /proc/PID/io syscw
+    thread_cpu_ns: dict[int, int]    # by live thread id: on-CPU ns (schedstat)
+    voluntary: dict[int, int]        # by live thread id: voluntary context switches
+    involuntary: dict[int, int]
 
 
 def parse_stat(text: str) -> tuple[int, int]:
@@ -54,38 +58,44 @@ def parse_io(text: str) -> tuple[int | None, int | None]:
     return values.get("syscr"), values.get("syscw")
 
 
-def sum_schedstat(text: str) -> tuple[int, int]:
-    """(sum of on-CPU ns, number of threads) from the schedstat lines of every thread, one line each."""
-    total = threads = 0
-    for line in text.splitlines():
-        fields = line.split()
-        if fields and fields[0].isdigit():
-            total += int(fields[0])
-            threads += 1
-    return total, threads
+def _tid(path: str) -> int | None:
+    """The thread id of a /proc/PID/task/TID/... path (as `grep -H` prefixes its lines)."""
+    parts = path.split("/")
+    return int(parts[4]) if len(parts) > 4 and parts[3] == "task" and parts[4].isdigit() else None
 
 
-def sum_switches(text: str) -> tuple[int, int]:
-    """(voluntary, involuntary) from `voluntary_ctxt_switches:` / `nonvoluntary_ctxt_switches:` lines."""
-    voluntary = involuntary = 0
+def thread_schedstat(text: str) -> dict[int, int]:
+    """On-CPU ns by thread from `grep -H '' /proc/PID/task/*/schedstat` lines (path:runtime wait slices)."""
+    out = {}
     for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if not value.strip().isdigit():
+        path, _, value = line.partition(":")
+        fields, tid = value.split(), _tid(path)
+        if tid is not None and fields and fields[0].isdigit():
+            out[tid] = int(fields[0])
+    return out
+
+
+def thread_switches(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """(voluntary, involuntary) by thread from `grep -H ctxt_switches /proc/PID/task/*/status` lines."""
+    voluntary: dict[int, int] = {}
+    involuntary: dict[int, int] = {}
+    for line in text.splitlines():
+        path, _, rest = line.partition(":")
+        key, _, value = rest.partition(":")
+        tid = _tid(path)
+        if tid is None or not value.strip().isdigit():
             continue
-        if key.strip().endswith("nonvoluntary_ctxt_switches"):
-            involuntary += int(value)
-        elif key.strip().endswith("voluntary_ctxt_switches"):
-            voluntary += int(value)
+        (involuntary if key.strip() == "nonvoluntary_ctxt_switches" else voluntary)[tid] = int(value)
     return voluntary, involuntary
 
 
-def process_counters(pid: int, sections: dict[str, str]) -> ProcessCounters | None:
+def process_counters(pid: int, sections: dict[str, str], process_cpu_ns: int | None) -> ProcessCounters | None:
     """Counters from the sections the snapshot script prints for one pid (stat, io, schedstat, status); None
     when the process was gone."""
     if not sections.get("stat", "").strip():
         return None
     user, system = parse_stat(sections["stat"])
     reads, writes = parse_io(sections.get("io", ""))
-    cpu_ns, threads = sum_schedstat(sections.get("schedstat", ""))
-    voluntary, involuntary = sum_switches(sections.get("status", ""))
-    return ProcessCounters(pid, cpu_ns, user, system, voluntary, involuntary, reads, writes, threads)
+    voluntary, involuntary = thread_switches(sections.get("status", ""))
+    return ProcessCounters(pid, process_cpu_ns, user, system, reads, writes,
+                           thread_schedstat(sections.get("schedstat", "")), voluntary, involuntary)

@@ -18,14 +18,25 @@ from orbench.anatomy.netstat import parse_netstat
 from orbench.anatomy.procfs import ProcessCounters, process_counters
 from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
 
-# `cat ... 2>/dev/null`: a thread that ends while the glob is read is simply not counted.
+# `2>/dev/null`: a thread that ends while the glob is read is simply not listed. The processes' CPU clocks
+# (procfs.py) come from python3, one run for every pid, when the host has it; on this machine the harness reads
+# them itself (CLOCKS empty), since starting an interpreter costs tens to hundreds of milliseconds.
 SNAPSHOT_SCRIPT = r"""
+if [ -n "$CLOCKS" ] && command -v python3 >/dev/null 2>&1; then
+  echo "@cpuclock"
+  python3 -c 'import sys, time
+for p in sys.argv[1:]:
+    try:
+        print(p, time.clock_gettime_ns(((~int(p)) << 3) | 2))
+    except OSError:
+        pass' $PIDS 2>/dev/null
+fi
 for pid in $PIDS; do
   [ -r /proc/$pid/stat ] || continue
   echo "@stat $pid"; cat /proc/$pid/stat 2>/dev/null
   echo "@io $pid"; cat /proc/$pid/io 2>/dev/null
-  echo "@schedstat $pid"; cat /proc/$pid/task/*/schedstat 2>/dev/null
-  echo "@status $pid"; grep -h ctxt_switches /proc/$pid/task/*/status 2>/dev/null
+  echo "@schedstat $pid"; grep -H '' /proc/$pid/task/*/schedstat 2>/dev/null
+  echo "@status $pid"; grep -H ctxt_switches /proc/$pid/task/*/status 2>/dev/null
   echo "@fds $pid"; ls -l /proc/$pid/fd 2>/dev/null | sed -n 's/.*-> \(socket:\[[0-9]*\]\)$/\1/p'
 done
 if [ -n "$SOCKETS" ]; then echo "@ss"; ss -tinHe 2>/dev/null; fi
@@ -45,9 +56,10 @@ class HostSnapshot:
     netstat: dict[str, int]                        # the namespace's counters ('TcpExt.TCPTimeouts' -> n)
 
 
-def snapshot_script(pids: Iterable[int], sockets: bool = True) -> str:
+def snapshot_script(pids: Iterable[int], sockets: bool = True, clocks: bool = True) -> str:
     pid_list = " ".join(str(int(p)) for p in pids)
-    return f"PIDS='{pid_list}'; SOCKETS='{'yes' if sockets else ''}'\n" + SNAPSHOT_SCRIPT
+    return (f"PIDS='{pid_list}'; SOCKETS='{'yes' if sockets else ''}'; CLOCKS='{'yes' if clocks else ''}'\n"
+            + SNAPSHOT_SCRIPT)
 
 
 def split_sections(text: str) -> dict[tuple[str, int | None], str]:
@@ -63,12 +75,26 @@ def split_sections(text: str) -> dict[tuple[str, int | None], str]:
     return {key: "\n".join(lines) for key, lines in sections.items()}
 
 
-def parse_snapshot(text: str, taken_at: float = 0.0) -> HostSnapshot:
+def process_cpu_ns(pid: int) -> int | None:
+    """A process's CPU clock read here (procfs.py): every thread's on-CPU time, ended ones included."""
+    try:
+        return time.clock_gettime_ns(((~pid) << 3) | 2)
+    except OSError:
+        return None
+
+
+def parse_snapshot(text: str, taken_at: float = 0.0, clocks: dict[int, int] | None = None) -> HostSnapshot:
+    """`clocks`: the processes' CPU clocks read by the harness (a local host), else those the script printed."""
     sections = split_sections(text)
     pids = {pid for (_, pid) in sections if pid is not None}
+    if clocks is None:
+        clocks = {int(f[0]): int(f[1]) for f in (line.split() for line in
+                                                 sections.get(("cpuclock", None), "").splitlines())
+                  if len(f) == 2 and f[0].isdigit() and f[1].isdigit()}
     processes: dict[int, ProcessCounters] = {}
     for pid in pids:
-        counters = process_counters(pid, {name: body for (name, p), body in sections.items() if p == pid})
+        counters = process_counters(pid, {name: body for (name, p), body in sections.items() if p == pid},
+                                    clocks.get(pid))
         if counters is not None:
             processes[pid] = counters
     tcp = parse_ss(sections.get(("ss", None), ""))
@@ -82,8 +108,11 @@ def local_shell(script: str) -> str:
     return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, check=False).stdout
 
 
-def take_snapshot(pids: Iterable[int], shell: Shell = local_shell, sockets: bool = True) -> HostSnapshot:
+def take_snapshot(pids: Iterable[int], shell: Shell = local_shell, sockets: bool = True,
+                  local: bool = True) -> HostSnapshot:
     """Reads the counters of `pids` (and, with `sockets`, their TCP sockets) and the namespace's TCP counters
-    on the host `shell` runs scripts on."""
-    text = shell(snapshot_script(pids, sockets))
-    return parse_snapshot(text, time.monotonic())
+    on the host `shell` runs scripts on; `local`: that host is this machine."""
+    pids = list(pids)
+    text = shell(snapshot_script(pids, sockets, clocks=not local))
+    clocks = {pid: ns for pid in pids if (ns := process_cpu_ns(pid)) is not None} if local else None
+    return parse_snapshot(text, time.monotonic(), clocks)

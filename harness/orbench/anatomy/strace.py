@@ -16,6 +16,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
+from orbench.anatomy.delta import pairs_text
 from orbench.anatomy.snapshot import Shell
 
 ATTACH_TIMEOUT_S = 10
@@ -104,8 +105,9 @@ def parse_strace_summary(text: str) -> dict[str, SyscallCount]:
 
 
 def syscall_fields(role: str, counts: dict[str, SyscallCount], calls: int) -> dict:
-    """`<role>_syscalls`: calls per call by syscall name (most frequent first), and their sum per call."""
-    per_call = {name: round(c.calls / calls, 3) for name, c in
-                sorted(counts.items(), key=lambda item: -item[1].calls)} if calls > 0 else {}
-    total = round(sum(c.calls for c in counts.values()) / calls, 3) if calls > 0 else None
-    return {f"{role}_syscalls": per_call, f"{role}_syscalls_total": total}
+    """`<role>_syscalls`: calls per call by syscall name, most frequent first ("name=x;..."), and their sum."""
+    if calls <= 0:
+        return {f"{role}_syscalls": None, f"{role}_syscalls_total": None}
+    per_call = {name: round(c.calls / calls, 3) for name, c in sorted(counts.items(), key=lambda item: -item[1].calls)}
+    return {f"{role}_syscalls": pairs_text(per_call),
+            f"{role}_syscalls_total": round(sum(c.calls for c in counts.values()) / calls, 3)}

@@ -1,4 +1,4 @@
-"""`orbench export RUN`: a run's samples as CSV and as HdrHistogram interval logs."""
+"""`orbench export RUN`: a run's samples as CSV and as HdrHistogram interval logs, and its anatomy as CSV."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from orbench.results.export import export_run
 from orbench.results.store import open_run
 
 NAME = "export"
-HELP = "a run's samples as CSV and as HdrHistogram interval logs"
+HELP = "a run's samples as CSV and as HdrHistogram interval logs, its anatomy of a call as CSV"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,4 +23,6 @@ def run(args: argparse.Namespace) -> int:
     result = export_run(store, Path(args.out) if args.out else None)
     print(f"csv: {result['csv']} ({result['rows']} samples)")
     print(f"hdr: {len(result['hdr_logs'])} HdrHistogram log(s) in {Path(result['csv']).parent / 'hdr'}")
+    if result["anatomy_csv"]:
+        print(f"anatomy: {result['anatomy_csv']} ({result['anatomy_rows']} points)")
     return 0

@@ -30,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="RUN_DIR",
                    help="finish an interrupted or failed run: runs only the trials not finished (ok or skipped)")
     p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
+    p.add_argument("--anatomy", action="store_true",
+                   help="the anatomy mode: after each point, one trial per target with strace attached to both "
+                        "workers (their system calls per call); the campaign key anatomy = \"syscalls\"")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,12 +41,16 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("give either a campaign or --resume RUN_DIR, not both")
         if args.jdk:
             raise UserError("--jdk and --resume: a resumed run keeps the JDK it was started with")
+        if args.anatomy:
+            raise UserError("--anatomy and --resume: a resumed run keeps the anatomy mode it was started with")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
     elif not args.campaign:
         raise UserError("give a campaign (a file, or a name from harness/campaigns/), or --resume RUN_DIR")
     else:
         campaign = read_campaign(campaign_path(args.campaign), jdk=args.jdk)
+        if args.anatomy:
+            campaign.settings["anatomy"] = "syscalls"
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)

@@ -220,6 +220,11 @@ class PairRuntime:
 
         return reap
 
+    def scratch_dir(self, role: str) -> str:
+        """A directory on the worker's host for short-lived files (the anatomy mode's strace summaries)."""
+        host = self.server_host if role == "server" else self.client_host
+        return tempfile.gettempdir() if host.spec.is_local else f"{self.hosts.dirs[host.name]}/run"
+
     def client_samples_path(self, local_path: Path, store_root: Path) -> str:
         if self.client_host.spec.is_local:
             return str(local_path)

@@ -6,6 +6,10 @@
 - export/hdr/<point slug>.hlog: one HdrHistogram interval log per point, one interval per trial (start and
   end from the trial's timing where the run recorded it), values in ns, 3 significant digits: what
   HdrHistogram's own tools (HistogramLogProcessor, the plotter) read.
+- export/anatomy.csv: the anatomy of a call per point (summary.json's `anatomy`): one column per point
+  dimension, then per figure its median over trials and 95% interval (`<name>`, `<name>_low`, `<name>_high`),
+  the trial counts summed, the TCP events and the anatomy mode's system calls as "name=value;..." cells, and
+  for an ORB the CPU it adds over its baseline. Written when the run measured any.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import numpy as np
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
+from orbench.anatomy.delta import pairs_text
+from orbench.anatomy.summary import PER_CALL, PER_TRIAL
 from orbench.results.point import Point
 from orbench.results.stats import read_samples
 from orbench.results.store import RunStore
@@ -82,8 +88,47 @@ def export_hdr(store: RunStore, out_dir: Path) -> list[Path]:
     return written
 
 
+ANATOMY_FIELDS = [*Point.columns(), *(f"{n}{s}" for n in (*PER_CALL, "cpu_us") for s in ("", "_low", "_high")),
+                  *PER_TRIAL, "tcp_events", "client_syscalls", "client_syscalls_total", "server_syscalls",
+                  "server_syscalls_total", "orb_added_cpu_us", "orb_added_cpu_us_low", "orb_added_cpu_us_high"]
+
+
+def export_anatomy(summary: dict, path: Path) -> int:
+    """anatomy.csv from summary.json's points; the number of rows (0: no file written)."""
+    points = [p for p in summary.get("points", []) if p.get("anatomy")]
+    if not points:
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=ANATOMY_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for p in points:
+            a = p["anatomy"]
+            row = dict(Point.from_record(p).as_record())
+            for name in (*PER_CALL, "cpu_us"):
+                if name in a:
+                    row.update({name: a[name]["median"], f"{name}_low": a[name]["low"],
+                                f"{name}_high": a[name]["high"]})
+            row.update({name: a[name] for name in PER_TRIAL if name in a})
+            row["tcp_events"] = pairs_text(a.get("tcp_events") or {})
+            calls = a.get("syscalls") or {}
+            for role in ("client", "server"):
+                if calls:
+                    row[f"{role}_syscalls"] = pairs_text(calls.get(role) or {})
+                    row[f"{role}_syscalls_total"] = calls.get(f"{role}_total")
+            added = p.get("orb_added_cpu_us") or {}
+            row.update({"orb_added_cpu_us": added.get("estimate"), "orb_added_cpu_us_low": added.get("ci95_low"),
+                        "orb_added_cpu_us_high": added.get("ci95_high")})
+            w.writerow(row)
+    return len(points)
+
+
 def export_run(store: RunStore, out_dir: Path | None = None) -> dict[str, object]:
+    from orbench.results.summary import current_summary
+
     out_dir = out_dir or store.path / "export"
     rows = export_csv(store, out_dir / "samples.csv")
     logs = export_hdr(store, out_dir / "hdr")
-    return {"csv": out_dir / "samples.csv", "rows": rows, "hdr_logs": logs}
+    anatomy = export_anatomy(current_summary(store), out_dir / "anatomy.csv")
+    return {"csv": out_dir / "samples.csv", "rows": rows, "hdr_logs": logs,
+            "anatomy_csv": out_dir / "anatomy.csv" if anatomy else None, "anatomy_rows": anatomy}

@@ -4,6 +4,8 @@ A run directory holds
   manifest.json   the campaign as run, every host's environment, worker versions, placement, git commit, status
   trials.csv      one row per trial, appended (and flushed) as each trial ends, so an interrupted or crashed
                   campaign keeps everything that finished
+  traced.csv      the anatomy mode's traced trials (strace attached: their system calls; their latency is not
+                  a result), one per point and target, same columns as trials.csv
   samples/        raw per-call latencies, little-endian int64 ns, one file per trial
   logs/           each worker's stderr
   summary.json    per target x mode x payload statistics and ORB-added latency, computed from the above
@@ -41,6 +43,11 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      have `stalls` and `known_answer`; summary.json gains known_answers, machine, warnings_detail, and
      `warnings` is one line per kind; the manifest's campaign gains order_seed, its targets kind "known-answer",
      known_added_ns and parameter.
+  8: trials gain the anatomy of a call (orbench.anatomy, trial.py): each worker's CPU time, context switches and
+     read/write calls per call, the client connection's bytes and segments per call each way, retransmits and
+     the namespace's TCP events, heap allocations and GC; the anatomy mode's traced trials (strace attached,
+     their system calls per call) go to traced.csv, same columns, never mixed with the latency trials. Older
+     runs read with those fields empty.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
@@ -109,6 +116,10 @@ class RunStore:
         return self.path / "trials.csv"
 
     @property
+    def traced_path(self) -> Path:
+        return self.path / "traced.csv"
+
+    @property
     def summary_path(self) -> Path:
         return self.path / "summary.json"
 
@@ -125,12 +136,13 @@ class RunStore:
 
     def read(self) -> tuple[dict, list[Trial]]:
         manifest = json.loads(self.manifest_path.read_text())
-        rows: list[dict[str, str]] = []
-        if self.trials_path.exists():
-            with open(self.trials_path, newline="") as f:
-                rows = list(csv.DictReader(f))
-        manifest, rows = upgrade(manifest, rows)
+        manifest, rows = upgrade(manifest, _rows(self.trials_path))
         return manifest, [from_row(r) for r in rows]
+
+    def read_traced(self) -> list[Trial]:
+        """The anatomy mode's traced trials (traced.csv), in the current layout; none when the run has none."""
+        _manifest, rows = upgrade(json.loads(self.manifest_path.read_text()), _rows(self.traced_path))
+        return [from_row(r) for r in rows]
 
     def written_schema(self) -> int:
         """The schema version this run was written with."""
@@ -140,18 +152,23 @@ class RunStore:
         self.samples_dir.mkdir(parents=True, exist_ok=True)
         return self.samples_dir / f"{point.slug}-t{trial:03d}.i64"
 
-    def append_trial(self, trial: Trial) -> None:
-        """Appends one row; closing the file hands it to the kernel, so a harness that crashes or is killed
-        keeps it. fsync (surviving a crash of the machine itself) runs at most every FSYNC_INTERVAL_S: at tens
+    def traced_samples_path(self, point: Point) -> Path:
+        self.samples_dir.mkdir(parents=True, exist_ok=True)
+        return self.samples_dir / f"{point.slug}-traced.i64"
+
+    def append_trial(self, trial: Trial, traced: bool = False) -> None:
+        """Appends one row to trials.csv, or (`traced`) to traced.csv; closing the file hands it to the kernel, so
+        a harness that crashes or is killed keeps it. fsync (surviving a crash of the machine itself) runs at most every FSYNC_INTERVAL_S: at tens
         of milliseconds each on a VM's disk, one per trial would cost more than a short trial's calls."""
-        new = not self.trials_path.exists()
+        path = self.traced_path if traced else self.trials_path
+        new = not path.exists()
         if not new:
-            with open(self.trials_path, newline="") as f:
+            with open(path, newline="") as f:
                 header = next(csv.reader(f), None)
             if header != COLUMNS:
-                raise UserError(f"{self.trials_path}: written by another results schema "
+                raise UserError(f"{path}: written by another results schema "
                                 f"({self.written_schema()}, this orbench writes {SCHEMA_VERSION}): cannot append")
-        with open(self.trials_path, "a", newline="") as f:
+        with open(path, "a", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="raise")
             if new:
                 writer.writeheader()
@@ -176,6 +193,13 @@ class RunStore:
             tmp.unlink()
         tmp.symlink_to(self.run_id)
         os.replace(tmp, link)
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def open_run(spec: str | Path) -> RunStore:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.summary import anatomy_section, orb_added_cpu
 from orbench.results import equivalence, stats
 from orbench.results.intervals import robust_cv_pct
 from orbench.results.point import Point, PointGroup
@@ -48,6 +49,9 @@ def summarize(store: RunStore) -> dict[str, Any]:
     by_point: dict[Point, list[Trial]] = defaultdict(list)
     for t in latest_trials(all_trials):
         by_point[t.point].append(t)
+    traced: dict[Point, list[Trial]] = defaultdict(list)
+    for t in store.read_traced():
+        traced[t.point].append(t)
 
     entries: dict[Point, dict[str, Any]] = {}
     trial_p50: dict[Point, dict[int, float]] = {}
@@ -93,6 +97,9 @@ def summarize(store: RunStore) -> dict[str, Any]:
             entry["client_throughput_mb_per_s"] = float(np.mean(
                 [(t.calls or 0) * point.payload_bytes / (t.elapsed_ns or 1) * 1e3 for t in timed]))
         entry.update(load_section(ok, point.clients, point.rate_hz))
+        anatomy = anatomy_section(ok, traced.get(point, []))
+        if anatomy:
+            entry["anatomy"] = anatomy
         trial_p50[point] = p50s
         cv = robust_cv_pct(list(p50s.values()))
         entry["trial_p50_ns"] = {"values": [p50s[k] for k in sorted(p50s)], "robust_cv_pct": cv}
@@ -148,6 +155,9 @@ def summarize(store: RunStore) -> dict[str, Any]:
             if added["ci95_low"] is None:
                 warnings.append(RunWarning("no interval", point.label,
                                            "one paired trial only, no confidence interval (use trials >= 3)"))
+        added_cpu = orb_added_cpu(by_point.get(point, []), by_point.get(base, []))
+        if added_cpu is not None:
+            entry["orb_added_cpu_us"] = {"baseline": base_name, **added_cpu}
 
     if few_for_p999:
         warnings.append(RunWarning(

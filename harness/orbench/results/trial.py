@@ -60,6 +60,47 @@ class Measurement:
     client_p50s_ns: tuple[float, ...] | None = None
     aggregate_calls_per_s: float | None = None
     start_barrier_complete: bool | None = None
+    # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
+    # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
+    # over its timed calls. Strings hold "name=value;..." pairs.
+    anatomy_calls: int | None = None
+    client_cpu_us: float | None = None             # on-CPU time, the scheduler's exact sum over the threads
+    client_user_us: float | None = None            # its split by the kernel's timer-tick samples
+    client_sys_us: float | None = None
+    client_vcsw: float | None = None               # voluntary context switches (blocked: a read, a futex)
+    client_ivcsw: float | None = None              # involuntary ones (preempted)
+    client_reads: float | None = None              # read()-family calls (/proc/PID/io syscr; recv is not one)
+    client_writes: float | None = None             # write()-family calls (syscw; send is not one)
+    client_threads_ended: int | None = None        # in the trial: threads that ended (their switches are lost)
+    server_cpu_us: float | None = None
+    server_user_us: float | None = None
+    server_sys_us: float | None = None
+    server_vcsw: float | None = None
+    server_ivcsw: float | None = None
+    server_reads: float | None = None
+    server_writes: float | None = None
+    server_threads_ended: int | None = None
+    wire_out_bytes: float | None = None            # the client's TCP bytes to the server (TCP_INFO)
+    wire_in_bytes: float | None = None             # and from it
+    wire_out_segs: float | None = None             # data segments each way
+    wire_in_segs: float | None = None
+    tcp_retrans: int | None = None                 # in the trial: the client connection's retransmitted segments
+    tcp_timeouts: int | None = None                # in the trial: the namespace's retransmission timeouts
+    tcp_events: str | None = None                  # in the trial: the namespace's TCP event counters that moved
+    client_allocs: float | None = None             # C++: malloc/calloc/realloc calls
+    client_alloc_bytes: float | None = None        # C++: bytes they asked for; Java: bytes every thread allocated
+    client_thread_alloc_bytes: float | None = None  # Java: bytes the measuring thread allocated
+    client_gc_count: int | None = None             # Java, in the trial: collections and their pause time
+    client_gc_ms: int | None = None
+    server_allocs: float | None = None
+    server_alloc_bytes: float | None = None
+    server_gc_count: int | None = None
+    server_gc_ms: int | None = None
+    # The anatomy mode's traced trials only (traced.csv): system calls per call by name, and their sum.
+    client_syscalls: str | None = None
+    client_syscalls_total: float | None = None
+    server_syscalls: str | None = None
+    server_syscalls_total: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -71,8 +71,23 @@ def update_to_7(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, foreign_cpu_pct="")
 
 
+def update_to_8(manifest: dict[str, Any], rows: Rows) -> None:
+    """8: trials gain the anatomy of a call (trial.py); a version-7 trial measured none of it."""
+    _add_columns(rows, **dict.fromkeys(ANATOMY_COLUMNS_8, ""))
+
+
+ANATOMY_COLUMNS_8 = (
+    "anatomy_calls", "client_cpu_us", "client_user_us", "client_sys_us", "client_vcsw", "client_ivcsw",
+    "client_reads", "client_writes", "client_threads_ended", "server_cpu_us", "server_user_us", "server_sys_us",
+    "server_vcsw", "server_ivcsw", "server_reads", "server_writes", "server_threads_ended", "wire_out_bytes",
+    "wire_in_bytes", "wire_out_segs", "wire_in_segs", "tcp_retrans", "tcp_timeouts", "tcp_events",
+    "client_allocs", "client_alloc_bytes", "client_thread_alloc_bytes", "client_gc_count", "client_gc_ms",
+    "server_allocs", "server_alloc_bytes", "server_gc_count", "server_gc_ms", "client_syscalls",
+    "client_syscalls_total", "server_syscalls", "server_syscalls_total")
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
+    8: update_to_8,
 }
 SCHEMA_VERSION = max(UPDATES)
 

@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.reading import AnatomyReading, Workers
+from orbench.anatomy.snapshot import Shell
+from orbench.anatomy.strace import StraceError
 from orbench.errors import WorkerError
-from orbench.hosts.ssh import HostUnreachable
+from orbench.hosts.ssh import Host, HostUnreachable
 from orbench.results.point import Point
 from orbench.results.stats import latency_summary, read_samples
 from orbench.results.trial import Measurement
@@ -33,6 +36,10 @@ class TrialPlan:
     sync_timeout_ms: int
     samples_file: Path     # the trial's samples file in the store
     store_root: Path       # the run directory (samples_file is recorded relative to it)
+    # What the trial's anatomy reads (orbench.anatomy): "counters" (the kernel's counters and the workers' heap
+    # counters around the `run` command), "traced" (the same with strace attached: the anatomy mode's extra
+    # trial), "off" (nothing).
+    anatomy: str = "counters"
 
     @property
     def samples_record(self) -> str:
@@ -97,6 +104,41 @@ def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, s
     return out
 
 
+def start_anatomy(session: TargetSession, plan: TrialPlan) -> AnatomyReading | None:
+    """The trial's anatomy reading, started just before its `run` command; None when the plan says off or the
+    client's pid on its host is unknown (a worker that does not send it in hello, behind SSH)."""
+    assert session.client is not None and session.server is not None
+    client_pid = session.hello.get("pid") or (None if session.client.via else session.client.pid)
+    server_pid = session.server.ready.get("pid")
+    if plan.anatomy == "off" or not client_pid or not server_pid:
+        return None
+    runtime = session.runtime
+    workers = Workers(int(client_pid), int(server_pid), host_shell(runtime.client_host),
+                      host_shell(runtime.server_host), runtime.client_host.name == runtime.server_host.name,
+                      runtime.client_host.spec.is_local, runtime.server_host.spec.is_local)
+    trace_dirs = (runtime.scratch_dir("client"), runtime.scratch_dir("server")) if plan.anatomy == "traced" else None
+    try:
+        return AnatomyReading(workers, session.server.stats, trace_dirs)
+    except HostUnreachable as exc:
+        raise WorkerError(f"cannot read the trial's anatomy: {exc}", "anatomy") from None
+    except StraceError as exc:
+        raise WorkerError(str(exc), "anatomy") from None
+
+
+def host_shell(host: Host) -> Shell:
+    """Runs an anatomy script on the host, its output as text."""
+    return lambda script: host.run_shell(script, check=False).stdout.decode(errors="replace")
+
+
+def end_anatomy(anatomy: AnatomyReading, plan: TrialPlan, answer: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return anatomy.end(plan.calls + plan.warmup, plan.calls, answer.get("memory"))
+    except HostUnreachable as exc:
+        raise WorkerError(f"cannot read the trial's anatomy: {exc}", "anatomy") from None
+    except StraceError as exc:
+        raise WorkerError(str(exc), "anatomy") from None
+
+
 def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
     """One trial of the target's one client. Raises WorkerError for a dead or hung worker."""
     assert session.client is not None and session.server is not None
@@ -107,11 +149,13 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
     if point.rate_hz:
         command["rate_hz"] = point.rate_hz
     reading = UsageReading(session.runtime.usage_hosts())
+    anatomy = start_anatomy(session, plan)
     answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server])
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
     trial_end_unix = time.time()
     usage = reading.end()
+    anatomy_fields = end_anatomy(anatomy, plan, answer) if anatomy is not None and answer["ok"] else {}
     failed = failed_answer(answer, session.server)
     if failed:
         return failed
@@ -135,4 +179,4 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
         if "warmup_sync" in answer:
             # Incomplete: late warm-up messages were counted as timed ones, and may have hidden loss.
             fields["warmup_sync_complete"] = bool(answer["warmup_sync"].get("complete"))
-    return Measurement(**fields)
+    return Measurement(**fields, **anatomy_fields)

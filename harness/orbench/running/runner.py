@@ -314,6 +314,8 @@ class Runner:
                     with self._lock:
                         self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
                         self.store.write_manifest(self.manifest)
+                    if self.campaign.anatomy == "syscalls":
+                        self._run_traced(lane, group)
                 else:
                     left.append((lane, group, trials))
             running = left
@@ -413,6 +415,33 @@ class Runner:
                 self._restart(lane, session)
         return self._finish(point, trial, measurement, started)
 
+    def _run_traced(self, lane: Lane, group: PointGroup) -> None:
+        """The anatomy mode: one trial per target with strace attached to both workers, into traced.csv (apart
+        from the latency trials: tracing slows every system call). One-client points only."""
+        if group.clients > 1:
+            return
+        for t in self.campaign.targets:
+            if t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
+                    t, group.mode, group.payload_type):
+                continue
+            point = group.with_target(t.name)
+            session = lane.sessions[t.name]
+            self._hold(lane, t.name)
+            started = time.time()
+            try:
+                measurement = measure_single(session, point, self._plan(session, point, None))
+            except WorkerError as exc:
+                measurement = Measurement(status="failed", error=str(exc))
+                self._check_pair(lane)
+                if t.name not in lane.broken:
+                    self._restart(lane, session)
+            measurement = replace(measurement, started_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+                                  duration_s=round(time.time() - started, 3))
+            with self._lock:
+                self.store.append_trial(Trial.of(0, point, 0, measurement), traced=True)
+            self.progress.note(f"{point.label}: traced trial {measurement.status}"
+                               + (f" ({measurement.error})" if measurement.error else ""))
+
     def _restart(self, lane: Lane, session: TargetSession) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
         session.stop()
@@ -423,10 +452,16 @@ class Runner:
             lane.broken[session.target.name] = f"could not restart after a failure: {exc}"
             lane.sessions.pop(session.target.name, None)
 
-    def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
-        plan = TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target,
+    def _plan(self, session: TargetSession, point: Point, trial: int | None) -> TrialPlan:
+        """A latency trial's plan, or (trial None) the anatomy mode's traced trial's."""
+        anatomy = "traced" if trial is None else ("off" if self.campaign.anatomy == "off" else "counters")
+        return TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target,
                                                                                     session.first_at(point)),
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
-                         samples_file=self.store.samples_path(point, trial), store_root=self.store.path)
+                         samples_file=self.store.samples_path(point, trial) if trial is not None
+                         else self.store.traced_samples_path(point),
+                         store_root=self.store.path, anatomy=anatomy)
+
+    def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
         measure = measure_group if point.clients > 1 else measure_single
-        return measure(session, point, plan)
+        return measure(session, point, self._plan(session, point, trial))

@@ -1,0 +1,87 @@
+"""A trial's anatomy, read around its `run` command where each worker runs: what measure.py calls.
+
+Before the command: a snapshot of both processes (one script run when both workers share a host, else one per
+host) and the server's stats line; after its answer, the same again; then the per-call fields (delta.py). In
+the anatomy mode (campaign key `anatomy = "syscalls"`), a traced trial also has strace attached to both workers
+for the command (strace.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from orbench.anatomy.delta import Window, memory_between, trial_fields
+from orbench.anatomy.snapshot import HostSnapshot, Shell, take_snapshot
+from orbench.anatomy.strace import StraceSession, SyscallCount, syscall_fields
+
+# What a campaign's `anatomy` key may say: counters (the default: /proc, TCP_INFO, netstat and the workers' heap
+# counters around every trial), syscalls (counters, and after each point one more trial per target with strace
+# attached, kept apart in traced.csv), off (nothing).
+MODES = ("counters", "syscalls", "off")
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Where a trial's two workers run: their pids on their hosts and a way to run a script there."""
+
+    client_pid: int
+    server_pid: int
+    client_shell: Shell
+    server_shell: Shell
+    same_host: bool
+    client_local: bool = True      # the client's host is this machine
+    server_local: bool = True
+
+
+class AnatomyReading:
+    """Started just before the `run` command; `end` after its answer gives the trial's anatomy fields."""
+
+    def __init__(self, workers: Workers, server_stats: Callable[[], dict | None],
+                 trace_dirs: tuple[str, str] | None = None):
+        """`trace_dirs`: with strace attached (a traced trial), where its summaries go on the client's and the
+        server's host."""
+        self.workers = workers
+        self.server_stats = server_stats
+        self.before = self._read()
+        self.traces: list[tuple[str, StraceSession]] = []
+        if trace_dirs is not None:
+            self._attach(trace_dirs)
+
+    def _read(self) -> tuple[HostSnapshot, HostSnapshot, dict | None]:
+        w = self.workers
+        if w.same_host:
+            client = server = take_snapshot([w.client_pid, w.server_pid], w.client_shell, local=w.client_local)
+        else:
+            client = take_snapshot([w.client_pid], w.client_shell, local=w.client_local)
+            server = take_snapshot([w.server_pid], w.server_shell, sockets=False, local=w.server_local)
+        stats = self.server_stats()
+        return client, server, (stats or {}).get("memory")
+
+    def _attach(self, trace_dirs: tuple[str, str]) -> None:
+        w = self.workers
+        try:
+            for role, pid, shell, directory in (("client", w.client_pid, w.client_shell, trace_dirs[0]),
+                                                ("server", w.server_pid, w.server_shell, trace_dirs[1])):
+                self.traces.append((role, StraceSession.attach(shell, pid, f"{directory}/orbench-strace-{pid}.txt")))
+        except Exception:
+            self._detach()
+            raise
+
+    def _detach(self) -> dict[str, dict[str, SyscallCount]]:
+        counts = {}
+        traces, self.traces = self.traces, []
+        for role, session in traces:
+            counts[role] = session.stop()
+        return counts
+
+    def end(self, window_calls: int, timed_calls: int, client_memory: dict | None) -> dict:
+        """The trial's anatomy fields; `window_calls`: the calls the `run` command made (warm-up + timed)."""
+        counts = self._detach()
+        after = self._read()
+        window = Window(self.workers.client_pid, self.workers.server_pid, self.before[0], after[0], self.before[1],
+                        after[1], self.workers.same_host)
+        fields = trial_fields(window, window_calls, timed_calls, client_memory, memory_between(self.before[2], after[2]))
+        for role, role_counts in counts.items():
+            fields.update(syscall_fields(role, role_counts, window_calls))
+        return fields

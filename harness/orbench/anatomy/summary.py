@@ -1,0 +1,104 @@
+"""A point's anatomy in summary.json: each per-call figure as the median over its trials with a 95% interval,
+the trial counters summed, the traced trial's system calls, and for an ORB the CPU it adds over its baseline
+(paired trial by trial, like ORB-added latency), so a reader sees whether the ORB's extra time is CPU work or
+waiting.
+
+Medians, not means: a trial's per-call figure is an average over all its calls, so one trial with a JVM's JIT
+compilation in its warm-up (the first of a fresh worker) or another process's burst would pull a mean; the
+median of five trials does not move. The interval is a percentile bootstrap of the median over trials.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from orbench.anatomy.delta import parse_pairs
+from orbench.results import stats
+from orbench.results.trial import Trial
+
+# Per-call figures of a trial (trial.py), summarised over trials.
+PER_CALL = ("client_cpu_us", "client_user_us", "client_sys_us", "server_cpu_us", "server_user_us", "server_sys_us",
+            "client_vcsw", "client_ivcsw", "server_vcsw", "server_ivcsw", "client_reads", "client_writes",
+            "server_reads", "server_writes", "wire_out_bytes", "wire_in_bytes", "wire_out_segs", "wire_in_segs",
+            "client_allocs", "client_alloc_bytes", "client_thread_alloc_bytes", "server_allocs",
+            "server_alloc_bytes")
+# Counts over a whole trial, summed over the point's trials.
+PER_TRIAL = ("tcp_retrans", "tcp_timeouts", "client_gc_count", "client_gc_ms", "server_gc_count", "server_gc_ms",
+             "client_threads_ended", "server_threads_ended")
+
+
+def median_ci95(values: list[float], resamples: int = stats.BOOTSTRAP_RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """The median of per-trial values and a percentile-bootstrap 95% interval of it (None with one trial);
+    a fixed seed, so a summary is reproducible."""
+    x = np.asarray(values, dtype=float)
+    low = high = None
+    if x.size >= 2:
+        rng = np.random.default_rng(seed)
+        medians = np.median(x[rng.integers(0, x.size, size=(resamples, x.size))], axis=1)
+        low, high = (float(v) for v in np.percentile(medians, [2.5, 97.5]))
+    return {"median": _round(float(np.median(x))), "low": _round(low), "high": _round(high), "trials": int(x.size)}
+
+
+def _interval(values: list[float]) -> dict[str, Any]:
+    return median_ci95(values)
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
+
+
+def cpu_us(t: Trial) -> float | None:
+    """Both workers' CPU per call: the point's CPU cost."""
+    if t.client_cpu_us is None or t.server_cpu_us is None:
+        return None
+    return t.client_cpu_us + t.server_cpu_us
+
+
+def anatomy_section(ok: list[Trial], traced: list[Trial]) -> dict[str, Any] | None:
+    """The anatomy of one point from its ok trials (and its traced trial, in the anatomy mode); None when no
+    trial measured any."""
+    measured = [t for t in ok if t.anatomy_calls]
+    traced_ok = [t for t in traced if t.ok and (t.client_syscalls or t.server_syscalls)]
+    if not measured and not traced_ok:
+        return None
+    out: dict[str, Any] = {
+        "per_call": "median over trials with a 95% bootstrap interval; the kernel's counters over warm-up and "
+                    "timed calls, the client's heap over timed calls",
+    }
+    for name in PER_CALL:
+        values = [float(v) for t in measured if (v := getattr(t, name)) is not None]
+        if values:
+            out[name] = _interval(values)
+    both = [c for t in measured if (c := cpu_us(t)) is not None]
+    if both:
+        out["cpu_us"] = _interval(both)
+    for name in PER_TRIAL:
+        values = [int(v) for t in measured if (v := getattr(t, name)) is not None]
+        if values:
+            out[name] = sum(values)
+    events: Counter[str] = Counter()
+    for t in measured:
+        events.update({k: int(v) for k, v in parse_pairs(t.tcp_events).items()})
+    out["tcp_events"] = dict(sorted(events.items()))
+    if traced_ok:
+        t = traced_ok[-1]
+        out["syscalls"] = {"client": parse_pairs(t.client_syscalls), "client_total": t.client_syscalls_total,
+                           "server": parse_pairs(t.server_syscalls), "server_total": t.server_syscalls_total,
+                           "traced_p50_ns": t.p50_ns}
+    return out
+
+
+def orb_added_cpu(orb: list[Trial], baseline: list[Trial]) -> dict[str, Any] | None:
+    """The CPU per call (both workers) an ORB adds over its baseline: the median of paired per-trial
+    differences (trial k of the ORB minus trial k of its baseline) with its 95% bootstrap interval."""
+    a = {t.trial: c for t in orb if t.ok and (c := cpu_us(t)) is not None}
+    b = {t.trial: c for t in baseline if t.ok and (c := cpu_us(t)) is not None}
+    pairs = sorted(set(a) & set(b))
+    if not pairs:
+        return None
+    m = median_ci95([a[k] - b[k] for k in pairs])
+    return {"estimate": m["median"], "ci95_low": m["low"], "ci95_high": m["high"], "pairs": len(pairs),
+            "method": "median of paired per-trial differences, percentile bootstrap", "unit": "us per call"}
