@@ -205,7 +205,8 @@ def section(summary: dict, figures: list[Figure], run_dir: Path) -> str:
              "malloc in the workers; Java: the JVM's allocated bytes, all threads, and the measuring thread's "
              "in parentheses) and GC, and the TCP events of the network namespace (shared with anything else on "
              "the host). Per call over each trial's warm-up and timed calls (the client's heap: timed calls), "
-             "median over trials. The anatomy mode (<code>orbench run --anatomy</code>) adds one trial per point "
+             "median over trials (summary.json has the mean and its interval too: the trial that carries a "
+             "JVM's JIT compilation pulls a mean). The anatomy mode (<code>orbench run --anatomy</code>) adds one trial per point "
              "and target with strace attached: every system call per call (its latency is not a result).</p>"]
     for f in figures:
         rel = f.path.relative_to(run_dir)

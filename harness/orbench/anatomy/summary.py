@@ -1,11 +1,11 @@
-"""A point's anatomy in summary.json: each per-call figure as the median over its trials with a 95% interval,
-the trial counters summed, the traced trial's system calls, and for an ORB the CPU it adds over its baseline
-(paired trial by trial, like ORB-added latency), so a reader sees whether the ORB's extra time is CPU work or
-waiting.
+"""A point's anatomy in summary.json: each per-call figure over its trials, the trial counters summed, the
+traced trial's system calls, and for an ORB the CPU it adds over its baseline (paired trial by trial, like
+ORB-added latency), so a reader sees whether the ORB's extra time is CPU work or waiting.
 
-Medians, not means: a trial's per-call figure is an average over all its calls, so one trial with a JVM's JIT
-compilation in its warm-up (the first of a fresh worker) or another process's burst would pull a mean; the
-median of five trials does not move. The interval is a percentile bootstrap of the median over trials.
+Each figure has the median of its per-trial values (what the report shows) and their mean with a Student-t 95%
+interval (results/intervals.py, as every interval of a run). Why both: a trial's figure averages all its calls,
+so the one trial that carries a JVM's JIT compilation (the first at the run's first point, with the full warm-up)
+or another process's burst pulls the mean and widens its interval, and the median of five trials does not move.
 """
 
 from __future__ import annotations
@@ -30,20 +30,10 @@ PER_TRIAL = ("tcp_retrans", "tcp_timeouts", "client_gc_count", "client_gc_ms", "
              "client_threads_ended", "server_threads_ended")
 
 
-def median_ci95(values: list[float], resamples: int = stats.BOOTSTRAP_RESAMPLES, seed: int = 0) -> dict[str, Any]:
-    """The median of per-trial values and a percentile-bootstrap 95% interval of it (None with one trial);
-    a fixed seed, so a summary is reproducible."""
-    x = np.asarray(values, dtype=float)
-    low = high = None
-    if x.size >= 2:
-        rng = np.random.default_rng(seed)
-        medians = np.median(x[rng.integers(0, x.size, size=(resamples, x.size))], axis=1)
-        low, high = (float(v) for v in np.percentile(medians, [2.5, 97.5]))
-    return {"median": _round(float(np.median(x))), "low": _round(low), "high": _round(high), "trials": int(x.size)}
-
-
 def _interval(values: list[float]) -> dict[str, Any]:
-    return median_ci95(values)
+    ci = stats.trial_ci95(values) or {}
+    return {"median": _round(float(np.median(values))), "mean": _round(ci.get("estimate")),
+            "low": _round(ci.get("low")), "high": _round(ci.get("high")), "trials": len(values)}
 
 
 def _round(x: float | None) -> float | None:
@@ -65,8 +55,8 @@ def anatomy_section(ok: list[Trial], traced: list[Trial]) -> dict[str, Any] | No
     if not measured and not traced_ok:
         return None
     out: dict[str, Any] = {
-        "per_call": "median over trials with a 95% bootstrap interval; the kernel's counters over warm-up and "
-                    "timed calls, the client's heap over timed calls",
+        "per_call": "median and mean over trials, the mean's Student-t 95% interval; the kernel's counters over "
+                    "warm-up and timed calls, the client's heap over timed calls",
     }
     for name in PER_CALL:
         values = [float(v) for t in measured if (v := getattr(t, name)) is not None]
@@ -92,13 +82,13 @@ def anatomy_section(ok: list[Trial], traced: list[Trial]) -> dict[str, Any] | No
 
 
 def orb_added_cpu(orb: list[Trial], baseline: list[Trial]) -> dict[str, Any] | None:
-    """The CPU per call (both workers) an ORB adds over its baseline: the median of paired per-trial
-    differences (trial k of the ORB minus trial k of its baseline) with its 95% bootstrap interval."""
+    """The CPU per call (both workers) an ORB adds over its baseline: the mean of paired per-trial differences
+    with its Student-t 95% interval, exactly as ORB-added latency (stats.orb_added_latency) on CPU."""
     a = {t.trial: c for t in orb if t.ok and (c := cpu_us(t)) is not None}
     b = {t.trial: c for t in baseline if t.ok and (c := cpu_us(t)) is not None}
-    pairs = sorted(set(a) & set(b))
-    if not pairs:
+    added = stats.orb_added_latency(a, b)
+    if added is None:
         return None
-    m = median_ci95([a[k] - b[k] for k in pairs])
-    return {"estimate": m["median"], "ci95_low": m["low"], "ci95_high": m["high"], "pairs": len(pairs),
-            "method": "median of paired per-trial differences, percentile bootstrap", "unit": "us per call"}
+    return {"estimate": _round(added["estimate"]), "ci95_low": _round(added["ci95_low"]),
+            "ci95_high": _round(added["ci95_high"]), "pairs": added["pairs"], "method": added["ci_method"],
+            "unit": "us per call"}

@@ -7,7 +7,8 @@
   end from the trial's timing where the run recorded it), values in ns, 3 significant digits: what
   HdrHistogram's own tools (HistogramLogProcessor, the plotter) read.
 - export/anatomy.csv: the anatomy of a call per point (summary.json's `anatomy`): one column per point
-  dimension, then per figure its median over trials and 95% interval (`<name>`, `<name>_low`, `<name>_high`),
+  dimension, then per figure its median over trials (`<name>`) and its mean's 95% interval (`<name>_low`,
+  `<name>_high`),
   the trial counts summed, the TCP events and the anatomy mode's system calls as "name=value;..." cells, and
   for an ORB the CPU it adds over its baseline. Written when the run measured any.
 """
