@@ -2,7 +2,7 @@
 
 - CPU time: the exact on-CPU time is the scheduler's sum_exec_runtime, in ns: for the whole process, ended
   threads included, through the process's CPU clock (clock_gettime of clock id ((~pid) << 3) | 2, the
-  CPUCLOCK_SCHED of the process, which any process may read; the snapshot script asks python3 for it), and
+  CPUCLOCK_SCHED of the process, which any process may read; the snapshot script asks perl or python3), and
   per thread in /proc/PID/task/TID/schedstat (first field), which misses a thread that ended. Its split into
   user and system time comes from /proc/PID/stat (utime, stime: the whole process, ended threads included),
   which the kernel samples at each timer tick (CONFIG_HZ, e.g. 250 per second) and reports in clock ticks

@@ -19,17 +19,23 @@ from orbench.anatomy.procfs import ProcessCounters, process_counters
 from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
 
 # `2>/dev/null`: a thread that ends while the glob is read is simply not listed. The processes' CPU clocks
-# (procfs.py) come from python3, one run for every pid, when the host has it; on this machine the harness reads
-# them itself (CLOCKS empty), since starting an interpreter costs tens to hundreds of milliseconds.
+# (procfs.py) are read by perl (Debian's perl-base is always there; it starts in milliseconds), else by python3
+# (tens to hundreds of milliseconds), whichever the host has; on this machine the harness reads them itself
+# (CLOCKS empty). `use integer`: the clock id is a negative int; `+ 0`: a pid from @ARGV is a number, not a string.
 SNAPSHOT_SCRIPT = r"""
-if [ -n "$CLOCKS" ] && command -v python3 >/dev/null 2>&1; then
+if [ -n "$CLOCKS" ]; then
   echo "@cpuclock"
-  python3 -c 'import sys, time
+  if command -v perl >/dev/null 2>&1; then
+    perl -MTime::HiRes=clock_gettime -e 'for my $p (@ARGV) { my $id; { use integer; $id = ((~($p + 0)) << 3) | 2; }
+      my $t = clock_gettime($id); printf "%d %.0f\n", $p, $t * 1e9 if defined $t && $t > 0 }' $PIDS 2>/dev/null
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import sys, time
 for p in sys.argv[1:]:
     try:
         print(p, time.clock_gettime_ns(((~int(p)) << 3) | 2))
     except OSError:
         pass' $PIDS 2>/dev/null
+  fi
 fi
 for pid in $PIDS; do
   [ -r /proc/$pid/stat ] || continue
