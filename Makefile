@@ -32,6 +32,15 @@ JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 .PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
 	bench-fidelity
 
+# A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
+# build step's output goes to a log (one line when it works, the log's tail when it fails), and make does not
+# announce the directories of its sub-makes (cmake's).
+MAKEFLAGS += --no-print-directory
+# $(call quietly,WHAT,LOG,COMMAND): run COMMAND with its output in LOG; say WHAT was done, or show why not.
+quietly = log=$(2); mkdir -p $$(dirname $$log); \
+	if { $(3) ; } >$$log 2>&1; then echo "$(1) (log: $${log\#$(ROOT)/})"; \
+	else tail -n 40 $$log >&2; echo "error: $(1): failed, full log: $$log" >&2; exit 1; fi
+
 help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
@@ -59,22 +68,22 @@ PY_STAMP := $(VENV)/.orbench-$(shell cat harness/pyproject.toml plots/pyproject.
 deps-python: $(PY_STAMP)
 $(PY_STAMP):
 	@test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e 'harness[test]' -e plots ruff
+	@$(call quietly,installed .venv: orbench and orbench-plots editable and ruff,$(VENV)/pip.log,\
+	  $(PY) -m pip install --upgrade pip && $(PY) -m pip install -e 'harness[test]' -e plots ruff)
 	@rm -f $(VENV)/.orbench-*; touch $@
 
 build: cpp java
 
 cpp: deps-system
-	cmake -S cpp -B cpp/build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build cpp/build -j2
+	@$(call quietly,built the C++ workers in cpp/build,$(ROOT)/cpp/build/make.log,\
+	  cmake -S cpp -B cpp/build -DCMAKE_BUILD_TYPE=Release && cmake --build cpp/build -j2)
 
 # Maven builds the workers (and, with a JDK 22+ found, the FFM transport); CMake then builds the java-jni
 # baselines' C library from the JNI header javac wrote, into java/target/native/.
 java:
-	$(MVN) -DskipTests package $(JAVA_FLAGS)
-	cmake -S java/jni -B java/target/jni-build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build java/target/jni-build
+	@$(call quietly,built the Java workers and ORB jars in java/target,$(ROOT)/java/target/make.log,\
+	  $(MVN) -DskipTests package $(JAVA_FLAGS) && cmake -S java/jni -B java/target/jni-build \
+	  -DCMAKE_BUILD_TYPE=Release && cmake --build java/target/jni-build)
 
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)

@@ -4,7 +4,8 @@ with ast (every import, also those inside functions), and the layers it must res
     cd harness && ../.venv/bin/python -m tests.import_graph      prints the layers and every module's imports
 
 A module may import from its own layer and the layers below it. From the bottom:
-  core       orbench's errors and paths; idl/, the IDL translator the builds run (standard library only)
+  core       orbench's errors, paths and schemas (reading a TOML file against its JSON Schema); idl/, the
+             IDL translator the builds run (standard library only)
   data       results/point, trial, upgrade, store, stats, units, intervals, tdist: the results' types and
              store, and the statistics over trials, which every layer that writes or reads a run shares
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
@@ -36,7 +37,7 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if parts[0] == "orbench_plots":
         return "plots"
-    if len(parts) == 1 or parts[1] in ("errors", "paths", "__init__"):
+    if len(parts) == 1 or parts[1] in ("errors", "paths", "schemas", "__init__"):
         return "core"
     if parts[1] in ("cli", "__main__", "commands"):
         return "commands"

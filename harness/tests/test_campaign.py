@@ -87,3 +87,22 @@ def test_quick_campaign_is_valid():
     assert any(s & (s - 1) for s in sizes), "at least one size that is not a power of two"
     assert {t.name for t in c.targets} == {"omniorb", "jacorb", "c-socket", "java-socket"}
     assert c.modes == ["twoway", "oneway"]
+
+
+@pytest.mark.parametrize("entry, key", [
+    ('host = "x; rm -rf /"', "key host"),
+    ('host = ""', "key host"),
+    ('[hosts.alpha]\nurl = "local"\naddress = "10.0.0.1 && reboot"', "key hosts.alpha.address"),
+])
+def test_an_address_that_is_not_one_is_refused_naming_the_key(write_campaign, entry, key):
+    message = campaign_error(write_campaign, 'name = "c"\ntargets = ["c-socket"]\n' + entry + "\n")
+    assert key in message and "not an IP address or a host name" in message, message
+
+
+def test_a_campaign_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin.toml"
+    path.write_bytes('name = "c"\ndescription = "Caf\xe9"\ntargets = ["c-socket"]\n'.encode("latin-1"))
+    with pytest.raises(UserError, match=rf"{path}: not a UTF-8 text file \(byte 29 is 0xe9\)"):
+        read_campaign(path)
+    code, _out, err = run_cli("run", str(path))
+    assert code == 2 and "not a UTF-8 text file" in err and "Traceback" not in err

@@ -4,13 +4,13 @@ scope. Validation names file, key and value; real short runs over loopback show 
 import json
 
 import pytest
-from orbench.campaign.options import option_label, plan_options
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.store import RunStore
 from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
 from orbench.targets.descriptor import counted_payload_bytes, read_descriptor, read_targets
+from orbench.targets.options import option_label, plan_options
 
 from tests.conftest import campaign_error, require_targets
 
@@ -73,7 +73,7 @@ def test_descriptor_options_are_checked(tmp_path):
                      'fixed_options = { no_delay = true }'))
     path = tmp_path / "c-socket.toml"
     path.write_text(text)
-    with pytest.raises(UserError, match="fixed_options has 'no_delay'"):
+    with pytest.raises(UserError, match="key supports.fixed_options: value .*'no_delay'"):
         read_descriptor(path)
 
 

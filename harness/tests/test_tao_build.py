@@ -45,7 +45,7 @@ def test_requires_hint_must_be_text(tmp_path):
     path.write_text('name = "orbz"\ndescription = "x"\nlanguage = "c++"\nkind = "socket"\nbuild = "cpp"\n'
                     '[requires]\nhint = 3\n[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n'
                     '[supports]\nmodes = ["twoway"]\npayload_types = ["octets"]\n')
-    with pytest.raises(UserError, match=r"orbz.toml: requires.hint must be a str"):
+    with pytest.raises(UserError, match=r"orbz.toml: key requires.hint: value 3: 3 is not of type 'string'"):
         read_descriptor(path)
 
 

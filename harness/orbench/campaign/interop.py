@@ -47,6 +47,7 @@ def interop_target(client: Target, server: Target) -> Target:
         options=_both(client.options, server.options),
         # What both ends always do (omniORB and JacORB: tcp_nodelay = true) the pair always does.
         fixed_options=tuple(sorted(set(client.fixed_options) & set(server.fixed_options))),
+        refused_options=client.refused_options,  # refused by the client's ORB at connect
         baseline=None,
         family=client.family,
         required_files=_union(client.required_files, server.required_files),

@@ -6,14 +6,9 @@ Every mistake names the file, the key and the value, so a typo never starts a ha
 from __future__ import annotations
 
 import difflib
-import json
-import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
-
-import jsonschema
 
 from orbench.campaign.hosts import (
     check_ssh_files,
@@ -23,16 +18,17 @@ from orbench.campaign.hosts import (
     ssh_settings,
 )
 from orbench.campaign.interop import resolve_interop
-from orbench.campaign.options import OptionPlan, option_label, plan_options
 from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
 from orbench.results.point import PointGroup
+from orbench.schemas import check, read_toml, schema
 from orbench.targets.descriptor import Target, parse_instance, read_targets
+from orbench.targets.options import OptionPlan, option_label, plan_options
 
 
 def campaign_schema() -> dict:
-    return json.loads(resources.files("orbench.campaign").joinpath("campaign.schema.json").read_text())
+    return schema("orbench.campaign", "campaign")
 
 
 @dataclass
@@ -114,36 +110,10 @@ class Campaign:
         return run
 
 
-def _where(error: jsonschema.ValidationError) -> str:
-    parts = []
-    for p in error.absolute_path:
-        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
-    return "".join(parts) or "(top level)"
-
-
-def _explain(path: Path, error: jsonschema.ValidationError, schema: dict) -> str:
-    where = _where(error)
-    if error.validator == "additionalProperties" and not error.absolute_path:
-        known = list(schema["properties"])
-        extra = [k for k in error.instance if k not in known]
-        hints = []
-        for k in extra:
-            close = difflib.get_close_matches(k, known, n=1)
-            hints.append(f"unknown key {k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        return f"{path}: {'; '.join(hints)}. Known keys: {', '.join(known)}"
-    return f"{path}: key {where}: value {error.instance!r}: {error.message}"
-
-
 def read_campaign(path: Path | str, targets: dict[str, Target] | None = None, jdk: str | None = None) -> Campaign:
     """`jdk` (from `orbench run --jdk`) overrides the file's `jdk` key."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"campaign file {path} not found")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return campaign_from_data(path, data, targets, jdk)
+    return campaign_from_data(path, read_toml(path, "campaign file"), targets, jdk)
 
 
 def campaign_from_manifest(manifest: dict, run_dir: Path) -> Campaign:
@@ -160,11 +130,9 @@ def campaign_from_manifest(manifest: dict, run_dir: Path) -> Campaign:
 def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None = None,
                        jdk: str | None = None) -> Campaign:
     """`jdk` (from `orbench run --jdk`) overrides the data's `jdk` key."""
-    schema = campaign_schema()
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        raise UserError("\n".join(_explain(path, e, schema) for e in errors))
-    settings = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
+    rules = campaign_schema()
+    check(path, data, rules)
+    settings = {k: v.get("default") for k, v in rules["properties"].items() if "default" in v}
     settings.update(data)
     settings.setdefault("description", "")
     settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])

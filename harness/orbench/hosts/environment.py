@@ -1,6 +1,7 @@
 """The environment of a run, as a list of tiny collectors (one fact each), in the style of pyperf.
 
-"Kernel versions matter more than the middleware" (seed 002): a number without its machine is not a result.
+"Kernel versions matter more than the middleware" (Kevin Buesing, "High Performance Java Software", Objective
+Interface Systems): a number without its machine is not a result.
 A collector that fails records why instead of the fact; it never stops a run.
 """
 

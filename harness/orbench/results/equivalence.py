@@ -1,4 +1,5 @@
-"""Are two latency traces equivalent? The tests of seed 004 (C vs Java TCP sockets), on orbench's samples.
+"""Are two latency traces equivalent? The tests of Chandra Krintz and Rich Wolski, "Using JavaNws to Compare C and
+Java TCP-Socket Performance" (C vs Java TCP sockets), on orbench's samples.
 
 Trace A and trace B are the same point (placement, mode, payload) of two targets, e.g. c-socket and java-socket
 at 64 KB. The interleaved runner makes trial k of A and trial k of B neighbours in time, so call i of trial k of
@@ -7,13 +8,13 @@ A pairs with call i of trial k of B ("values taken nearest in time form a pair")
 - moments: mean, variance, standard deviation, p50 of each trace;
 - paired least-squares regression of B on A through the origin, B = beta * A: beta near 1.0 means the A value
   predicts the B value (beta 1.07 = B is 7% slower on average); pairs where one value is 100 times the other are
-  dropped first, as the seed does with "catastrophic" outliers, and counted. Done twice: per call, and per
+  dropped first, as the paper does with "catastrophic" outliers, and counted. Done twice: per call, and per
   paired trial on the trials' p50s (the pairs that really are nearest in time: see compare_traces);
 - empirically derived 95% bands: for each trace M, a forecast f_t (the mean of the previous WINDOW values) and
   MSE_t (the mean of the squared forecast errors before t) give the band f_t +- 2 sqrt(MSE_t); the share of the
-  other trace's values at the same index inside M's band is the capture. Both captures >= 95% is the seed's
+  other trace's values at the same index inside M's band is the capture. Both captures >= 95% is the paper's
   "equally predictable, indistinguishable within engineering tolerances".
-The seed's forecaster is NWS's adaptive family; a sliding mean is the simplest member, named here as such.
+The paper's forecaster is the Network Weather Service's adaptive family; a sliding mean is the simplest member, named here as such.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def capture(band_of: np.ndarray, values: np.ndarray, window: int = WINDOW) -> fl
 
 def compare_traces(a_trials: list[np.ndarray], b_trials: list[np.ndarray], a_name: str = "A",
                    b_name: str = "B") -> dict[str, Any]:
-    """The seed-004 tests on two traces given as paired trials (same order, same number of calls each)."""
+    """Krintz and Wolski's tests on two traces given as paired trials (same order, same number of calls each)."""
     pairs = [(x[: min(x.size, y.size)], y[: min(x.size, y.size)]) for x, y in zip(a_trials, b_trials)]
     if not pairs:
         raise ValueError("no paired trial")

@@ -59,7 +59,7 @@ class PointGroup:
 
     host_pair: str = dim("local")      # the HostPair label: "local", or "<server host>--<client host>"
     placement: str = dim()             # CPU placement of the two workers (hosts/placement.py)
-    options: str = dim("")             # the option set's label (campaign/options.option_label); "" for none
+    options: str = dim("")             # the option set's label (targets/options.option_label); "" for none
     mode: str = dim()                  # twoway, oneway, echo
     payload_type: str = dim(shown=lambda v: v != "octets")
     payload_bytes: int = dim(text=lambda v: f"{v} B", slug=lambda v: f"{v}B")

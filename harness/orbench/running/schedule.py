@@ -21,11 +21,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from orbench.campaign.options import option_label
 from orbench.campaign.spec import Campaign
 from orbench.hosts.ssh import HostPair
 from orbench.results.point import PointGroup
 from orbench.targets.descriptor import Target
+from orbench.targets.options import option_label
 
 
 @dataclass(frozen=True)

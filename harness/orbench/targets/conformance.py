@@ -19,6 +19,7 @@ import jsonschema
 from orbench.errors import WorkerError
 from orbench.results.stats import read_samples
 from orbench.targets.descriptor import Target, counted_payload_bytes
+from orbench.targets.options import plan_options
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 CHECK_SIZES = (1, 1000, 65536)  # one byte, one size that is no power of two, the largest of the quick campaign
@@ -31,6 +32,12 @@ ENDPOINT_PATTERNS = {None: r"tcp://\S+:\d+", "corba": r"IOR:[0-9a-fA-F]+", "grpc
                      "ice": r"\S+.*:tcp -h \S+ -p \d+.*"}
 CHECK_CALLS = 200
 CHECK_WARMUP = 20
+# The values check-target tries of each connect option a descriptor claims (supports.options): every one a
+# campaign can set, so a claim copied from another target is tried before it is published.
+OPTION_VALUES: dict[str, tuple[object, ...]] = {"tcp_nodelay": (True, False), "socket_buffer_bytes": (65536,),
+                                                "sync_scope": ("none", "transport", "server", "target")}
+# Lines of a worker's stderr shown with a failed check.
+STDERR_TAIL_LINES = 6
 
 
 def protocol_schema() -> dict:
@@ -51,6 +58,7 @@ class Conformance:
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix=f"orbench-check-{target.name}-"))
         self.schema = protocol_schema()
         self.checks: list[Check] = []
+        self.workers: list[ServerWorker | ClientWorker] = []  # started so far: their stderr goes with a failure
 
     def _validate(self, value: dict, definition: str) -> None:
         schema = {"$ref": f"#/$defs/{definition}", "$defs": self.schema["$defs"]}
@@ -65,15 +73,37 @@ class Conformance:
             self.checks.append(Check(name, True, detail))
             return True
         except (AssertionError, WorkerError, OSError) as exc:
-            self.checks.append(Check(name, False, str(exc)))
+            self.checks.append(Check(name, False, str(exc) + self._stderr_tails()))
             return False
 
-    def _server(self, tag: str) -> ServerWorker:
-        return ServerWorker(self.target.name, self.target.server_command(self.host, 0),
-                            self.log_dir / f"{tag}-server.log")
+    def _stderr_tails(self) -> str:
+        """The last lines of every worker's stderr so far, for a failed check: the ORB's own words."""
+        out = []
+        for w in self.workers:
+            if w.log_path is not None and w.log_path.exists():
+                lines = w.log_path.read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:]
+                if lines:
+                    out.append(f"\n      {w.log_path.name}:\n" + "\n".join(f"        {line}" for line in lines))
+        return "".join(out)
+
+    def _server(self, tag: str, args: tuple[str, ...] = ()) -> ServerWorker:
+        path = self.log_dir / f"{tag}-server.log"
+        try:
+            server = ServerWorker(self.target.name, self.target.with_server_args(args).server_command(self.host, 0),
+                                  path)
+        except WorkerError as exc:
+            raise WorkerError(f"{exc}{self._tail_of(path)}", exc.kind) from None
+        self.workers.append(server)
+        return server
+
+    def _tail_of(self, path: Path) -> str:
+        lines = path.read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:] if path.exists() else []
+        return "".join(f"\n        {line}" for line in lines)
 
     def _client(self, tag: str) -> ClientWorker:
-        return ClientWorker(self.target.name, self.target.client_command(), self.log_dir / f"{tag}-client.log")
+        client = ClientWorker(self.target.name, self.target.client_command(), self.log_dir / f"{tag}-client.log")
+        self.workers.append(client)
+        return client
 
     def run(self, unavailable: str | None = None) -> list[Check]:
         """Every check, in order; `unavailable`: why the target cannot run here (hosts.readiness), if it cannot."""
@@ -105,6 +135,7 @@ class Conformance:
             self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
             self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
+            self._option_checks()
         finally:
             for w in (client, server):
                 if w is not None:
@@ -180,6 +211,45 @@ class Conformance:
                     "oneway run without a complete warm-up barrier (warmup_sync)"
         med = float(sorted(samples)[len(samples) // 2])
         return f"p50 {med / 1000:.1f} us"
+
+    def _option_checks(self) -> None:
+        """Every connect option the descriptor claims, at every value a campaign can set: accepted at connect,
+        and a short oneway and twoway run deliver every message; every fixed option at its value accepted."""
+        plans = [(key, value) for key in self.target.options for value in OPTION_VALUES[key]]
+        plans += [(key, value) for key, value in self.target.fixed_options]
+        for key, value in plans:
+            self.check(f"option {key} = {json.dumps(value)}: accepted, every message delivered",
+                       lambda k=key, v=value: self._with_option(k, v))
+        for key in self.target.refused_options:
+            self.check(f"option {key} (refused_options): refused at connect with a reason",
+                       lambda k=key: self._refused(k))
+
+    def _refused(self, key: str) -> str:
+        server, client = self._server(f"refused-{key}"), self._client(f"refused-{key}")
+        try:
+            answer = client.call({"cmd": "connect", "endpoint": server.endpoint,
+                                  "options": {key: OPTION_VALUES[key][0]}}, watch=[server])
+            assert not answer["ok"] and answer.get("error_kind") == "unsupported", \
+                f"expected an unsupported answer, got {answer}"
+            return str(answer.get("error"))[:80]
+        finally:
+            client.stop()
+            server.stop()
+
+    def _with_option(self, key: str, value: object) -> str:
+        plan = plan_options(self.target, {key: value})
+        assert plan.unsupported is None, plan.unsupported
+        server = self._server(f"option-{key}-{value}", plan.server_args)
+        client = self._client(f"option-{key}-{value}")
+        try:
+            answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {key: value}},
+                                 watch=[server])
+            assert answer["ok"], f"connect refused it: {answer.get('error_kind')}: {answer.get('error')}"
+            return ", ".join(self._run_point(client, server, mode, "octets", 1000)
+                             for mode in ("oneway", "twoway") if mode in self.target.modes)
+        finally:
+            client.stop()
+            server.stop()
 
     def _stats(self, server: ServerWorker) -> str:
         first, second = server.stats(), server.stats()

@@ -8,29 +8,27 @@ from __future__ import annotations
 
 import os
 import shutil
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
+from orbench.schemas import check, read_toml, schema
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
 # against its plain baseline as an ORB is: its ORB-added latency must come out as the parameter.
-KINDS = ("orb", "socket", "known-answer")
+# (The kinds, languages, modes and payload types a descriptor may name are in descriptor.schema.json.)
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
 # What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
 # speak (an interop pair needs both ends to speak the same one; the socket baselines and the known-answer
-# servers speak the OBSK wire format).
+# servers speak the OBSK wire format). Its keys are the schema's families (a test checks they agree).
 FAMILIES = {"corba": "GIOP", "grpc": "gRPC over HTTP/2", "ice": "the Ice protocol"}
 SOCKET_PROTOCOL = "the OBSK wire format"
-LANGUAGES = ("c++", "java")
-MODES = ("twoway", "oneway", "echo")
-# Connect options the workers know (PROTOCOL.md, "Connect options"); `both`: set on the client's and on the
-# server's sockets, `client`: the client's only.
+# Which sockets each connect option is set on (PROTOCOL.md, "Connect options"): `both` the client's and the
+# server's, `client` the client's only. Its keys are the schema's option names (a test checks they agree).
 OPTION_ENDS = {"tcp_nodelay": "both", "socket_buffer_bytes": "both", "sync_scope": "client"}
-PAYLOAD_TYPES = ("octets", "records", "longs", "doubles", "strings")
 # Payload bytes one element of each type counts for (PROTOCOL.md, "Payload types"): N bytes are N / unit
 # elements, rounded down, and the server counts unit bytes per element.
 PAYLOAD_UNIT_BYTES = {"octets": 1, "records": 16, "longs": 4, "doubles": 8, "strings": 16}
@@ -41,8 +39,6 @@ def counted_payload_bytes(payload_type: str, payload_bytes: int) -> int:
     unit = PAYLOAD_UNIT_BYTES[payload_type]
     return payload_bytes // unit * unit
 
-_REQUIRED = ("name", "description", "language", "kind", "build", "server", "client", "supports")
-_KNOWN = set(_REQUIRED) | {"baseline", "family", "requires", "notes", "parameter"}
 # A target instance with a parameter value: "<descriptor>@<value>", e.g. "c-socket-delay@2000".
 PARAMETER_SEPARATOR = "@"
 
@@ -63,6 +59,8 @@ class Target:
     family: str | None = None   # orb targets: "corba", "grpc" or "ice" (FAMILIES); None for a socket baseline
     # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
     fixed_options: tuple[tuple[str, object], ...] = ()
+    # Options its worker refuses at connect with the ORB's reason ([supports] refused_options).
+    refused_options: tuple[str, ...] = ()
     required_files: tuple[str, ...] = ()
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
@@ -141,112 +139,46 @@ def java_executable() -> str:
     return shutil.which("java") or "java"
 
 
-def _field(data: dict, key: str, kind: type, path: Path, where: str = ""):
-    value = data.get(key)
-    if not isinstance(value, kind):
-        raise UserError(f"{path}: {where}{key} must be a {kind.__name__}, got {value!r}")
-    return value
-
-
-def _strings(data: dict, key: str, path: Path, where: str = "") -> tuple[str, ...]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{path}: {where}{key} must be a list of strings, got {value!r}")
-    return tuple(value)
-
-
-def _java_version(requires: dict, path: Path) -> int | None:
-    value = requires.get("java_version")
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 8:
-        raise UserError(f"{path}: requires.java_version must be a JDK feature version (an integer like 22), "
-                        f"got {value!r}")
-    return value
+def descriptor_schema() -> dict[str, Any]:
+    return schema("orbench.targets", "descriptor")
 
 
 def read_descriptor(path: Path) -> Target:
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    missing = [k for k in _REQUIRED if k not in data]
-    if missing:
-        raise UserError(f"{path}: missing key(s) {', '.join(missing)}")
-    unknown = sorted(set(data) - _KNOWN)
-    if unknown:
-        raise UserError(f"{path}: unknown key(s) {', '.join(unknown)}")
-    name = _field(data, "name", str, path)
-    if name != path.stem:
-        raise UserError(f"{path}: name {name!r} must match the file name {path.stem!r}")
-    language = _field(data, "language", str, path)
-    if language not in LANGUAGES:
-        raise UserError(f"{path}: language {language!r} is not one of {', '.join(LANGUAGES)}")
-    kind = _field(data, "kind", str, path)
-    if kind not in KINDS:
-        raise UserError(f"{path}: kind {kind!r} is not one of {', '.join(KINDS)}")
-    baseline = data.get("baseline")
-    if kind in MEASURED_AGAINST_BASELINE and not isinstance(baseline, str):
-        raise UserError(f"{path}: an {kind} target needs baseline = \"<socket target of the same language>\"")
-    parameter = data.get("parameter")
-    if parameter is not None:
-        if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str) \
-                or not parameter["name"].isidentifier() or not _is_count(parameter.get("default")):
-            raise UserError(f"{path}: [parameter] needs name = \"<identifier used as {{name}} in argv>\" and "
-                            f"default = <integer >= 0>, got {parameter!r}")
-    if kind == "known-answer" and parameter is None:
-        raise UserError(f"{path}: a known-answer target needs a [parameter]: its known added latency in ns")
-    family = data.get("family")
-    if kind == "orb" and family not in FAMILIES:
-        raise UserError(f"{path}: an orb target needs family = one of {', '.join(map(repr, FAMILIES))}, got {family!r}")
-    if kind != "orb" and family is not None:
-        raise UserError(f"{path}: a {kind} target has no family (it speaks the OBSK wire format), got family = {family!r}")
-    supports = _field(data, "supports", dict, path)
-    modes = _strings(supports, "modes", path, "supports.")
-    payload_types = _strings(supports, "payload_types", path, "supports.")
-    for m in modes:
-        if m not in MODES:
-            raise UserError(f"{path}: supports.modes has {m!r}, not one of {', '.join(MODES)}")
-    for p in payload_types:
-        if p not in PAYLOAD_TYPES:
-            raise UserError(f"{path}: supports.payload_types has {p!r}, not one of {', '.join(PAYLOAD_TYPES)}")
+    """A descriptor, checked against descriptor.schema.json; every mistake names the file, key and value."""
+    data = read_toml(path, "target descriptor")
+    check(path, data, descriptor_schema())
+    if data["name"] != path.stem:
+        raise UserError(f"{path}: key name: value {data['name']!r} must match the file name {path.stem!r}")
+    supports, requires, parameter = data["supports"], data.get("requires", {}), data.get("parameter")
     fixed = supports.get("fixed_options", {})
-    if not isinstance(fixed, dict):
-        raise UserError(f"{path}: supports.fixed_options must be a table (option = the value it always has)")
-    for key in fixed:
-        if key not in OPTION_ENDS:
-            raise UserError(f"{path}: supports.fixed_options has {key!r}, not one of {', '.join(OPTION_ENDS)}")
-    options = _strings(supports, "options", path, "supports.")
-    for key in options:
-        if key not in OPTION_ENDS:
-            raise UserError(f"{path}: supports.options has {key!r}, not one of {', '.join(OPTION_ENDS)}")
-        if key in fixed:
-            raise UserError(f"{path}: option {key!r} is in both supports.options and supports.fixed_options")
-    requires = data.get("requires", {})
-    hint = requires.get("hint")
-    if hint is not None and not isinstance(hint, str):
-        raise UserError(f"{path}: requires.hint must be a str, got {hint!r}")
-    server = _field(data, "server", dict, path)
-    client = _field(data, "client", dict, path)
+    claims = [set(supports.get("options", [])), set(fixed), set(supports.get("refused_options", []))]
+    both = sorted((claims[0] & claims[1]) | (claims[0] & claims[2]) | (claims[1] & claims[2]))
+    if both:
+        raise UserError(f"{path}: key supports: value {both!r}: an option is one the target can set (options), "
+                        "always has (fixed_options) or refuses (refused_options): one of them only")
+    server, client = tuple(data["server"]["argv"]), tuple(data["client"]["argv"])
+    if "orb" in data:
+        server, client = server + orb_arguments(data["orb"], "server"), client + orb_arguments(data["orb"], "client")
     return Target(
-        name=name,
-        description=_field(data, "description", str, path),
-        language=language,
-        kind=kind,
-        build=_field(data, "build", str, path),
-        server_argv=_strings(server, "argv", path, "server."),
-        client_argv=_strings(client, "argv", path, "client."),
-        modes=modes,
-        payload_types=payload_types,
-        options=options,
-        baseline=baseline,
-        family=family,
+        name=data["name"],
+        description=data["description"],
+        language=data["language"],
+        kind=data["kind"],
+        build=data["build"],
+        server_argv=server,
+        client_argv=client,
+        modes=tuple(supports["modes"]),
+        payload_types=tuple(supports["payload_types"]),
+        options=tuple(supports.get("options", [])),
+        baseline=data.get("baseline"),
+        family=data.get("family"),
         fixed_options=tuple(sorted(fixed.items())),
-        required_files=_strings(requires, "files", path, "requires."),
-        required_pkg_config=_strings(requires, "pkg_config", path, "requires."),
-        required_commands=_strings(requires, "commands", path, "requires."),
-        required_java=_java_version(requires, path),
-        requires_hint=hint,
+        refused_options=tuple(supports.get("refused_options", [])),
+        required_files=tuple(requires.get("files", [])),
+        required_pkg_config=tuple(requires.get("pkg_config", [])),
+        required_commands=tuple(requires.get("commands", [])),
+        required_java=requires.get("java_version"),
+        requires_hint=requires.get("hint"),
         path=path,
         parameter=parameter["name"] if parameter else None,
         parameter_default=parameter["default"] if parameter else None,
@@ -254,8 +186,17 @@ def read_descriptor(path: Path) -> Target:
     )
 
 
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+def orb_arguments(orb: dict[str, Any], role: str) -> tuple[str, ...]:
+    """A Java ORB's [orb] table as its workers' arguments (java/.../orb/OrbSettings.java). {host} and {port} in
+    the server properties are left for the worker to fill (it alone knows the port it listens on), so they
+    are escaped from the harness's own {placeholders}."""
+    out = ("--orb-name", orb["name"], "--orb-version-attribute", orb["version_attribute"])
+    if role == "server":
+        for key, value in orb["server_properties"].items():
+            out += ("--orb-property", f"{key}={value}".replace("{", "{{").replace("}", "}}"))
+        if orb.get("free_port"):
+            out += ("--orb-free-port", "true")
+    return out
 
 
 def parse_instance(name: str) -> tuple[str, int | None]:

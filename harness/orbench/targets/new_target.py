@@ -22,8 +22,11 @@ NEXT_STEPS = {
         " jars off the test class path (surefire classpathDependencyExcludes)",
         "{path}: class path lib/common + lib/{name} (never another ORB's), -Dorg.omg.CORBA.ORBClass and"
         " ORBSingletonClass of the new ORB, requires.files naming its main jar",
-        "java/src/main/java/org/orbench/orb/OrbEndpoint.java: the ORB's host/port properties (its IOR must"
-        " advertise --host:--port); OrbIdentity.java if its jar's manifest has no version",
+        "{path} [orb]: the ORB's name, the manifest attribute of its jar that holds its version, and the"
+        " properties that make its server bind and advertise exactly {{host}}:{{port}} (free_port = true if it"
+        " refuses port 0); no Java code",
+        "JDK 11+ removed java.corba and java.transaction: an ORB built for JDK 8 may need its OMG API jar (often"
+        " `provided` in its pom), javax.transaction-api and its RMI parts added explicitly",
     ],
     ("c++", "orb"): [
         "cpp/orb/{name}/: the thin ORB-specific part (generated-header includes, endpoint arguments, version),"
@@ -48,10 +51,26 @@ def render(template: Target, name: str) -> str:
     text = text.replace(f'"--target", "{template.name}"', f'"--target", "{name}"')
     text = re.sub(r'^description = ".*"$', f'description = "TODO: what {name} is and where it comes from"',
                   text, count=1, flags=re.MULTILINE)
+    text = _unclaimed(text, template)
     header = (f"# {name}: started from {template.path.name} by `orbench new-target {name} --like {template.name}`.\n"
-              f"# TODO: edit description, argv, requires (see harness/targets/README.md), then run\n"
-              f"#       orbench check-target {name}\n")
+              f"# TODO: edit description, argv, requires, [orb], [supports] (see harness/targets/README.md), then\n"
+              f"#       run orbench check-target {name}\n")
     return header + text
+
+
+def _unclaimed(text: str, template: Target) -> str:
+    """The template's claims about options are its own, not the new target's: [supports] options starts empty
+    and fixed_options commented out, each with a note to verify (check-target tries every option claimed);
+    a Java ORB's [orb] table is marked as the template's."""
+    claimed = ", ".join(template.options) or "none"
+    text = re.sub(r"^options = .*$",
+                  f"options = []   # TODO: the connect options it can set; {template.name} claims: {claimed}. "
+                  "Claim one only once check-target passes with it.", text, count=1, flags=re.MULTILINE)
+    text = re.sub(r"^(fixed_options = .*)$",
+                  rf"# \1   # TODO: {template.name}'s; verify the new target always does this before claiming it",
+                  text, count=1, flags=re.MULTILINE)
+    return text.replace("\n[orb]", f"\n# TODO: [orb] is {template.name}'s: the new ORB's name, the manifest attribute that "
+                        "holds its version, the properties that make it bind and advertise {host}:{port}\n[orb]", 1)
 
 
 def new_target(name: str, like: str, directory: Path | None = None) -> tuple[Path, list[str]]:
@@ -73,6 +92,7 @@ def new_target(name: str, like: str, directory: Path | None = None) -> tuple[Pat
     steps = [s.format(name=name, path=path) for s in NEXT_STEPS.get((template.language, template.kind), [])]
     if template.kind == "orb":
         steps.append(f"keep baseline = \"{template.baseline}\" (the socket target of the same language) or change it")
-    steps += [f"build it (make {template.build}), then: orbench check-target {name}",
+    steps += [f"build it (make {template.build}), then: orbench check-target {name} (it tries every option"
+              " [supports] claims: claim only what passes)",
               f"add \"{name}\" to a campaign's targets (harness/campaigns/)"]
     return path, steps

@@ -35,9 +35,9 @@ final class OrbBenchClient implements BenchClient {
   private final WorkerInfo info;
   private Bench bench;
 
-  OrbBenchClient(ORB orb, String target) {
+  OrbBenchClient(ORB orb, String target, OrbSettings settings) {
     this.orb = orb;
-    OrbIdentity identity = OrbIdentity.of(orb);
+    OrbIdentity identity = OrbIdentity.of(orb, settings);
     this.info = WorkerInfo.client(target, identity.name(), identity.version());
   }
 

@@ -3,6 +3,7 @@ package org.orbench.orb;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.Set;
 import org.omg.CORBA.ORB;
 import org.orbench.worker.Args;
@@ -20,14 +21,17 @@ public final class OrbClient {
     ProtocolOut out = ProtocolOut.takeStdout();
     Args args;
     try {
-      args = Args.parse(argv, Set.of("target"), Set.of("target"));
+      Set<String> names = new HashSet<>(OrbSettings.CLIENT_ARGS);
+      names.add("target");
+      args = Args.parse(argv, names, names);
     } catch (IllegalArgumentException e) {
-      System.err.println("usage: OrbClient --target NAME: " + e.getMessage());
+      System.err.println("usage: OrbClient --target NAME --orb-name NAME --orb-version-attribute ATTRIBUTE: "
+          + e.getMessage());
       System.exit(2);
       return;
     }
     ORB orb = ORB.init(new String[0], null);
-    OrbBenchClient client = new OrbBenchClient(orb, args.get("target"));
+    OrbBenchClient client = new OrbBenchClient(orb, args.get("target"), OrbSettings.of(args));
     new CommandLoop(client)
         .run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out);
     client.close();

@@ -1,5 +1,6 @@
 package org.orbench.orb;
 
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.omg.CORBA.ORB;
@@ -16,15 +17,16 @@ final class OrbServing {
   private OrbServing() {}
 
   static void serve(String[] argv, ServerEvents events) throws Exception {
-    Set<String> names = Set.of("target", "host", "port");
-    Args args = Args.parse(argv, names, names);
-    String orbClass = System.getProperty("org.omg.CORBA.ORBClass");
-    if (orbClass == null) {
+    Set<String> required = Set.of("target", "host", "port", "orb-name", "orb-version-attribute", "orb-property");
+    Set<String> known = new HashSet<>(required);
+    known.addAll(OrbSettings.SERVER_ARGS);
+    Args args = Args.parse(argv, known, required);
+    if (System.getProperty("org.omg.CORBA.ORBClass") == null) {
       throw new IllegalArgumentException(
           "choose the ORB with -Dorg.omg.CORBA.ORBClass and -Dorg.omg.CORBA.ORBSingletonClass");
     }
-    ORB orb = ORB.init(
-        new String[0], OrbEndpoint.serverProperties(orbClass, args.get("host"), args.port("port")));
+    OrbSettings settings = OrbSettings.of(args);
+    ORB orb = ORB.init(new String[0], settings.serverProperties(args.get("host"), args.port("port")));
 
     MessageCounter counter = new MessageCounter();
     Runnable stop = StopTriggers.install(new OrbStopper(orb), events);
@@ -32,7 +34,7 @@ final class OrbServing {
     org.omg.CORBA.Object bench = rootPoa.servant_to_reference(new BenchServant(counter, stop));
     rootPoa.the_POAManager().activate();
 
-    OrbIdentity identity = OrbIdentity.of(orb);
+    OrbIdentity identity = OrbIdentity.of(orb, settings);
     events.ready(
         orb.object_to_string(bench), WorkerInfo.server(args.get("target"), identity.name(), identity.version()));
     orb.run(); // returns once the stopper's orb.shutdown has run

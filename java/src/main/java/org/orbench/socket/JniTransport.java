@@ -6,8 +6,9 @@ import java.nio.ByteBuffer;
 import org.orbench.worker.ConnectOptions;
 
 /**
- * The java-jni baselines' transport: Java calls C socket code (send/recv) through JNI, the seed papers'
- * "JNI to C sockets". Two variants, as the papers warn that JNI can force copies:
+ * The java-jni baselines' transport: Java calls C socket code (send/recv) through JNI, the "JNI to C sockets"
+ * of Kevin Buesing's "High Performance Java Software" (Objective Interface Systems). Two variants, as Buesing
+ * and Azbel et al. ("Java in high performance networking") warn that JNI can force copies:
  * <ul>
  *   <li>{@code jni} (direct = false): frames and the receive buffer are Java byte arrays; the C side copies
  *       them to and from native memory (GetByteArrayRegion / SetByteArrayRegion) around each call;

@@ -46,8 +46,16 @@ class JacorbLoopbackTest {
     orb.shutdown(false);
   }
 
+  /** The worker arguments of jacorb.toml's [orb] table. */
+  private static final List<String> ORB_ARGS = List.of(
+      "--orb-name", "JacORB", "--orb-version-attribute", "Implementation-Version",
+      "--orb-property", "OAIAddr={host}", "--orb-property", "OAPort={port}");
+
+  private static final OrbSettings SETTINGS = new OrbSettings("JacORB", "Implementation-Version", java.util.Map.of(),
+      false);
+
   private ServerProcess startServer() throws Exception {
-    return ServerProcess.start(SERVER, "jacorb", JACORB, dir.resolve("server.err"));
+    return ServerProcess.start(SERVER, "jacorb", JACORB, ORB_ARGS, dir.resolve("server.err"));
   }
 
   @Test
@@ -58,7 +66,7 @@ class JacorbLoopbackTest {
       assertEquals("3.9", worker.get("orb_version").getAsString());
       assertTrue(server.endpoint().startsWith("IOR:"));
 
-      OrbBenchClient client = new OrbBenchClient(orb, "jacorb");
+      OrbBenchClient client = new OrbBenchClient(orb, "jacorb", SETTINGS);
       ClientDriver driver = new ClientDriver(client);
       assertEquals("usage", driver.connect(server.endpoint(), "{\"no_such\":true}").get("error_kind").getAsString());
       // JacORB always sets TCP_NODELAY: true is what it does, false it cannot.
@@ -99,7 +107,7 @@ class JacorbLoopbackTest {
     // 50 Hz for 1.5 s in 0.5 s intervals: three intervals of 25 calls each (by intended send time), every
     // call delivered, the JVM's GC pauses and memory in each.
     try (ServerProcess server = startServer()) {
-      ClientDriver driver = new ClientDriver(new OrbBenchClient(orb, "jacorb"));
+      ClientDriver driver = new ClientDriver(new OrbBenchClient(orb, "jacorb", SETTINGS));
       assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
       JsonObject answer = driver.send(
           "{\"cmd\":\"run\",\"mode\":\"twoway\",\"payload_type\":\"octets\",\"payload_bytes\":64,"

@@ -8,6 +8,8 @@ once per set, on workers started for that set. Per target and set (`plan_options
     the descriptor's server argv;
   - an option in `supports.fixed_options` is what the target always does (omniORB always sets TCP_NODELAY):
     the same value runs, with nothing passed; another value skips the target at that set, with the reason;
+  - an option in `supports.refused_options` goes to its client, which refuses it at connect with the ORB's own
+    reason (omniORB has no SyncScopePolicy): the target is skipped at that set with that reason;
   - any other option skips the target at that set ("does not support option ...").
 """
 
@@ -60,6 +62,8 @@ def plan_options(target: Any, options: dict[str, Any]) -> OptionPlan:
             client[key] = value
             if OPTION_ENDS.get(key) == "both":
                 server_args += ["--option", f"{key}={json.dumps(value)}"]
+        elif key in getattr(target, "refused_options", ()):
+            client[key] = value  # its worker refuses it at connect, with the ORB's own reason
         elif key in fixed:
             if fixed[key] != value:
                 return OptionPlan(label, unsupported=f"{target.name} always has {key} = {_text(fixed[key])}, "
