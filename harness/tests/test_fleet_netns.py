@@ -147,4 +147,6 @@ def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campa
             overlapping += a0 < b1 and b0 < a1
             (c0, c1) = by[(size, k, "gamma--beta")]
             assert c0 > max(a1, b1) - 0.01, "the pair sharing beta waits for the wave before it"
-    assert overlapping == 3, by
+    # Run one after the other, no round could overlap; run together, a loaded machine can still start one
+    # pair's trial (over SSH) after the other's short trial ended, so one overlapping round is the proof.
+    assert overlapping >= 1, by

@@ -25,7 +25,7 @@ description = "history test: omniORB vs the C socket baseline, twoway"
 targets = ["omniorb"]
 modes = ["twoway"]
 payload_bytes = [64, 1024]
-trials = 3
+trials = 6
 calls = 300
 warmup = 100
 """
