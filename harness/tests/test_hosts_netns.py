@@ -120,6 +120,14 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
                for t in trials)
     assert {s["host_pair"] for s in manifest["stopping"]} == {"alpha--beta"}
     assert not list((alpha_dir.parent / "beta" / "samples").iterdir()), "remote samples are removed once copied"
+    # The anatomy of each call was read where each worker ran: the server's counters on alpha, the client's
+    # and its socket's on beta (over SSH); the C baseline's wire bytes are exact (12-byte header + payload per
+    # request, two resets and a counters request besides).
+    assert all(t.client_cpu_us and t.server_cpu_us and t.anatomy_calls == t.calls + t.warmup for t in trials)
+    for t in trials:
+        if t.point.target == "c-socket":
+            made = t.anatomy_calls
+            assert t.wire_out_bytes == round((made * (12 + t.point.payload_bytes) + 36) / made, 2), t
     assert_no_workers(lab, wait_s=2)
 
 
