@@ -29,19 +29,23 @@ void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
 
 bool carries_payload(uint8_t kind) { return kind == wire::ONEWAY || kind == wire::TWOWAY || kind == wire::ECHO; }
 
-// Serves one connection until EOF, an error or SHUTDOWN. The reply buffer is preallocated and grown only
-// when an ECHO body is larger than any before it. With delay_ns > 0 (a known-answer server, PROTOCOL.md) every
+// Serves one connection until EOF, an error or SHUTDOWN. Control replies are built in a small preallocated
+// buffer; an ECHO reply is built in the reader's buffer, its header and preamble written in front of the
+// request's body (the reader keeps room there), and goes out in one send() without copying the payload, as an
+// echo server that sends back the bytes it read. With delay_ns > 0 (a known-answer server, PROTOCOL.md) every
 // payload-carrying request costs delay_ns of spinning between reading it and replying (oneway: counting it).
 void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }
-  MessageReader reader;
-  std::vector<uint8_t> reply(64 * 1024);
+  // The reply's header and preamble (24 bytes) in front of an echoed body: the request's 12-byte header plus
+  // 12 bytes of headroom.
+  MessageReader reader(256 * 1024, wire::kPreambleBytes);
+  uint8_t reply[wire::kHeaderBytes + wire::kSyncReplyBytes];
   uint32_t request_id = 0;  // the preamble's request id: this connection's request count, from 0
   bool stop_server = false;
   wire::Header header;
-  const uint8_t* body = nullptr;
+  uint8_t* body = nullptr;
 
   while (reader.next(fd, header, body) == MessageReader::Result::message) {
     if (delay_ns > 0 && carries_payload(header.kind)) spin_until_ns(monotonic_ns() + delay_ns);
@@ -52,17 +56,15 @@ void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
     }
     size_t reply_body = wire::kPreambleBytes;
     uint32_t status = wire::STATUS_OK;
+    uint8_t* out = reply;  // where the reply's header starts
     switch (header.kind) {
       case wire::TWOWAY:
         counter.count(header.body_bytes);
         break;
       case wire::ECHO:
         counter.count(header.body_bytes);
-        if (reply.size() < wire::kHeaderBytes + wire::kPreambleBytes + header.body_bytes) {
-          reply.resize(wire::kHeaderBytes + wire::kPreambleBytes + header.body_bytes);
-        }
-        std::memcpy(reply.data() + wire::kHeaderBytes + wire::kPreambleBytes, body, header.body_bytes);
         reply_body += header.body_bytes;
+        out = body - wire::kHeaderBytes - wire::kPreambleBytes;
         break;
       case wire::SYNC: {
         if (header.body_bytes != wire::kSyncRequestBytes) {
@@ -70,18 +72,18 @@ void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
           break;
         }
         const SyncOutcome outcome = counter.wait_for(wire::get_u64(body), wire::get_u32(body + 8));
-        uint8_t* out = reply.data() + wire::kHeaderBytes + wire::kPreambleBytes;
-        out[0] = outcome.complete ? 1 : 0;
-        wire::put_u64(out + 1, outcome.received.messages);
-        wire::put_u64(out + 9, outcome.received.bytes);
+        uint8_t* fields = reply + wire::kHeaderBytes + wire::kPreambleBytes;
+        fields[0] = outcome.complete ? 1 : 0;
+        wire::put_u64(fields + 1, outcome.received.messages);
+        wire::put_u64(fields + 9, outcome.received.bytes);
         reply_body = wire::kSyncReplyBytes;
         break;
       }
       case wire::COUNTERS: {
         const Counts counts = counter.snapshot();
-        uint8_t* out = reply.data() + wire::kHeaderBytes + wire::kPreambleBytes;
-        wire::put_u64(out, counts.messages);
-        wire::put_u64(out + 8, counts.bytes);
+        uint8_t* fields = reply + wire::kHeaderBytes + wire::kPreambleBytes;
+        wire::put_u64(fields, counts.messages);
+        wire::put_u64(fields + 8, counts.bytes);
         reply_body = wire::kCountersReplyBytes;
         break;
       }
@@ -95,9 +97,9 @@ void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
         status = wire::STATUS_ERROR;
         break;
     }
-    wire::encode_header(reply.data(), 0x80 | header.kind, static_cast<uint32_t>(reply_body));
-    wire::encode_preamble(reply.data() + wire::kHeaderBytes, id, status);
-    if (send_all(fd, reply.data(), wire::kHeaderBytes + reply_body) != 0) break;
+    wire::encode_header(out, 0x80 | header.kind, static_cast<uint32_t>(reply_body));
+    wire::encode_preamble(out + wire::kHeaderBytes, id, status);
+    if (send_all(fd, out, wire::kHeaderBytes + reply_body) != 0) break;
     if (stop_server) break;
   }
   close(fd);

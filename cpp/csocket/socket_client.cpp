@@ -70,7 +70,7 @@ void SocketClient::send_message(const uint8_t* data, size_t length) {
 
 const uint8_t* SocketClient::read_reply(uint8_t kind, size_t& body_bytes) {
   wire::Header header;
-  const uint8_t* body = nullptr;
+  uint8_t* body = nullptr;
   switch (reader_.next(fd_, header, body)) {
     case MessageReader::Result::message: break;
     case MessageReader::Result::eof: lost("connection closed by the server", ECONNRESET);

@@ -30,11 +30,12 @@ int send_all(int fd, const uint8_t* data, size_t length) {
 bool MessageReader::fill(int fd, size_t needed, bool& eof) {
   if (end_ - begin_ >= needed) return true;
   if (begin_ + needed > buffer_.size()) {
-    // Not enough room after begin_: move the partial message to the front, and grow if it still won't fit.
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-    end_ -= begin_;
-    begin_ = 0;
-    if (needed > buffer_.size()) buffer_.resize(needed);
+    // Not enough room after begin_: move the partial message to the front (after the headroom), and grow if
+    // it still won't fit.
+    std::memmove(buffer_.data() + headroom_, buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_ - headroom_;
+    begin_ = headroom_;
+    if (headroom_ + needed > buffer_.size()) buffer_.resize(headroom_ + needed);
   }
   while (end_ - begin_ < needed) {
     const ssize_t got = recv(fd, buffer_.data() + end_, buffer_.size() - end_, 0);
@@ -51,8 +52,8 @@ bool MessageReader::fill(int fd, size_t needed, bool& eof) {
   return true;
 }
 
-MessageReader::Result MessageReader::next(int fd, wire::Header& header, const uint8_t*& body) {
-  if (begin_ == end_) begin_ = end_ = 0;  // cheap reset keeps small messages at the buffer's start
+MessageReader::Result MessageReader::next(int fd, wire::Header& header, uint8_t*& body) {
+  if (begin_ == end_) begin_ = end_ = headroom_;  // cheap reset keeps small messages at the buffer's start
   bool eof = false;
   if (!fill(fd, wire::kHeaderBytes, eof)) {
     if (eof && begin_ == end_) return Result::eof;  // clean close between messages

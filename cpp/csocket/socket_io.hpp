@@ -15,14 +15,20 @@ int send_all(int fd, const uint8_t* data, size_t length);
 
 // Reads whole messages from a stream socket through one growing buffer: a recv() takes whatever has
 // arrived, so a small reply or a burst of oneways costs one system call, not one per header and body.
+//
+// Every message has at least `headroom` bytes of the buffer before its header that belong to no unread
+// message (reserved space, or messages already returned), so together with the header, headroom +
+// kHeaderBytes bytes in front of the body may be overwritten: a server builds an echo reply there, in front
+// of the request's body, and sends it with one send() and no copy.
 class MessageReader {
  public:
-  explicit MessageReader(size_t initial_capacity = 256 * 1024) : buffer_(initial_capacity) {}
+  explicit MessageReader(size_t initial_capacity = 256 * 1024, size_t headroom = 0)
+      : buffer_(headroom + initial_capacity), headroom_(headroom), begin_(headroom), end_(headroom) {}
 
   enum class Result { message, eof, error, bad_header };
   // On `message`, `header` and `body` describe the next message; `body` stays valid until the next call.
   // On `error`, `error_number` holds the errno value (EAGAIN for a receive timeout).
-  Result next(int fd, wire::Header& header, const uint8_t*& body);
+  Result next(int fd, wire::Header& header, uint8_t*& body);
   int error_number() const { return error_number_; }
 
  private:
@@ -30,8 +36,9 @@ class MessageReader {
   bool fill(int fd, size_t needed, bool& eof);
 
   std::vector<uint8_t> buffer_;
-  size_t begin_ = 0;
-  size_t end_ = 0;
+  size_t headroom_;
+  size_t begin_;
+  size_t end_;
   int error_number_ = 0;
 };
 

@@ -85,7 +85,7 @@ static void reader_over_socket_pair() {
 
   MessageReader reader(64);  // small on purpose
   wire::Header header;
-  const uint8_t* body = nullptr;
+  uint8_t* body = nullptr;
   for (size_t size : {0, 5, 1024}) {
     CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message);
     CHECK(header.kind == wire::ONEWAY && header.body_bytes == size);
@@ -105,6 +105,32 @@ static void reader_over_socket_pair() {
   close(fds[1]);
 }
 
+// A reader with headroom: the bytes in front of every message's body (its header and `headroom` more) may be
+// overwritten, as the C socket server does to build an echo reply in place, without touching the messages
+// still to be read, including when the buffer is compacted or grown.
+static void reader_headroom_is_writable() {
+  int fds[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  std::vector<uint8_t> stream;
+  for (size_t size : {0, 5, 40, 1024, 7}) {
+    const auto m = message(wire::ECHO, size);
+    stream.insert(stream.end(), m.begin(), m.end());
+  }
+  CHECK(send_all(fds[0], stream.data(), stream.size()) == 0);
+  MessageReader reader(64, wire::kPreambleBytes);
+  wire::Header header;
+  uint8_t* body = nullptr;
+  for (size_t size : {0, 5, 40, 1024, 7}) {
+    CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message);
+    CHECK(header.kind == wire::ECHO && header.body_bytes == size);
+    for (size_t i = 0; i < size; ++i) CHECK(body[i] == static_cast<uint8_t>(i & 0xff));
+    std::memset(body - wire::kHeaderBytes - wire::kPreambleBytes, 0xee, wire::kHeaderBytes + wire::kPreambleBytes);
+  }
+  close(fds[0]);
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::eof);
+  close(fds[1]);
+}
+
 static void reader_rejects_garbage() {
   int fds[2];
   CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
@@ -112,7 +138,7 @@ static void reader_rejects_garbage() {
   CHECK(send_all(fds[0], garbage, sizeof garbage) == 0);
   MessageReader reader;
   wire::Header header;
-  const uint8_t* body = nullptr;
+  uint8_t* body = nullptr;
   CHECK(reader.next(fds[1], header, body) == MessageReader::Result::bad_header);
   close(fds[0]);
   close(fds[1]);
@@ -123,6 +149,7 @@ int main() {
   integers_are_little_endian();
   endpoints();
   reader_over_socket_pair();
+  reader_headroom_is_writable();
   reader_rejects_garbage();
   return orbench_test::finish("test_wire");
 }
