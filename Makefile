@@ -49,7 +49,7 @@ help:
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
 	@echo "make jmh        build and run the JMH suite (java/jmh) per Java ORB, ingest it into results/jmh/ (~10 min)"
-	@echo "make bench-fidelity  orbench's C socket baseline vs sockperf ping-pong, ratio per size"
+	@echo "make bench-fidelity  orbench's workers vs references (sockperf, a bare omniORB loop), ratio per size"
 	@echo "variables: CAMPAIGN=name-or-file (default quick); JMH_ORBS (default jacorb glassfish), JMH_ARGS"
 
 deps: deps-system deps-python
@@ -123,6 +123,7 @@ jmh: deps jmh-build
 	if [ -n "$$files" ]; then $(ORBENCH) ingest-jmh $$files || status=1; else echo "error: no JMH results" >&2; status=1; fi; \
 	exit $$status
 
-# orbench's C socket baseline (echo, halved) vs sockperf's TCP ping-pong (RTT/2), same pinning and sizes.
+# orbench's workers vs references making the same calls (README, "The machine matters"): the C socket baseline
+# (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the omniORB worker vs cpp/fidelity's bare omniORB loop.
 bench-fidelity: deps cpp
 	$(ORBENCH) fidelity

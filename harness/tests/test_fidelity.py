@@ -1,0 +1,68 @@
+"""`orbench fidelity`: a real short run of both rows (orbench's c-socket against sockperf, its omniORB worker
+against the bare omniORB loop), and the report section on it and on a run from before the omniORB row."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from orbench.commands.fidelity import run_fidelity
+from orbench.errors import UserError
+from orbench.paths import repo_root
+from orbench_plots.section_fidelity import section
+
+from tests.conftest import require_targets
+
+
+def require_references() -> None:
+    missing = [what for what, ok in (("sockperf", shutil.which("sockperf")),
+                                     ("orbench-omniorb-loop", (repo_root() / "cpp/build/orbench-omniorb-loop").is_file()))
+               if not ok]
+    if missing:
+        if "CI" in os.environ:
+            pytest.fail(f"missing in CI: {missing} (make deps cpp)")
+        pytest.skip(f"missing: {missing} (make deps cpp)")
+
+
+def test_both_rows_pair_every_trial_with_a_reference_run(tmp_path):
+    require_targets("c-socket", "omniorb")
+    require_references()
+    store, result = run_fidelity([16], trials=3, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path)
+
+    assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
+    assert (tmp_path / "fidelity" / "latest").resolve() == store.path
+    comps = {c["reference"]: c for c in result["comparisons"]}
+    assert set(comps) == {"sockperf", "omniorb-loop"} and not result["missing"]
+    assert comps["sockperf"]["halved"] and not comps["omniorb-loop"]["halved"]
+    for name, comp in comps.items():
+        (row,) = comp["rows"]
+        assert row["pairs"] == 3, name
+        assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
+        # The same calls on the same CPU, measured twice: far apart only if a side measured something else
+        # (a round trip against half of one, the wrong payload, a reference that did not run).
+        assert 0.4 < row["ratio"] < 2.5, (name, row)
+        run_dir = store.path / comp["run"]
+        trials = [line for line in (run_dir / "trials.csv").read_text().splitlines()[1:] if ",ok," in line]
+        assert len(trials) == 3, name
+    assert len(list((store.samples_dir / "omniorb-loop").glob("*.i64"))) == 3
+    assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
+
+    html = section(store.path)
+    assert "c-socket echo vs sockperf" in html and "omniorb twoway vs omniorb-loop" in html
+
+
+def test_unknown_row_is_refused_before_anything_runs(tmp_path):
+    with pytest.raises(UserError, match="unknown fidelity row 'sockpref'"):
+        run_fidelity([16], rows=("sockpref",), root=tmp_path)
+    assert not (tmp_path / "fidelity").exists()
+
+
+def test_section_reads_a_run_from_before_the_omniorb_row(tmp_path):
+    old = {"placement": "same-core", "rows": [
+        {"payload_bytes": 16, "sockperf_msg_bytes": 28, "pairs": 5, "orbench_half_rtt_p50_ns": 7980.0,
+         "sockperf_half_rtt_p50_ns": 7240.0, "ratio_orbench_over_sockperf": 1.17, "ratio_range": [0.97, 1.38]}]}
+    (tmp_path / "fidelity.json").write_text(json.dumps(old))
+    html = section(tmp_path)
+    assert "c-socket echo vs sockperf" in html and "7.98" in html and "1.170" in html and "0.970 – 1.380" in html
