@@ -2,6 +2,7 @@
 
 from orbench.hosts.placement import parse_cpu_list
 from orbench.results.point import Point
+from orbench.results.summary import foreign_share
 from orbench.results.trial import Measurement, Trial
 from orbench.running.cpu_usage import Snapshot, pair_usage, usage_between
 from orbench.running.stopping import StoppingRule
@@ -96,3 +97,31 @@ def test_orbench_s_own_cpu_time_is_not_counted_as_other_work():
     # ... a worker that started during the trial counts whole (it was not in the first reading).
     assert pair_usage({"local": before}, {"local": Snapshot(after.cpus, 1.0, {7: 10, 8: 90})},
                      {"local": {1}}).foreign_cpu_pct == 5.0
+
+
+def test_other_work_is_measured_against_wall_clock_time_and_averaged_signed():
+    # A 10 ms trial on 2 CPUs is 2 jiffies of CPU time: one busy jiffy that orbench's worker used is no other work,
+    # a second busy jiffy charged to no orbench process is half the CPUs' time, an interrupt jiffy is the network
+    # stack's (nobody's).
+    start = Snapshot({0: (0, 0, 0), 1: (0, 0, 0)}, 1.0, {7: 0}, irq=0, at=100.0)
+    quiet = Snapshot({0: (1, 1, 0), 1: (0, 1, 0)}, 1.0, {7: 1}, irq=0, at=100.01)
+    other = Snapshot({0: (1, 1, 0), 1: (1, 1, 0)}, 1.0, {7: 1}, irq=0, at=100.01)
+    softirq = Snapshot({0: (1, 1, 0), 1: (1, 1, 0)}, 1.0, {7: 1}, irq=1, at=100.01)
+    # Jiffies are counted at ticks: the worker's jiffy may fall outside the window while its process was charged.
+    early = Snapshot({0: (0, 1, 0), 1: (0, 1, 0)}, 1.0, {7: 1}, irq=0, at=100.01)
+    usage = {name: pair_usage({"local": start}, {"local": end}, {"local": {1}}).foreign_cpu_pct
+             for name, end in [("quiet", quiet), ("other", other), ("softirq", softirq), ("early", early)]}
+    assert usage == {"quiet": 0.0, "other": 50.0, "softirq": 0.0, "early": -50.0}
+
+
+def test_a_run_s_other_work_is_the_duration_weighted_mean_of_signed_trial_figures():
+    # Trials' figures scatter around the truth by a jiffy either way; clipping each at zero, or taking the median
+    # of a few discrete values, would read a quiet machine as busy.
+    point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="c-socket")
+
+    def trial(k: int, foreign: float | None, duration: float) -> Trial:
+        return Trial(seq=k, point=point, trial=k, status="ok", foreign_cpu_pct=foreign, duration_s=duration)
+    assert foreign_share([trial(0, -50.0, 0.01), trial(1, 50.0, 0.01), trial(2, 0.0, 0.02)]) == 0.0
+    assert foreign_share([trial(0, 30.0, 0.03), trial(1, -10.0, 0.01), trial(2, None, 0.5)]) == 20.0
+    assert foreign_share([trial(0, -40.0, 0.01)]) == 0.0
+    assert foreign_share([trial(0, None, 0.01)]) is None

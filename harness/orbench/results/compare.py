@@ -186,8 +186,8 @@ def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = No
     for side, summary in (("A", a), ("B", b)):
         foreign = (summary.get("machine") or {}).get("foreign_cpu_pct")
         if foreign is not None and foreign > BUSY_FOREIGN_CPU_PCT:
-            env.append(f"run {side} shared the machine: other processes used {foreign:.0f}% of the CPUs' time in the "
-                       "median trial; latency and ORB-added latency grow with contention, so a flag may be the load")
+            env.append(f"run {side} shared the machine: other processes used {foreign:.0f}% of the CPUs' time over the "
+                       "trials; latency and ORB-added latency grow with contention, so a flag may be the load")
     return {"run_a": a.get("run_id"), "run_b": b.get("run_id"), "points": rows,
             "drift": drift_summary, "tests": len(tests), "fdr_q": FDR_Q,
             "min_change": {"p50_beyond_drift_pct": MIN_P50_CHANGE_PCT, "orb_added_ns": MIN_ADDED_CHANGE_NS,

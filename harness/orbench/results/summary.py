@@ -284,10 +284,25 @@ def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def foreign_share(trials: list[Trial]) -> float | None:
+    """Other processes' share of the CPUs over trials: the mean of the trials' signed foreign_cpu_pct weighted by
+    their durations, clipped at zero only here. One trial's figure is a few jiffies' worth of noise around the
+    truth (running/cpu_usage.py); a median of them, or of figures clipped one by one, reads a quiet machine as
+    busy."""
+    pairs = [(t.foreign_cpu_pct, t.duration_s if t.duration_s and t.duration_s > 0 else 0.0)
+             for t in trials if t.foreign_cpu_pct is not None]
+    if not pairs:
+        return None
+    weight = sum(d for _f, d in pairs)
+    mean = sum(f * d for f, d in pairs) / weight if weight > 0 else sum(f for f, _d in pairs) / len(pairs)
+    return round(max(0.0, mean), 1)
+
+
 def _machine_load(trials: list[list[Trial]]) -> dict[str, float | None]:
-    """How shared the machine was, as medians over the trials: CPU time of processes outside orbench, steal."""
+    """How shared the machine was over the run: CPU time of processes outside orbench (foreign_share), and the
+    median steal over trials."""
     ok = [t for point_trials in trials for t in point_trials if t.ok]
-    return {"foreign_cpu_pct": _median([t.foreign_cpu_pct for t in ok if t.foreign_cpu_pct is not None]),
+    return {"foreign_cpu_pct": foreign_share(ok),
             "steal_pct": _median([t.steal_pct for t in ok if t.steal_pct is not None])}
 
 
@@ -302,14 +317,18 @@ def _load_warnings(manifest: dict[str, Any], trials: list[list[Trial]]) -> list[
         by_hosts[t.usage_hosts or "local"].append(t)
     for names, ok in sorted(by_hosts.items()):
         what = "" if names == "local" else f"host(s) {names}"
-        foreign = [t.foreign_cpu_pct for t in ok if t.foreign_cpu_pct is not None]
-        typical = _median(foreign)
+        typical = foreign_share(ok)
         if typical is not None and typical > BUSY_FOREIGN_CPU_PCT:
-            busy = sum(1 for x in foreign if x > BUSY_FOREIGN_CPU_PCT)
+            by_point: dict[Any, list[Trial]] = defaultdict(list)
+            for t in ok:
+                by_point[t.point].append(t)
+            shares = [(s, p) for p, ts in by_point.items() if (s := foreign_share(ts)) is not None]
+            worst, where = max(shares, key=lambda sp: sp[0])
+            busy = sum(1 for s, _p in shares if s > BUSY_FOREIGN_CPU_PCT)
             out.append(RunWarning(
-                "busy machine", what, f"processes outside orbench used {typical:.0f}% of the CPUs' time in the median "
-                f"trial (up to {max(foreign):.0f}%; {busy} of {len(foreign)} trials above {BUSY_FOREIGN_CPU_PCT:.0f}%): "
-                "other work shared the machine", typical))
+                "busy machine", what, f"processes outside orbench used {typical:.0f}% of the CPUs' time over the "
+                f"trials ({busy} of {len(shares)} points above {BUSY_FOREIGN_CPU_PCT:.0f}%, worst {worst:.0f}% at "
+                f"{where.label}): other work shared the machine", typical))
         elif names != "local":
             other = _median([t.other_cpus_busy_pct for t in ok if t.other_cpus_busy_pct is not None])
             if other is not None and other > BUSY_OTHER_CPUS_PCT:

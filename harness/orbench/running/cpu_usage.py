@@ -12,6 +12,7 @@ of two hosts the busier figure of the two is recorded.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from orbench.hosts.ssh import Host, HostUnreachable
 
 # /proc/stat and /proc/loadavg of a remote host in one short command; the marker splits the two.
 _SNAPSHOT_SCRIPT = "cat /proc/stat; echo @loadavg; cat /proc/loadavg"
+# The kernel's unit of CPU time in /proc (USER_HZ).
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,10 @@ class Snapshot:
     loadavg_1m: float | None
     # CPU jiffies of orbench's own processes by pid (own_tree_ticks); this machine only, None on a remote host
     own: dict[int, int] | None = None
+    # Jiffies all CPUs spent in interrupts and softirqs (irq_ticks): on loopback most of it is the network stack
+    # serving orbench's own sockets, charged to no process; and when the reading was taken (time.monotonic).
+    irq: int = 0
+    at: float | None = None
 
 
 def parse_stat(text: str) -> dict[int, tuple[int, int, int]]:
@@ -56,10 +63,24 @@ def cpu_times() -> dict[int, tuple[int, int, int]]:
         return {}
 
 
+def irq_ticks(text: str) -> int:
+    """Jiffies of all CPUs in hardware interrupts and softirqs, from /proc/stat's text (its "cpu" line)."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            v = [int(x) for x in parts[1:]]
+            return sum(v[5:7])
+    return 0
+
+
 def snapshot(host: Host) -> Snapshot:
     """A host's counters now: read directly on this machine, with one short SSH command on a remote host."""
     if host.spec.is_local:
-        return Snapshot(cpu_times(), os.getloadavg()[0], own_tree_ticks())
+        try:
+            text = Path("/proc/stat").read_text()
+        except OSError:
+            text = ""
+        return Snapshot(parse_stat(text), os.getloadavg()[0], own_tree_ticks(), irq_ticks(text), time.monotonic())
     out = host.run_shell(_SNAPSHOT_SCRIPT).stdout.decode(errors="replace")
     stat, _, loadavg = out.partition("@loadavg")
     fields = loadavg.split()
@@ -115,15 +136,24 @@ def own_ticks_used(before: dict[int, int], after: dict[int, int]) -> int:
 
 
 def foreign_cpu_pct(before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]],
-                    own_ticks: int) -> float | None:
+                    own_ticks: int, irq: int = 0, wall_s: float | None = None) -> float | None:
     """The % of all CPUs' time, between two readings of this machine, that processes outside orbench's own tree
-    used: everything busy minus what orbench's processes used."""
+    used: everything busy minus what orbench's processes used and minus `irq` (interrupt and softirq jiffies, the
+    network stack's work for orbench's sockets, charged to no process).
+
+    Signed and not clipped: the kernel counts in jiffies (10 ms), a trial may last a few, and each count is off by
+    up to one, so one trial's figure is noise around the truth; clipping it at zero, or dividing by the jiffies
+    that happened to be counted, would bias every average upwards (a quiet machine then read as 20-30% busy).
+    With `wall_s` (the time between the readings) the share is of the CPUs' wall-clock time, which makes the
+    duration-weighted mean over trials (results.summary) an unbiased estimate."""
     busy = total = 0
     for cpu, (b1, t1, _s1) in after.items():
         b0, t0, _s0 = before.get(cpu, (b1, t1, 0))
         busy += b1 - b0
         total += t1 - t0
-    return round(100.0 * max(0, busy - own_ticks) / total, 1) if total > 0 else None
+    if wall_s is not None and wall_s > 0 and after:
+        total = len(after) * wall_s * CLOCK_TICKS
+    return round(100.0 * (busy - irq - own_ticks) / total, 1) if total > 0 else None
 
 
 def usage_between(before: dict[int, tuple[int, int, int]], after: dict[int, tuple[int, int, int]],
@@ -168,7 +198,8 @@ def pair_usage(before: dict[str, Snapshot], after: dict[str, Snapshot], pinned: 
         busy += [b] if b is not None else []
         steal += [s] if s is not None else []
         if start.own is not None and end.own is not None:
-            f = foreign_cpu_pct(start.cpus, end.cpus, own_ticks_used(start.own, end.own))
+            wall = end.at - start.at if start.at is not None and end.at is not None else None
+            f = foreign_cpu_pct(start.cpus, end.cpus, own_ticks_used(start.own, end.own), end.irq - start.irq, wall)
             foreign += [f] if f is not None else []
     loads = [a.loadavg_1m for a in after.values() if a.loadavg_1m is not None]
     return HostUsage(max(loads) if loads else None, max(busy) if busy else None, max(steal) if steal else None,
