@@ -146,7 +146,7 @@ def test_a_known_change_of_the_known_answer_is_reported():
     assert row["target"] == "c-socket-delay@2000 / 2500"
     assert row["orb_added"]["change_ns"] == pytest.approx(500, abs=100)
     assert row["orb_added"]["flag"] == "slower"
-    assert "+520 ns [432 ns, 608 ns]  SLOWER" in format_comparison(result)
+    assert "+547 ns [440 ns, 622 ns]  SLOWER" in format_comparison(result)
 
 
 def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_one():

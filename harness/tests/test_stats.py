@@ -27,9 +27,19 @@ def test_orb_added_pairs_by_trial_and_drops_unpaired():
     added = stats.orb_added_latency(orb, base)
     assert added["pairs"] == 3
     assert added["per_pair"] == [20.0, 25.0, 22.0]
-    assert added["estimate"] == pytest.approx(67 / 3)
+    assert added["estimate"] == pytest.approx(67 / 3)  # 3 pairs: the mean (no 95% interval of a median)
+    assert added["mean"] == pytest.approx(67 / 3)
     assert added["ci95_low"] < added["estimate"] < added["ci95_high"]
     assert added["unpaired"] == 1  # the ORB's trial 3: the estimate leaves it out
+
+
+def test_orb_added_is_the_median_of_paired_differences_from_six_pairs():
+    base = {k: 100.0 for k in range(8)}
+    orb = {k: 120.0 + k for k in range(7)} | {7: 500.0}  # one pair caught by a slow mood on one side
+    added = stats.orb_added_latency(orb, base)
+    assert added["estimate"] == 23.5 and added["mean"] == pytest.approx((sum(range(20, 27)) + 400) / 8)
+    assert added["ci95_low"] == 20.0 and added["ci95_high"] == 400.0  # 8 pairs: k = 1
+    assert "median" in added["ci_method"]
 
 
 def test_orb_added_needs_a_pair():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from orbench.results.intervals import Interval, mean_interval, paired_difference, robust_cv_pct
+from orbench.results.intervals import Interval, mean_interval, median_interval, paired_difference, robust_cv_pct
 from orbench.results.tdist import quantile, two_sided_p
 
 REPS = 4000
@@ -68,21 +68,59 @@ def test_the_t_interval_on_skewed_trials_comes_close_with_many_trials(n, low):
     assert low <= _coverage(skewed, n, "t") <= 0.97
 
 
-def test_paired_differences_cover_the_added_latency_despite_drift():
-    # Every trial k shares a machine state (drift) that moves both targets alike; the ORB adds 1.5 us.
+def _paired(rng, n: int, added: float, mood_p: float = 0.0, mood_ns: float = 3300.0):
+    """n paired trials: a machine state shared by trial k of both targets (drift, 3 us), 200 ns of noise each,
+    and with probability mood_p a side's trial meets the slow mood on its own (+3.3 us, the bimodal trial p50s
+    of a small VM)."""
+    drift = rng.normal(0, 3000.0, n)
+    base = {k: TRUE_P50 + d + rng.normal(0, 200.0) + mood_ns * (rng.random() < mood_p) for k, d in enumerate(drift)}
+    orb = {k: TRUE_P50 + added + d + rng.normal(0, 200.0) + mood_ns * (rng.random() < mood_p)
+           for k, d in enumerate(drift)}
+    return orb, base
+
+
+@pytest.mark.parametrize("n, mood_p", [(6, 0.0), (20, 0.0), (20, 0.15), (60, 0.15)])
+def test_paired_differences_cover_the_added_latency_despite_drift_and_moods(n, mood_p):
+    # The ORB adds 1.5 us. The median's order-statistic interval covers at least 95% whatever the distribution
+    # (exactly: 1 - 2 P(Binomial(n, 1/2) < k), 96.9% at 6 pairs, 95.9% at 20, 97.3% at 60).
     rng = np.random.default_rng(7)
     added, hits, widths = 1500.0, 0, []
-    for _ in range(REPS):
-        drift = rng.normal(0, 3000.0, 8)
-        base = {k: TRUE_P50 + d + rng.normal(0, 200.0) for k, d in enumerate(drift)}
-        orb = {k: TRUE_P50 + added + d + rng.normal(0, 200.0) for k, d in enumerate(drift)}
+    for _ in range(REPS // 4):
+        orb, base = _paired(rng, n, added, mood_p)
         interval = paired_difference(orb, base)
-        assert interval is not None
+        assert interval is not None and interval.n == n
         hits += interval.covers(added)
         widths.append(interval.half_width)
-    assert 0.935 <= hits / REPS <= 0.965
-    # Pairing cancels the drift: the interval is set by the 200 ns noise, not the 3 us drift.
-    assert np.median(widths) < 400
+    assert 0.945 <= hits / (REPS // 4) <= 0.995
+    # Pairing cancels the drift: the interval is set by the noise, not the 3 us drift.
+    assert np.median(widths) < (800 if n == 6 else 400)
+
+
+def test_mood_switches_widen_the_mean_s_interval_not_the_median_s():
+    # 30 pairs, 15% of trials a side meets the slow mood alone: the t interval of the mean (orbench's ORB-added
+    # interval before) is several times wider than the median's, which still covers.
+    rng = np.random.default_rng(11)
+    mean_w, median_w = [], []
+    for _ in range(300):
+        orb, base = _paired(rng, 30, 1500.0, 0.15)
+        diffs = [orb[k] - base[k] for k in sorted(orb)]
+        mean_w.append(mean_interval(diffs).half_width)
+        median_w.append(paired_difference(orb, base).half_width)
+    assert np.median(mean_w) > 3 * np.median(median_w)
+    assert np.median(median_w) < 200
+
+
+def test_fewer_than_six_pairs_fall_back_to_the_mean_s_t_interval():
+    orb, base = {k: 10.0 + k for k in range(5)}, {k: 0.0 for k in range(5)}
+    interval = paired_difference(orb, base)
+    assert interval.estimate == 12.0 and interval.low is not None and "mean" in interval.method
+
+
+def test_the_median_s_interval_by_hand():
+    # 10 values: Binomial(10, 1/2) <= 1 has probability 11/1024 <= 2.5%, <= 2 has 56/1024 > 2.5%: k = 2.
+    interval = median_interval([float(v) for v in (9, 1, 8, 2, 7, 3, 6, 4, 5, 0)])
+    assert (interval.estimate, interval.low, interval.high) == (4.5, 1.0, 8.0)
+    assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0]).low is None  # 5 values: no 95% pair of order statistics
 
 
 def test_the_robust_spread_does_not_grow_with_the_number_of_trials():

@@ -229,9 +229,11 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                 + f"</td><td>{'yes' if k['covered'] else 'NO'}</td><td>{'yes' if k['within_tolerance'] else 'NO'}</td>"
                 "</tr>" for k in known) + "</table>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", []))
-                 + "<p>p50: the mean of the trials' p50s, so an ORB's p50 minus its baseline's is its ORB-added "
-                 "estimate (paired trials); p90, p99, max: over every call of the point. Intervals: Student t over "
-                 "trials.</p>")
+                 + "<p>p50: the mean of the trials' p50s, with a Student-t interval over trials. ORB-added: the "
+                 "median of the paired trials' differences (ORB p50 minus baseline p50, trial by trial), with the "
+                 "median's order-statistic interval; a trial where the machine's slow mood met one side of a pair only "
+                 "does not move it, so it may differ from the p50s' difference. p90, p99, max: over every call of the "
+                 "point.</p>")
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "

@@ -12,8 +12,8 @@ from orbench.results.compare import compare_runs, format_comparison
 from orbench.results.store import open_run
 
 NAME = "compare"
-HELP = ("the same points of two runs side by side: machine drift, and the changes beyond it flagged (Welch tests, "
-        "Benjamini-Hochberg across rows)")
+HELP = ("the same points of two runs side by side: machine drift, and the changes beyond it flagged (Welch and "
+        "Wilcoxon-Mann-Whitney tests, Benjamini-Hochberg across rows)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -5,7 +5,9 @@ target's own change, and false alarms controlled across the rows.
 came and went hit them alike) the median move of the socket baselines, log ratio B/A of their mean trial p50s.
 When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
 change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels): tested
-with Welch's t test on the two runs' per-trial differences (results/significance.py). Its p50 move is shown beside
+with the Wilcoxon-Mann-Whitney test on the two runs' per-trial differences, the change being their
+Hodges-Lehmann shift (results/significance.py): rank-based like ORB-added latency's median, so a few pairs
+caught by a machine's mood switch neither hide a change nor make one. Its p50 move is shown beside
 the drift, not tested again. A baseline's p50 is tested against its point group's drift only when there are
 three baselines or more (with two, their moves are the drift and neither tells which one moved); other rows
 without an ORB-added latency are tested against the drift (Welch, log scale). **Many rows**: all p values of a
@@ -25,7 +27,7 @@ from typing import Any
 
 from orbench.results.envdiff import environment_differences
 from orbench.results.point import Point, PointGroup
-from orbench.results.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, welch
+from orbench.results.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
 from orbench.results.store import RunStore
 from orbench.results.summary import BUSY_FOREIGN_CPU_PCT, summarize
 from orbench.results.table import columns
@@ -139,7 +141,7 @@ def _added_change(a: dict, b: dict) -> dict[str, Any] | None:
     pa = (a.get("orb_added_latency_ns") or {}).get("per_pair") or []
     pb = (b.get("orb_added_latency_ns") or {}).get("per_pair") or []
     if pa and pb:
-        change: Change = welch(pa, pb)
+        change: Change = rank_shift(pa, pb)
         out.update(change_ns=change.estimate, change_ci_ns=None if change.low is None else [change.low, change.high],
                    p=change.p)
         if ia.estimate:
@@ -259,7 +261,7 @@ def format_comparison(result: dict[str, Any]) -> str:
                      f"(median over {d['point_groups']} point groups, from {lo:+.1f}% to {hi:+.1f}%); each p50 is judged "
                      "beyond its own point group's drift")
     mc = result["min_change"]
-    lines += [f"flag: a target's own change is its ORB-added latency (Welch t test on the runs' paired trials); rows "
+    lines += [f"flag: a target's own change is its ORB-added latency (Wilcoxon-Mann-Whitney test on the runs' paired trial differences); rows "
               "without one: p50 beyond drift (log scale; baselines only when three or more); Benjamini-Hochberg at "
               f"q = {result['fdr_q']} over {result['tests']} tests, and a change of at least "
               f"{fmt_ns(mc['orb_added_ns'])} and {mc['orb_added_pct']:g}% (ORB-added) or {mc['p50_beyond_drift_pct']:g}% "

@@ -4,9 +4,16 @@ The trial is the unit that repeats (the calls inside one trial share a JIT state
 point's p50 is the **mean of its per-trial p50s** and its 95% interval is Student's t over those values. The
 percentile bootstrap used before covers far less than 95% with few trials (about 0.84 at 5 trials, 0.75 at 3:
 it cannot see beyond the values it has); t covers about 95% whenever the mean of the trials is close to normal,
-which many short trials help (tests/test_trust_intervals.py simulates both). ORB-added latency is the mean of
-paired per-trial differences with the same interval, so the p50 of an ORB minus the p50 of its baseline is the
-ORB-added estimate whenever every trial is paired.
+which many short trials help (tests/test_trust_intervals.py simulates both).
+
+ORB-added latency is the **median of paired per-trial differences** (ORB p50 - baseline p50, trial by trial) with
+the distribution-free interval of a median: two order statistics of the differences, chosen from the binomial
+distribution (the sign test's interval), whose coverage is at least 95% whatever the distribution. A small VM
+switches between a fast and a slow mood for whole trials (a baseline's trial p50 of 13.8 or 17.0 us, at random);
+a trial where only one side of a pair met the slow mood moves its difference by about 3 us, and a few of those
+made the mean's t interval four to ten times wider than the typical difference's scatter. The median is not
+moved by them, and a pair caught whole in one mood still differences it away. So an ORB's p50 minus its
+baseline's (means) can differ from ORB-added latency by those switches; the table says so.
 """
 
 from __future__ import annotations
@@ -21,7 +28,10 @@ from orbench.results.tdist import quantile
 
 CONFIDENCE = 0.95
 T_METHOD = "Student t over trials (mean of per-trial values)"
-PAIRED_METHOD = "Student t over paired per-trial differences"
+PAIRED_METHOD = "median of paired per-trial differences, order-statistic (sign test) interval"
+PAIRED_FEW_METHOD = "Student t over paired per-trial differences (mean; fewer than 6 pairs)"
+# Below this many values no pair of order statistics covers the median with 95%.
+MEDIAN_INTERVAL_MIN_N = 6
 # MAD to standard deviation for normal data: a robust spread that, unlike (max - min), does not grow with n.
 MAD_TO_SD = 1.4826
 
@@ -67,10 +77,35 @@ def paired_differences(a: Mapping[int, float], b: Mapping[int, float]) -> list[f
     return [a[k] - b[k] for k in sorted(set(a) & set(b))]
 
 
+def median_interval(values: Sequence[float], confidence: float = CONFIDENCE, method: str = PAIRED_METHOD) -> Interval:
+    """The median of `values` with its distribution-free interval: the k-th smallest and k-th largest value,
+    with the largest k for which Binomial(n, 1/2) <= k - 1 has probability at most (1 - confidence) / 2. No
+    interval below MEDIAN_INTERVAL_MIN_N values (even the outermost pair then covers less than 95%)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    if x.size == 0:
+        raise ValueError("no values")
+    n = int(x.size)
+    estimate = float(np.median(x))
+    tail = (1.0 - confidence) / 2.0
+    k, cdf = 0, 0.0
+    while True:
+        cdf_next = cdf + math.comb(n, k) / 2.0**n  # P(B <= k)
+        if cdf_next > tail:
+            break
+        cdf, k = cdf_next, k + 1
+    if k == 0:
+        return Interval(estimate, None, None, n, method)
+    return Interval(estimate, float(x[k - 1]), float(x[n - k]), n, method)
+
+
 def paired_difference(a: Mapping[int, float], b: Mapping[int, float]) -> Interval | None:
-    """The mean of paired per-trial differences a - b with its interval; None when no trial is paired."""
+    """ORB-added latency: the median of paired per-trial differences a - b with its order-statistic interval
+    (from 6 pairs; below, the mean with its t interval); None when no trial is paired."""
     diffs = paired_differences(a, b)
-    return mean_interval(diffs, method=PAIRED_METHOD) if diffs else None
+    if not diffs:
+        return None
+    # With fewer pairs the median has no 95% interval: the mean's t interval is the best there is.
+    return median_interval(diffs) if len(diffs) >= MEDIAN_INTERVAL_MIN_N else mean_interval(diffs, method=PAIRED_FEW_METHOD)
 
 
 def robust_cv_pct(values: Sequence[float]) -> float | None:

@@ -1,10 +1,9 @@
 """Statistics, computed once, in Python, from raw samples: workers only time and record.
 
 Percentiles use numpy's default (linear interpolation between order statistics). A point's p50 is the mean of
-its per-trial p50s, and ORB-added latency the mean of paired per-trial differences, both with Student-t
-intervals over trials (results/intervals.py): trial k of an ORB ran right next to trial k of its baseline, so
-machine drift hits both and cancels in the difference, and an ORB's p50 minus its baseline's is the ORB-added
-estimate whenever every trial is paired.
+its per-trial p50s with a Student-t interval over trials, and ORB-added latency the median of paired per-trial
+differences with an order-statistic interval (results/intervals.py says why each): trial k of an ORB ran right
+next to trial k of its baseline, so machine drift hits both and cancels in the difference.
 """
 
 from __future__ import annotations
@@ -36,9 +35,10 @@ def latency_summary(samples: np.ndarray) -> dict[str, float]:
 
 
 def orb_added_latency(orb_trial_p50: dict[int, float], baseline_trial_p50: dict[int, float]) -> dict | None:
-    """ORB-added latency: the mean over paired trials of (ORB p50 - baseline p50), with a Student-t 95% interval
-    (results/intervals.py). Trials pair by trial number; a trial that failed on either side drops its pair, and
-    `unpaired` then says how many trials of either side the estimate leaves out."""
+    """ORB-added latency: the median over paired trials of (ORB p50 - baseline p50), with its order-statistic 95%
+    interval (results/intervals.py; the mean with a t interval below 6 pairs). Trials pair by trial number; a
+    trial that failed on either side drops its pair, and `unpaired` then says how many trials of either side the
+    estimate leaves out. `mean` is the mean of the same differences (what the p50 columns subtract to)."""
     interval = paired_difference(orb_trial_p50, baseline_trial_p50)
     if interval is None:
         return None
@@ -52,6 +52,7 @@ def orb_added_latency(orb_trial_p50: dict[int, float], baseline_trial_p50: dict[
         "pairs": pairs,
         "unpaired": unpaired,
         "per_pair": paired_differences(orb_trial_p50, baseline_trial_p50),
+        "mean": float(np.mean(paired_differences(orb_trial_p50, baseline_trial_p50))),
     }
 
 

@@ -82,5 +82,6 @@ def known_answer_lines(rows: list[dict]) -> list[str]:
     return out
 
 
-P50_LEGEND = ("p50: the mean of the trials' p50s, so an ORB's p50 minus its baseline's is its ORB-added estimate "
-              "(paired trials; * when unpaired trials are left out); p90, p99, max: over every call of the point")
+P50_LEGEND = ("p50: the mean of the trials' p50s; ORB-added: the median of the paired trials' differences (* when "
+              "unpaired trials are left out), which a trial with the machine in a slow mood on one side only does not "
+              "move, so it may differ from the p50s' difference; p90, p99, max: over every call of the point")
