@@ -93,6 +93,17 @@ def test_cpu_time_of_orbench_s_process_tree_is_its_own():
     assert foreign_cpu_pct(cpus_before, cpus_after, own) < foreign_cpu_pct(cpus_before, cpus_after, 0)
 
 
+def test_cpu_time_of_a_child_that_ended_stays_orbench_s_own():
+    # A short command the harness ran and reaped between two readings (the anatomy's snapshot script): its time
+    # moves into the harness's reaped-children time, and stays in the tree.
+    before = own_tree_ticks()
+    child = _spin([])
+    assert child.stdout.readline().strip() == "spun"
+    child.stdin.close()
+    child.wait()
+    assert own_ticks_used(before, own_tree_ticks()) >= 45
+
+
 def test_cpu_time_of_a_process_outside_the_tree_is_foreign():
     # A process that left the tree (its parent exited, it was re-parented) is other work on the machine.
     before = own_tree_ticks()

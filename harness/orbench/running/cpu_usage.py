@@ -106,11 +106,14 @@ def _ticks(pid: int) -> int | None:
         return None  # gone meanwhile
     # The command name (field 2) may hold spaces and parentheses: split after its closing parenthesis.
     fields = stat[stat.rfind(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
+    # utime + stime, and cutime + cstime: the time of children it has reaped (a short command the harness ran,
+    # a worker that ended), which would otherwise vanish from the tree and read as other processes' work.
+    return sum(int(f) for f in fields[11:15])
 
 
 def own_tree_ticks(root: int | None = None) -> dict[int, int]:
-    """CPU time (user + system jiffies) of every live process in the tree under `root` (default: this process,
+    """CPU time (user + system jiffies, with those of the children each has reaped) of every live process in the
+    tree under `root` (default: this process,
     the harness, whose children are the workers), by pid. Any thread of the harness may start a worker; a
     worker's own children are found from its main thread (workers do not fork from other threads), which keeps
     this to a few small reads even with JVM workers of dozens of threads."""

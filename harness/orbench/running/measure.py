@@ -148,8 +148,10 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
                "sync_timeout_ms": plan.sync_timeout_ms}
     if point.rate_hz:
         command["rate_hz"] = point.rate_hz
-    reading = UsageReading(session.runtime.usage_hosts())
+    # The anatomy's reading first: its short commands are then outside the load window (on a remote host, where
+    # orbench's processes are not told apart, they would read as other work).
     anatomy = start_anatomy(session, plan)
+    reading = UsageReading(session.runtime.usage_hosts())
     answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server])
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
