@@ -132,6 +132,9 @@ def test_a_known_answer_is_judged_against_its_interval():
     # Covered, but 300 ns off with a 350 ns half-width: within max(350, 5% of 2000 = 100).
     wide = known_answer(2000, {**added, "estimate": 2300.0, "ci95_low": 1950.0, "ci95_high": 2650.0}, {})
     assert wide["covered"] and wide["within_tolerance"]
+    # The median's interval is asymmetric: the side towards N is what the estimate's distance is held against.
+    lopsided = known_answer(2000, {**added, "estimate": 2256.0, "ci95_low": 1962.0, "ci95_high": 2450.0}, {})
+    assert lopsided["covered"] and lopsided["within_tolerance"]
     missed = known_answer(2000, {**added, "estimate": 2600.0, "ci95_low": 2500.0, "ci95_high": 2700.0}, {})
     assert not missed["covered"] and not missed["within_tolerance"]
     lines = known_answer_lines([{"placement": "same-core", "mode": "twoway", "payload_bytes": 1,

@@ -220,9 +220,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
 
 def known_answer(known_ns: int, added: dict, entry: dict) -> dict[str, Any]:
     """A known-answer point: known N against the recovered ORB-added latency X and its interval. The goal: the
-    interval covers N, and |X - N| <= max(half-width, 5% of N)."""
+    interval covers N, and |X - N| <= max(half-width, 5% of N). The median's interval is not symmetric about
+    X: its half-width on N's side (from X to the end towards N) is the one compared."""
     x, lo, hi = added["estimate"], added["ci95_low"], added["ci95_high"]
-    half = None if lo is None else (hi - lo) / 2
+    half = None if lo is None else (x - lo if known_ns < x else hi - x)
     text = fmt_ns(x) + ("" if lo is None else f" [{fmt_ns(lo)}, {fmt_ns(hi)}]")
     return {"known_ns": known_ns, "recovered_ns": x, "ci95_low": lo, "ci95_high": hi, "text": text,
             "covered": lo is not None and lo <= known_ns <= hi, "error_ns": x - known_ns,
