@@ -121,6 +121,9 @@ def test_the_median_s_interval_by_hand():
     interval = median_interval([float(v) for v in (9, 1, 8, 2, 7, 3, 6, 4, 5, 0)])
     assert (interval.estimate, interval.low, interval.high) == (4.5, 1.0, 8.0)
     assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0]).low is None  # 5 values: no 95% pair of order statistics
+    # Many trials (a long campaign): the binomial tail in exact integers, near n/2 -+ 1.96 sqrt(n) / 2.
+    many = median_interval([float(v) for v in range(1100)])
+    assert (many.estimate, many.low, many.high) == (549.5, 517.0, 582.0)
 
 
 def test_the_robust_spread_does_not_grow_with_the_number_of_trials():

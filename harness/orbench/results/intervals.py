@@ -89,7 +89,7 @@ def median_interval(values: Sequence[float], confidence: float = CONFIDENCE, met
     tail = (1.0 - confidence) / 2.0
     k, cdf = 0, 0.0
     while True:
-        cdf_next = cdf + math.comb(n, k) / 2.0**n  # P(B <= k)
+        cdf_next = cdf + math.comb(n, k) / (1 << n)  # P(B <= k); exact integers: 2.0**n overflows past n = 1023
         if cdf_next > tail:
             break
         cdf, k = cdf_next, k + 1
