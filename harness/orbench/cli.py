@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from orbench.commands import (
+    agreement,
     check_target,
     cleanup,
     compare,
@@ -27,8 +28,8 @@ from orbench.commands import (
 from orbench.errors import UserError
 
 # In the order `orbench --help` lists them.
-COMMANDS = (targets, check_target, new_target, run, soak, cleanup, summarize, report, compare, history, ingest_jmh,
-            fidelity, export)
+COMMANDS = (targets, check_target, new_target, run, soak, cleanup, summarize, report, compare, agreement, history,
+            ingest_jmh, fidelity, export)
 
 EPILOG = """\
 examples:

@@ -8,7 +8,7 @@ from orbench.campaign.spec import read_campaign
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
-from orbench.running.schedule import round_order
+from orbench.running.schedule import launch_seed, round_order
 
 from tests.conftest import require_targets, run_cli
 
@@ -47,11 +47,13 @@ def test_small_campaign_end_to_end(write_campaign, results_root):
     assert "ORB-added" in out  # the summary table
     # Every round runs one trial of each target, in the order schedule.round_order draws from the recorded seed.
     trials = RunStore(run_dir.resolve()).read_trials()
-    seed = manifest["campaign"]["order_seed"]
+    seed = launch_seed(manifest["campaign"]["order_seed"], 0)
+    assert manifest["launches"][0] == {**manifest["launches"][0], "launch": 0, "seed": seed}
     group = trials[0].point.group
     for k in range(3):
         assert [t.point.target for t in trials[2 * k:2 * k + 2]] == \
-            [t.name for t in round_order(read_campaign(write_campaign(SMALL)).targets, group, k, seed)]
+            [t.name for t in round_order(read_campaign(write_campaign(SMALL)).targets, group, k, seed,
+                                         {"omniorb": "c-socket"})]
         assert [t.trial for t in trials[2 * k:2 * k + 2]] == [k, k]
 
 
@@ -64,11 +66,11 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     done = []
 
     def kill_after_first_point(runner, t):
-        # After the first point group finished (2 trials of 2 targets, in any order), kill -9 the omniORB server
-        # before its next trial.
+        # After the first point group finished (2 trials of 2 targets, in any order; the launch draws the order
+        # of groups), kill -9 the omniORB server before its next trial.
         done.append(t)
         if not killed and len(done) == 4:
-            assert {(x.point.payload_bytes, x.point.mode) for x in done} == {(1, "twoway")}
+            assert len({x.point.group for x in done}) == 1
             killed["pid"] = runner.sessions["omniorb"].server.pid
             os.kill(killed["pid"], signal.SIGKILL)
 
@@ -76,13 +78,15 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     summary = write_summary(store)
     assert killed and failed >= 1
     trials = store.read_trials()
+    groups = list(dict.fromkeys(t.point.group for t in trials))
     bad = [t for t in trials if t.status == "failed"]
-    assert bad[0].point.target == "omniorb" and bad[0].point.payload_bytes == 1000
+    assert bad[0].point.target == "omniorb" and bad[0].point.group == groups[1]
     assert "server" in bad[0].error and "SIGKILL" in bad[0].error
-    by = {(p["mode"], p["payload_bytes"], p["target"]): p for p in summary["points"]}
-    assert by[("twoway", 1, "omniorb")]["status"] == "ok", "the finished point stays"
+    by = {p["mode"] + str(p["payload_bytes"]) + p["target"]: p for p in summary["points"]}
+    first, last = groups[0], groups[-1]
+    assert by[first.mode + str(first.payload_bytes) + "omniorb"]["status"] == "ok", "the finished point stays"
     # the harness restarted omniORB and went on
-    assert by[("oneway", 1000, "omniorb")]["status"] == "ok"
+    assert by[last.mode + str(last.payload_bytes) + "omniorb"]["status"] == "ok"
     assert store.read_manifest()["status"] == "complete-with-failures"
     assert store.read_manifest()["targets"]["omniorb"]["workers"]["same-core"]["starts"] == 2
 

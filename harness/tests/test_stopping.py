@@ -61,14 +61,26 @@ def test_stops_on_the_orb_added_interval_in_ns_or_percent():
 
 
 def test_time_cap_ends_a_point_but_counts_from_its_first_round(monkeypatch):
-    # A fake clock read after each round: the first round (its full warm-ups) ends at 100 s, which is where the
-    # cap starts counting; every later round takes 10 s, so a 25 s cap ends the point after round 4.
-    clock = iter([100.0, 100.0, 110.0, 120.0, 130.0, 140.0, 150.0])
+    # A fake clock read after each round from the minimum on: the first round (its full warm-ups) ends at 100 s,
+    # which is where the cap starts counting; every later round takes 10 s, so a 25 s cap ends the point after
+    # round 5 (noisy p50s: the interval target is never met).
+    clock = iter([100.0, 100.0, 110.0, 120.0, 130.0, 140.0])
+    import orbench.running.stopping
+
+    rule = StoppingRule(trials=2, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
+    monkeypatch.setattr(orbench.running.stopping.time, "monotonic", lambda: next(clock))
+    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5) == ("time_cap", 5)
+
+
+def test_time_cap_never_ends_a_point_before_its_minimum_trials(monkeypatch):
+    # The clock runs far past the cap during the first rounds; the minimum of 5 still runs (the intervals need
+    # it), and the cap ends the point right after.
+    clock = iter([100.0, 500.0, 600.0])
     import orbench.running.stopping
 
     rule = StoppingRule(trials=5, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
     monkeypatch.setattr(orbench.running.stopping.time, "monotonic", lambda: next(clock))
-    assert rounds(rule, [{"a": 1.0}] * 9) == ("time_cap", 4)
+    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5) == ("time_cap", 5)
 
 
 def test_cpu_lists_and_trial_load():

@@ -9,7 +9,7 @@ from pathlib import Path
 from orbench.results.point import Point, PointGroup
 from orbench.results.store import RunStore
 from orbench.results.summary import current_summary
-from orbench.results.table import columns
+from orbench.results.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
 from orbench_plots import section_fidelity, section_jmh
@@ -19,6 +19,7 @@ from orbench_plots.sample_figures import make_sample_figures
 from orbench_plots.section_anatomy import ANATOMY_PREFIX
 from orbench_plots.section_anatomy import make_figures as make_anatomy_figures
 from orbench_plots.section_anatomy import section as anatomy_section
+from orbench_plots.section_variance import variance_section
 from orbench_plots.style import Figure
 
 STYLE = """
@@ -59,7 +60,7 @@ def _esc(value: object) -> str:
 
 def _summary_table(points: list[dict]) -> str:
     head = ("placement", "mode", "payload", "target", "trials ok/failed", "p50 µs", "p90 µs", "p99 µs", "max µs",
-            "ORB-added µs", "95% CI µs", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
+            "ORB-added µs", "95% CI µs", "interval over", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
             "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
@@ -78,7 +79,7 @@ def _summary_table(points: list[dict]) -> str:
         missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""
         cells = [*columns(Point.from_record(p)), f"{p['trials_ok']}/{p['trials_failed']}"]
         nums = [_us(p50ci.get("estimate", lat.get("p50"))), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
-                _us(added.get("estimate")), ci, p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
+                _us(added.get("estimate")), ci, interval_over(p), p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
                 str(ow.get("lost_messages", "")), missed]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
                     + "".join(f'<td class="num">{_esc(c)}</td>' for c in nums)
@@ -228,12 +229,8 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                 + (f"[{_us(k['ci95_low'])}, {_us(k['ci95_high'])}]" if k.get("ci95_low") is not None else "")
                 + f"</td><td>{'yes' if k['covered'] else 'NO'}</td><td>{'yes' if k['within_tolerance'] else 'NO'}</td>"
                 "</tr>" for k in known) + "</table>")
-    parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", []))
-                 + "<p>p50: the mean of the trials' p50s, with a Student-t interval over trials. ORB-added: the "
-                 "median of the paired trials' differences (ORB p50 minus baseline p50, trial by trial), with the "
-                 "median's order-statistic interval; a trial where the machine's slow mood met one side of a pair only "
-                 "does not move it, so it may differ from the p50s' difference. p90, p99, max: over every call of the "
-                 "point.</p>")
+    parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])) + f"<p>{_esc(P50_LEGEND)}</p>")
+    parts.append(variance_section(summary.get("points", [])))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "

@@ -84,8 +84,8 @@ def anatomy_section(ok: list[Trial], traced: list[Trial]) -> dict[str, Any] | No
 def orb_added_cpu(orb: list[Trial], baseline: list[Trial]) -> dict[str, Any] | None:
     """The CPU per call (both workers) an ORB adds over its baseline: the median of paired per-trial differences
     with its order-statistic 95% interval, exactly as ORB-added latency (stats.orb_added_latency) on CPU."""
-    a = {t.trial: c for t in orb if t.ok and (c := cpu_us(t)) is not None}
-    b = {t.trial: c for t in baseline if t.ok and (c := cpu_us(t)) is not None}
+    a = {(t.launch, t.trial): c for t in orb if t.ok and (c := cpu_us(t)) is not None}
+    b = {(t.launch, t.trial): c for t in baseline if t.ok and (c := cpu_us(t)) is not None}
     added = stats.orb_added_latency(a, b)
     if added is None:
         return None

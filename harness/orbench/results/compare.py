@@ -4,10 +4,13 @@ target's own change, and false alarms controlled across the rows.
 **Drift**: per point group (placement, mode, payload: its targets' trials ran in the same minutes, so a load that
 came and went hit them alike) the median move of the socket baselines, log ratio B/A of their mean trial p50s.
 When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
-change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels): tested
-with the Wilcoxon-Mann-Whitney test on the two runs' per-trial differences, the change being their
-Hodges-Lehmann shift (results/significance.py): rank-based like ORB-added latency's median, so a few pairs
-caught by a machine's mood switch neither hide a change nor make one. Its p50 move is shown beside
+change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels). Runs with
+two process launches or more are tested on their launches' values (Welch's t on each launch's median
+difference): the launch is where a run's variance is, so a change must stand out against how much launches of
+the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
+the two runs' per-trial differences, the change being their Hodges-Lehmann shift (results/significance.py),
+which cannot see launch-to-launch differences (two such runs of the same build are flagged more often than the
+false discovery rate says). Its p50 move is shown beside
 the drift, not tested again. A baseline's p50 is tested against its point group's drift only when there are
 three baselines or more (with two, their moves are the drift and neither tells which one moved); other rows
 without an ORB-added latency are tested against the drift (Welch, log scale). **Many rows**: all p values of a
@@ -68,7 +71,16 @@ def _added(p: dict) -> Interval:
 
 
 def _trial_p50s(p: dict) -> list[float]:
+    """The values a p50 move is tested on: each launch's value when the point has two launches or more (the
+    launch is where the variance is), else the trials' p50s."""
+    launches = (p.get("launches") or {}).get("values") or []
+    if len(launches) >= 2:
+        return [v["estimate"] for v in launches]
     return list((p.get("trial_p50_ns") or {}).get("values") or [])
+
+
+def _launch_added(p: dict) -> list[float]:
+    return [v["estimate"] for v in (p.get("orb_added_latency_ns") or {}).get("launches") or []]
 
 
 def _baseline_moves(pa: dict[Point, dict], pb: dict[Point, dict]) -> dict[PointGroup, dict[str, float]]:
@@ -140,8 +152,16 @@ def _added_change(a: dict, b: dict) -> dict[str, Any] | None:
                            "flag": None}
     pa = (a.get("orb_added_latency_ns") or {}).get("per_pair") or []
     pb = (b.get("orb_added_latency_ns") or {}).get("per_pair") or []
-    if pa and pb:
-        change: Change = rank_shift(pa, pb)
+    la, lb = _launch_added(a), _launch_added(b)
+    if len(la) >= 2 and len(lb) >= 2:
+        # Judged against the launches' spread: rows that differ by launch alone are not a change.
+        change: Change = welch(la, lb)
+        out["test"] = "welch over launches"
+    elif pa and pb:
+        # One launch on a side: only the trials of one process to go by (pseudo-replication; the row says so).
+        change = rank_shift(pa, pb)
+        out["test"] = "rank test over the trials of one launch"
+    if out.get("test"):
         out.update(change_ns=change.estimate, change_ci_ns=None if change.low is None else [change.low, change.high],
                    p=change.p)
         if ia.estimate:
@@ -261,7 +281,8 @@ def format_comparison(result: dict[str, Any]) -> str:
                      f"(median over {d['point_groups']} point groups, from {lo:+.1f}% to {hi:+.1f}%); each p50 is judged "
                      "beyond its own point group's drift")
     mc = result["min_change"]
-    lines += [f"flag: a target's own change is its ORB-added latency (Wilcoxon-Mann-Whitney test on the runs' paired trial differences); rows "
+    lines += [f"flag: a target's own change is its ORB-added latency (Welch's t over the runs' launches; runs of one "
+              "launch: Wilcoxon-Mann-Whitney on the paired trial differences of that one process); rows "
               "without one: p50 beyond drift (log scale; baselines only when three or more); Benjamini-Hochberg at "
               f"q = {result['fdr_q']} over {result['tests']} tests, and a change of at least "
               f"{fmt_ns(mc['orb_added_ns'])} and {mc['orb_added_pct']:g}% (ORB-added) or {mc['p50_beyond_drift_pct']:g}% "

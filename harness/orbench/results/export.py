@@ -33,7 +33,7 @@ HDR_LOWEST_NS = 1
 HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
 HDR_DIGITS = 3
 
-FIELDS = [*Point.columns(), "trial", "call", "latency_ns"]
+FIELDS = [*Point.columns(), "launch", "trial", "call", "latency_ns"]
 
 
 def _ok_trials(store: RunStore) -> dict[Point, list[Trial]]:
@@ -54,7 +54,7 @@ def export_csv(store: RunStore, path: Path) -> int:
             dims = list(point.as_record().values())
             for t in trials:
                 x = read_samples(store.path / str(t.samples_file))
-                w.writerows([*dims, t.trial, i, int(v)] for i, v in enumerate(x))
+                w.writerows([*dims, t.launch, t.trial, i, int(v)] for i, v in enumerate(x))
                 rows += x.size
     return rows
 

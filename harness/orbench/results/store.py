@@ -48,6 +48,13 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      the namespace's TCP events, heap allocations and GC; the anatomy mode's traced trials (strace attached,
      their system calls per call) go to traced.csv, same columns, never mixed with the latency trials. Older
      runs read with those fields empty.
+  9: process launches (campaign key `launches`): trials.csv gains `launch` (trial numbers count within a launch;
+     trial k of an ORB pairs with trial k of its baseline in the same launch); samples live at
+     samples/<point slug>-l<launch>-t<trial>.i64; stopping records carry their launch; the manifest gains
+     `launches` (each launch's order seed and group order) and `steady_state` (warm-up calls per point, target
+     and launch); summary points' p50_ci95_ns and orb_added_latency_ns are over launches when there are two or
+     more, with `launches` (per-launch values) and `variance` (between- and within-launch parts). Older runs read
+     as one launch, number 0.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
@@ -148,9 +155,15 @@ class RunStore:
         """The schema version this run was written with."""
         return int(json.loads(self.manifest_path.read_text()).get("schema_version", 1))
 
-    def samples_path(self, point: Point, trial: int) -> Path:
+    def samples_path(self, point: Point, trial: int, launch: int = 0) -> Path:
         self.samples_dir.mkdir(parents=True, exist_ok=True)
-        return self.samples_dir / f"{point.slug}-t{trial:03d}.i64"
+        return self.samples_dir / f"{point.slug}-l{launch}-t{trial:03d}.i64"
+
+    def warmup_samples_path(self, point: Point, launch: int, chunk: int) -> Path:
+        """A steady-state chunk's samples (untimed for the results; kept to show how the warm-up went)."""
+        folder = self.path / "warmup"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{point.slug}-l{launch}-c{chunk:03d}.i64"
 
     def traced_samples_path(self, point: Point) -> Path:
         self.samples_dir.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,8 @@ import numpy as np
 from orbench.anatomy.summary import anatomy_section, orb_added_cpu
 from orbench.results import equivalence, stats
 from orbench.results.intervals import robust_cv_pct
+from orbench.results.known_fit import fit_text, known_answer_fits
+from orbench.results.launches import LAUNCH_METHOD, by_launch, over_launches, paired_by_launch
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.results.sections import add_interop_comparison, load_section
@@ -54,7 +56,8 @@ def summarize(store: RunStore) -> dict[str, Any]:
         traced[t.point].append(t)
 
     entries: dict[Point, dict[str, Any]] = {}
-    trial_p50: dict[Point, dict[int, float]] = {}
+    # Per point: each ok trial's p50 by (launch, trial number); trials pair across targets by that key.
+    trial_p50: dict[Point, dict[tuple[int, int], float]] = {}
     warnings: list[RunWarning] = []
     few_samples: list[int] = []
     few_for_p999: list[int] = []
@@ -71,13 +74,16 @@ def summarize(store: RunStore) -> dict[str, Any]:
         entries[point] = entry
         if not ok:
             continue
-        per_trial = {t.trial: stats.read_samples(store.path / str(t.samples_file)) for t in ok}
+        per_trial = {(t.launch, t.trial): stats.read_samples(store.path / str(t.samples_file)) for t in ok}
         samples = np.concatenate(list(per_trial.values()))
         # Over all calls of the point; the point's p50 (p50_ci95_ns) is the mean of the per-trial p50s.
         entry["latency_ns"] = stats.latency_summary(samples)
         entry["latency_ns"].update(stats.tail_percentiles(samples))
-        p50s = {t.trial: float(t.p50_ns or 0) for t in ok}
-        entry["p50_ci95_ns"] = stats.trial_ci95([p50s[k] for k in sorted(p50s)])
+        p50s = {(t.launch, t.trial): float(t.p50_ns or 0) for t in ok}
+        if len({t.launch for t in ok}) >= 2:
+            entry["p50_ci95_ns"], entry["launches"] = _over_launches_ci(by_launch(p50s))
+        else:
+            entry["p50_ci95_ns"] = stats.trial_ci95([p50s[k] for k in sorted(p50s)])
         fewest = min(s.size for s in per_trial.values())
         # The p99 interval is over per-trial p99s: each must rest on ten values beyond it.
         entry["p99_ci95_ns"] = (stats.trial_ci95([float(t.p99_ns or 0) for t in ok]) if fewest >= MIN_SAMPLES_FOR_P99
@@ -85,10 +91,11 @@ def summarize(store: RunStore) -> dict[str, Any]:
                                                      "10 values"})
         stalls = {k: st for k, s in per_trial.items() if (st := find_stall(s)) is not None}
         if stalls:
-            entry["stalls"] = [{"trial": k, **asdict(st)} for k, st in sorted(stalls.items())]
-            k, worst = max(stalls.items(), key=lambda kv: kv[1].share)
+            entry["stalls"] = [{"launch": k[0], "trial": k[1], **asdict(st)} for k, st in sorted(stalls.items())]
+            (worst_launch, k), worst = max(stalls.items(), key=lambda kv: kv[1].share)
             warnings.append(RunWarning(
-                "stalls", point.label, f"{len(stalls)} trial(s) where a few calls took most of the time; worst: trial "
+                "stalls", point.label, f"{len(stalls)} trial(s) where a few calls took most of the time; worst: launch "
+                f"{worst_launch + 1} trial "
                 f"{k}, {worst.calls} of {worst.of_calls} calls (up to {worst.longest_ns / 1e6:.1f} ms) took "
                 f"{worst.share:.0%} of it", worst.share))
         timed = [t for t in ok if t.elapsed_ns and t.calls]
@@ -135,7 +142,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
         base = point.group.with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
-            added = stats.orb_added_latency(trial_p50[point], trial_p50[base])
+            added = _orb_added(trial_p50[point], trial_p50[base])
         if added is None:
             entry["orb_added_latency_ns"] = {"baseline": base_name, "estimate": None,
                                              "why_missing": "no paired trial of the ORB and its baseline"}
@@ -155,6 +162,9 @@ def summarize(store: RunStore) -> dict[str, Any]:
             if added["ci95_low"] is None:
                 warnings.append(RunWarning("no interval", point.label,
                                            "one paired trial only, no confidence interval (use trials >= 3)"))
+            if (added.get("disagreement") or {}).get("text"):
+                warnings.append(RunWarning("launches disagree", point.label, added["disagreement"]["text"] +
+                                           ": the interval is around a mixture; read the launches' values"))
         added_cpu = orb_added_cpu(by_point.get(point, []), by_point.get(base, []))
         if added_cpu is not None:
             entry["orb_added_cpu_us"] = {"baseline": base_name, **added_cpu}
@@ -183,6 +193,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
         warnings.append(RunWarning(
             "stopping target not reached", "", f"{len(not_reached)} point(s) ended by "
             f"{', '.join(sorted({s['reason'] for s in not_reached}))} before their intervals met {wanted}"))
+    warnings += _launch_warnings(manifest, entries)
     warnings += _load_warnings(manifest, list(by_point.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.
@@ -200,6 +211,15 @@ def summarize(store: RunStore) -> dict[str, Any]:
     warnings += [RunWarning("run", "", w) for w in manifest.get("warnings", [])]
 
     ordered = sorted(entries, key=point_order(targets_info))
+    fits = known_answer_fits(entries)
+    for fit in fits:
+        if not (fit["slope_ok"] and fit["intercept_ok"]):
+            warnings.append(RunWarning(
+                "known answers off the line", PointGroup.from_record(fit).label,
+                f"{fit_text(fit)} against {fit['baseline']}: "
+                + ("slope off 1 by more than 1%" if not fit["slope_ok"] else "")
+                + (" and " if not fit["slope_ok"] and not fit["intercept_ok"] else "")
+                + ("intercept interval misses 0" if not fit["intercept_ok"] else ""), abs(fit["slope"] - 1)))
     return {
         "schema_version": SCHEMA_VERSION,
         "campaign": manifest.get("campaign", {}).get("name"),
@@ -212,10 +232,65 @@ def summarize(store: RunStore) -> dict[str, Any]:
         # Known-answer targets: known N, recovered ORB-added latency X [95% CI] (one row per point).
         "known_answers": [{**p.as_record(), **entries[p]["known_answer"]} for p in ordered
                           if "known_answer" in entries[p]],
+        # Across N per point group: X = slope N + intercept; slope within 1% of 1 and an intercept interval that
+        # covers 0 (known_fit.py).
+        "known_answer_fits": fits,
         # One line per kind (the worst case and how many more); every warning in warnings_detail.
         "warnings": grouped_lines(warnings),
         "warnings_detail": [w.as_dict() for w in warnings],
     }
+
+
+def _over_launches_ci(per_launch: dict[int, list[float]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A point's p50 over launches (p50_ci95_ns, the shape trial_ci95 gives) and its `launches` section."""
+    lv = over_launches(per_launch)
+    assert lv is not None
+    mean, low, high = lv["estimate"], lv["ci95_low"], lv["ci95_high"]
+    ci = {"estimate": mean, "low": low, "high": high,
+          "width_pct": None if low is None or mean <= 0 else (high - low) / mean * 100.0,
+          "half_width": None if low is None else (high - low) / 2.0, "method": LAUNCH_METHOD,
+          "trials": sum(len(v) for v in per_launch.values()), "launches": lv["n_launches"]}
+    return ci, {"n": lv["n_launches"], "values": lv["launches"], "variance": lv["variance"],
+                "disagreement": lv["disagreement"]}
+
+
+def _orb_added(orb: dict[tuple[int, int], float], base: dict[tuple[int, int], float]) -> dict[str, Any] | None:
+    """ORB-added latency from the paired trials: over launches when the pairs span two or more (the mean of
+    each launch's median paired difference, t over launches), else within the one launch (stats.py: the median
+    of paired differences with its sign-test interval, or below 6 pairs the mean with t, which ci_method says)."""
+    per_launch = paired_by_launch(orb, base)
+    if len(per_launch) < 2:
+        return stats.orb_added_latency(orb, base)
+    lv = over_launches(per_launch)
+    if lv is None:
+        return None
+    diffs = [d for k in sorted(per_launch) for d in per_launch[k]]
+    pairs = len(diffs)
+    return {"estimate": lv["estimate"], "ci95_low": lv["ci95_low"], "ci95_high": lv["ci95_high"],
+            "ci_method": lv["ci_method"], "pairs": pairs, "unpaired": len(orb) + len(base) - 2 * pairs,
+            "per_pair": diffs, "mean": float(np.mean(diffs)), "n_launches": lv["n_launches"],
+            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"]}
+
+
+def _launch_warnings(manifest: dict[str, Any], entries: dict[Point, dict[str, Any]]) -> list[RunWarning]:
+    """One launch only (its intervals cannot see the next launch), and workers that never reached a steady
+    state before their first timed trial."""
+    out = []
+    launches = int((manifest.get("campaign") or {}).get("launches") or 1)
+    if launches == 1 and any("orb_added_latency_ns" in e for e in entries.values()):
+        out.append(RunWarning("one launch", "", "every worker ran in one process launch: the intervals are over "
+                              "trials of that one process and do not cover what differs from launch to launch "
+                              "(JIT, heap, page placement); set the campaign key launches to 3 or more"))
+    for record in manifest.get("steady_state") or []:
+        if not record.get("reached"):
+            point = Point.from_record(record)
+            cv = record.get("cv_pct")
+            why = record.get("error") or (f"the last {record.get('window')} chunk p50s still varied "
+                                          f"{cv:.1f}%" if cv is not None else "too few chunks")
+            out.append(RunWarning("not steady", f"{point.label} L{int(record.get('launch', 0)) + 1}",
+                                  f"warmed {record.get('steady_calls')} calls after {record.get('warmup_calls')} "
+                                  f"without a steady state ({why}): timed anyway", cv or 0.0))
+    return out
 
 
 def known_answer(known_ns: int, added: dict, entry: dict) -> dict[str, Any]:
@@ -272,7 +347,7 @@ def current_summary(store: RunStore) -> dict[str, Any]:
 def latest_trials(trials: list[Trial]) -> list[Trial]:
     """One per trial: a resumed run may have run a failed trial again; its last row is the one that counts
     (an ok trial is never followed by another, since --resume skips finished trials)."""
-    return list({(t.point, t.trial): t for t in trials}.values())
+    return list({t.key: t for t in trials}.values())
 
 
 def write_summary(store: RunStore) -> dict[str, Any]:
@@ -372,8 +447,8 @@ def _equivalence(store: RunStore, by_point: dict[Point, list[Trial]], targets_in
             other_point = point.group.with_target(other)
             if other_point not in by_point:
                 continue
-            a = {t.trial: t for t in by_point[point] if t.ok}
-            b = {t.trial: t for t in by_point[other_point] if t.ok}
+            a = {(t.launch, t.trial): t for t in by_point[point] if t.ok}
+            b = {(t.launch, t.trial): t for t in by_point[other_point] if t.ok}
             paired = sorted(set(a) & set(b))
             try:
                 result = equivalence.compare_traces(

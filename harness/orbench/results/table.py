@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from orbench.results.point import Point
 from orbench.results.units import fmt_ns
 
@@ -18,6 +20,24 @@ def _added(entry: dict) -> str:
     return text
 
 
+def interval_over(entry: dict) -> str:
+    """What the ORB-added interval is over: launches, or the pairs of one launch (and, below 6 pairs, that it is
+    the mean's t interval: the median has none there). With launches, which level its variance comes from."""
+    added = entry.get("orb_added_latency_ns") or {}
+    if added.get("estimate") is None:
+        return ""
+    if added.get("n_launches"):
+        text = f"{added['n_launches']} launches"
+        share = (added.get("variance") or {}).get("between_launch_share")
+        if share is not None:
+            text += f", {share:.0%} launch"
+        if added.get("disagreement"):
+            text += " MIXED"
+        return text
+    from orbench.results.intervals import PAIRED_FEW_METHOD
+    return f"{added.get('pairs')} pairs" + (" (mean, t)" if added.get("ci_method") == PAIRED_FEW_METHOD else "")
+
+
 def columns(p: Point) -> tuple[str, str, str, str]:
     """A point in a table's first four columns: where (host pair, placement, option set), mode, payload, and
     the target with any other dimension."""
@@ -29,7 +49,7 @@ def columns(p: Point) -> tuple[str, str, str, str]:
 
 def format_table(summary: dict) -> str:
     header = ("placement", "mode", "payload", "target", "p50", "p90", "p99", "max", "ORB-added p50 [95% CI]",
-              "oneway rx")
+              "interval over", "oneway rx")
     rows = [header]
     for e in summary["points"]:
         lat = e.get("latency_ns")
@@ -51,7 +71,7 @@ def format_table(summary: dict) -> str:
                 extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
             if e["status"] != "ok":
                 extra += f" ({e['trials_failed']} trials failed)"
-        rows.append((*columns(Point.from_record(e)), *cells, _added(e), extra.strip()))
+        rows.append((*columns(Point.from_record(e)), *cells, _added(e), interval_over(e), extra.strip()))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
     for n, r in enumerate(rows):
@@ -59,8 +79,15 @@ def format_table(summary: dict) -> str:
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append(P50_LEGEND)
+    lines += textwrap.wrap(P50_LEGEND, 118)
     lines += known_answer_lines(summary.get("known_answers") or [])
+    for fit in summary.get("known_answer_fits") or []:
+        from orbench.results.known_fit import fit_text
+
+        group = Point.from_record({**fit, "target": fit["baseline"]}).group
+        lines.append(f"known answers across N ({group.label}, against {fit['baseline']}): {fit_text(fit)}; slope within "
+                     f"1% of 1: {'yes' if fit['slope_ok'] else 'NO'}; intercept interval covers 0: "
+                     f"{'yes' if fit['intercept_ok'] else 'NO'}")
     return "\n".join(lines)
 
 
@@ -82,6 +109,12 @@ def known_answer_lines(rows: list[dict]) -> list[str]:
     return out
 
 
-P50_LEGEND = ("p50: the mean of the trials' p50s; ORB-added: the median of the paired trials' differences (* when "
-              "unpaired trials are left out), which a trial with the machine in a slow mood on one side only does not "
-              "move, so it may differ from the p50s' difference; p90, p99, max: over every call of the point")
+P50_LEGEND = ("ORB-added latency estimates one quantity: the ORB's trial p50 minus its baseline's, paired trial by "
+              "trial, in a freshly launched process in steady state, averaged over launches. Each launch gives the "
+              "median of its paired differences; the estimate is the mean of those, its interval Student t over "
+              "launches (\"N launches, S% launch\": S% of the launches' variance is launch-to-launch, the rest "
+              "trial-to-trial; MIXED: launches disagree in kind, see the warnings). With one launch: the median of "
+              "the pairs with its sign-test interval, over trials of one process (\"(mean, t)\": fewer than 6 pairs). "
+              "p50 is estimated the same way from each target's own trials (one launch: the mean of trial p50s), so "
+              "an ORB's p50 minus its baseline's differs from ORB-added only where pairs disagree; * unpaired "
+              "trials left out; p90, p99, max: over every call of the point")

@@ -1,6 +1,6 @@
 """A trial: one row of trials.csv, typed. The only code that turns a trial into CSV text and back.
 
-Columns: `seq`, the point's dimensions (point.Point's fields, in order), `trial`, then the measurement fields
+Columns: `seq`, the point's dimensions (point.Point's fields, in order), `launch`, `trial`, then the measurement fields
 below, in order. A value the trial did not produce (a failed trial's latencies, a twoway trial's loss) is None
 and an empty cell. Older runs' rows are brought to this layout by upgrade.py before they get here.
 """
@@ -105,19 +105,26 @@ class Measurement:
 
 @dataclass(frozen=True, kw_only=True)
 class Trial(Measurement):
-    """One trial of one point: its place in the run, the point, and what it measured."""
+    """One trial of one point: its place in the run (the process launch it ran in, its number within that
+    launch), the point, and what it measured."""
 
     seq: int
     point: Point
     trial: int
+    launch: int = 0
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
     @classmethod
-    def of(cls, seq: int, point: Point, trial: int, measurement: Measurement) -> Trial:
-        return cls(seq=seq, point=point, trial=trial, **_values(measurement))
+    def of(cls, seq: int, point: Point, trial: int, measurement: Measurement, launch: int = 0) -> Trial:
+        return cls(seq=seq, point=point, trial=trial, launch=launch, **_values(measurement))
+
+    @property
+    def key(self) -> tuple[Point, int, int]:
+        """What identifies a trial within a run: its point, launch and number."""
+        return (self.point, self.launch, self.trial)
 
     def replace(self, **changes: Any) -> Trial:
         return dataclasses.replace(self, **changes)
@@ -128,12 +135,13 @@ def _values(m: Measurement) -> dict[str, Any]:
 
 
 MEASUREMENT_FIELDS = [f.name for f in dataclasses.fields(Measurement)]
-COLUMNS = ["seq", *Point.columns(), "trial", *MEASUREMENT_FIELDS]
+COLUMNS = ["seq", *Point.columns(), "launch", "trial", *MEASUREMENT_FIELDS]
 
 
 def to_row(t: Trial) -> dict[str, str]:
     """The trial as trials.csv cells."""
-    row = {"seq": str(t.seq), **{k: _cell(v) for k, v in t.point.as_record().items()}, "trial": str(t.trial)}
+    row = {"seq": str(t.seq), **{k: _cell(v) for k, v in t.point.as_record().items()}, "launch": str(t.launch),
+           "trial": str(t.trial)}
     row.update({name: _cell(getattr(t, name)) for name in MEASUREMENT_FIELDS})
     return row
 
@@ -141,7 +149,8 @@ def to_row(t: Trial) -> dict[str, str]:
 def from_row(row: Mapping[str, str]) -> Trial:
     """A trials.csv row of the current layout (upgrade.py brings older ones to it)."""
     values = {name: _parse(_HINTS[name], row[name]) for name in MEASUREMENT_FIELDS}
-    return Trial(seq=int(row["seq"]), point=Point.from_record(row), trial=int(row["trial"]), **values)
+    return Trial(seq=int(row["seq"]), point=Point.from_record(row), trial=int(row["trial"]),
+                 launch=int(row["launch"]), **values)
 
 
 def _cell(value: Any) -> str:

@@ -85,9 +85,19 @@ ANATOMY_COLUMNS_8 = (
     "server_allocs", "server_alloc_bytes", "server_gc_count", "server_gc_ms", "client_syscalls",
     "client_syscalls_total", "server_syscalls", "server_syscalls_total")
 
+def update_to_9(manifest: dict[str, Any], rows: Rows) -> None:
+    """9: process launches; a version-8 run is one launch (its stopping records and trials are launch 0)."""
+    _add_columns(rows, launch="0")
+    for record in manifest.get("stopping", []):
+        record.setdefault("launch", 0)
+    campaign = manifest.get("campaign")
+    if isinstance(campaign, dict):
+        campaign.setdefault("launches", 1)
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
-    8: update_to_8,
+    8: update_to_8, 9: update_to_9,
 }
 SCHEMA_VERSION = max(UPDATES)
 

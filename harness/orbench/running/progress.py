@@ -1,18 +1,25 @@
-"""Progress of a long run on stderr: one line per trial (rewritten in place on a terminal), with an ETA."""
+"""Progress of a long run on stderr: one line per trial (rewritten in place on a terminal), with an ETA.
+
+What it counts is what the run knows in advance: point-group runs (every point group once per launch). The
+stopping rule decides each group's trials as it goes, so trials are shown as they happen, never as a total that
+will not be reached; the ETA is the time per finished group run so far times the group runs left.
+"""
 
 from __future__ import annotations
 
 import time
 from typing import TextIO
 
+from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
 
 
 class Progress:
-    def __init__(self, total: int, stream: TextIO):
-        self.total = max(total, 1)
-        self.done = 0
+    def __init__(self, total_groups: int, stream: TextIO):
+        self.total = max(total_groups, 1)
+        self.groups_started = 0
+        self.trials = 0
         self.stream = stream
         self.started = time.monotonic()
         self.tty = stream.isatty()
@@ -25,23 +32,46 @@ class Progress:
         self.stream.flush()
 
     def start(self, campaign, store) -> None:
-        self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, "
-                   f"{len(campaign.point_groups())} points x {campaign.trials} trials = {self.total} trials "
-                   f"-> {store.path}", keep=True)
+        s = campaign.settings
+        launches = s.get("launches") or 1
+        groups = len(campaign.point_groups())
+        if s.get("max_trials") and any(s.get(k) is not None for k in ("target_ci_pct", "target_added_ci_ns",
+                                                                         "target_added_ci_pct")):
+            per = f"{s['trials']} to {max(s['max_trials'], s['trials'])} trials"
+        else:
+            per = f"{s['trials']} trials"
+        cap = f", at most {s['time_cap_s']:g} s after its first round" if s.get("time_cap_s") else ""
+        self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, {groups} point groups x "
+                   f"{launches} launch{'es' if launches != 1 else ''} = {self.total} group runs of {per} per "
+                   f"target{cap} -> {store.path}", keep=True)
 
     def note(self, message: str) -> None:
         self._emit(f"  {message}", keep=True)
 
+    def group(self, group: PointGroup, launch: int, launches: int) -> None:
+        """A point group's run starts (in one launch)."""
+        self.groups_started += 1
+        self.current = f"{group.label}" + (f" L{launch + 1}" if launches > 1 else "")
+
+    def eta_s(self) -> float | None:
+        done = self.groups_started - 1  # the group running now is not finished
+        if done <= 0:
+            return None
+        return (time.monotonic() - self.started) / done * (self.total - done)
+
     def trial(self, trial: Trial) -> None:
-        self.done += 1
-        elapsed = time.monotonic() - self.started
-        eta = elapsed / self.done * (self.total - self.done)
-        head = f"[{self.done:>{len(str(self.total))}}/{self.total} {100 * self.done // self.total:3d}%] " \
-               f"{trial.point.label} t{trial.trial}"
+        self.trials += 1
+        eta = self.eta_s()
+        head = (f"[group {min(self.groups_started, self.total)}/{self.total} "
+                f"{100 * max(self.groups_started - 1, 0) // self.total:3d}%] {trial.point.label}"
+                f"{f' L{trial.launch + 1}' if trial.launch else ''} t{trial.trial}")
+        tail = f"  eta {fmt_duration(eta)}" if eta is not None else ""
         if trial.ok:
-            self._emit(f"{head}: p50 {fmt_ns(trial.p50_ns)} p99 {fmt_ns(trial.p99_ns)}  eta {fmt_duration(eta)}",
-                       keep=False)
+            self._emit(f"{head}: p50 {fmt_ns(trial.p50_ns)} p99 {fmt_ns(trial.p99_ns)}{tail}", keep=False)
         else:
             self._emit(f"{head}: {trial.status.upper()}: {trial.error}", keep=True)
-        if self.done == self.total and self.tty:
+
+    def finish(self) -> None:
+        if self.tty:
             self.stream.write("\n")
+        self._emit(f"orbench: {self.trials} trials in {fmt_duration(time.monotonic() - self.started)}", keep=True)

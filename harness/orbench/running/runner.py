@@ -2,6 +2,11 @@
 host, client host; `local` by default), runs the points' trials with the targets and the pairs interleaved
 (schedule.py), and stores every trial as it ends. Remote hosts are reached over SSH (hosts/remote.py); a local run is the pair local/local.
 
+With `launches` > 1 the whole schedule runs that many times, each launch with freshly started workers and orders
+of its own (schedule.launch_order, round_order): the process launch is a level of repetition of its own, and the
+summary's intervals are over launches. Before a point's first trial in a launch each worker may be warmed until
+its latency is steady (`steady_cv_pct`, steady.py), and the calls that took are recorded.
+
 A worker that crashes fails the trial it was running, with the reason; the harness restarts that target's
 workers for the next trial, and the campaign goes on. A host that stops answering fails the rest of its pair's
 trials at once, with the reason. Ctrl-C stops every worker on every host and keeps what finished;
@@ -34,8 +39,18 @@ from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.progress import Progress
-from orbench.running.schedule import Block, disjoint_waves, new_seed, round_order, steps, total_trials
+from orbench.running.schedule import (
+    Block,
+    disjoint_waves,
+    launch_order,
+    launch_seed,
+    new_seed,
+    round_order,
+    steps,
+    total_group_runs,
+)
 from orbench.running.session import TargetSession
+from orbench.running.steady import SteadyState, warm_until_steady
 from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
 
@@ -72,9 +87,13 @@ class Runner:
         self.pairs: list[HostPair] = campaign.host_pairs()
         self.hosts: HostSet | None = None
         self.pairs_down: dict[str, str] = {}  # host pair label -> why it was given up
-        # Trials already finished (only when resuming), by point and trial number: a resumed point feeds them
-        # to its stopping rule instead of running them.
-        self.finished: dict[tuple[Point, int], Trial] = {}
+        # Trials already finished (only when resuming), by point, launch and trial number: a resumed point feeds
+        # them to its stopping rule instead of running them.
+        self.finished: dict[tuple[Point, int, int], Trial] = {}
+        # Point groups whose trials in a launch ended (a stopping record exists): a resume skips them.
+        self.done_groups: set[tuple[PointGroup, int]] = set()
+        self.launches = int(campaign.settings.get("launches") or 1)
+        self.launch, self.launch_seed = 0, 0  # the launch running now and the seed of its orders
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
@@ -86,9 +105,10 @@ class Runner:
         self._lock = threading.RLock()
         self.seq = 0
         self.failed_trials = 0
-        self.stopping = StoppingRule.from_settings(
-            campaign.settings, {t.name: t.baseline for t in campaign.targets if t.kind in MEASURED_AGAINST_BASELINE
-                                and t.baseline})
+        self.baselines = {t.name: t.baseline for t in campaign.targets
+                          if t.kind in MEASURED_AGAINST_BASELINE and t.baseline}
+        self.stopping = StoppingRule.from_settings(campaign.settings, self.baselines)
+        self.steady = SteadyState.from_settings(campaign.settings)
         # The order of targets within each round is random, from a seed the manifest records (schedule.py); a
         # resumed run keeps its seed, so it draws the same orders.
         if campaign.settings.get("order_seed") is None:
@@ -97,11 +117,11 @@ class Runner:
             if store.written_schema() != SCHEMA_VERSION:
                 raise UserError(f"{store.path}: written with results schema {store.written_schema()}; this orbench "
                                 f"writes {SCHEMA_VERSION} and resumes only runs of its own schema (start a new run)")
-            trials = store.read_trials()
+            manifest, trials = store.read()
             self.seq = max((t.seq for t in trials), default=0)
-            self.finished = {(t.point, t.trial): t for t in trials if t.status in FINISHED_STATUSES}
-        self.progress = Progress(total_trials(campaign, self.pairs, self.stopping.most_trials) - len(self.finished),
-                                 stream)
+            self.finished = {t.key: t for t in trials if t.status in FINISHED_STATUSES}
+            self.done_groups = {(PointGroup.from_record(r), int(r.get("launch", 0))) for r in manifest["stopping"]}
+        self.progress = Progress(total_group_runs(campaign, self.pairs) - len(self.done_groups), stream)
         self.manifest: dict[str, Any] = {}
 
     @property
@@ -175,6 +195,8 @@ class Runner:
             "warnings": [f"host pair {p.label} skipped: {why}" for p in self.pairs
                          if (why := self.hosts.unreachable(p))],
             "stopping": [],
+            "launches": [],
+            "steady_state": [],
         }
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
         self.store.write_manifest(self.manifest)
@@ -208,9 +230,13 @@ class Runner:
         self._start_manifest()
         status = "failed"
         try:
-            for step in steps(self.campaign, self.pairs):
-                self._run_step(step)
+            seed = self.campaign.settings["order_seed"]
+            for launch in range(self.launches):
+                self._start_launch(launch, launch_seed(seed, launch))
+                for step in steps(self.campaign, self.pairs):
+                    self._run_step(step, launch)
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
+            self.progress.finish()
         except KeyboardInterrupt:
             status = "interrupted"
             raise
@@ -231,15 +257,35 @@ class Runner:
             self.store.mark_latest()
         return self.failed_trials
 
-    def _pending(self, groups: tuple[PointGroup, ...], target: Target | None = None) -> bool:
-        return any((g.with_target(t.name), trial) not in self.finished
-                   for g in groups
-                   for t in self.campaign.targets if target is None or t.name == target.name
-                   for trial in range(self.campaign.trials))
+    def _start_launch(self, launch: int, seed: int) -> None:
+        """A launch's record in the manifest: its number and the seed of its orders (a resume adds none twice)."""
+        self.launch, self.launch_seed = launch, seed
+        with self._lock:
+            records = self.manifest.setdefault("launches", [])
+            if not any(r.get("launch") == launch for r in records):
+                records.append({"launch": launch, "seed": seed, "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+                self.store.write_manifest(self.manifest)
+        if self.launches > 1:
+            self.progress.note(f"launch {launch + 1} of {self.launches} (order seed {seed})")
 
-    def _run_step(self, step: tuple[Block, ...]) -> None:
-        """Every pair's workers of one placement and option set, then its point groups one after the other,
-        each group's rounds interleaved across the pairs."""
+    def _record_launch_pids(self, session: TargetSession, block: Block) -> None:
+        """The processes a launch started (their pids, as each worker reports them): the evidence that every launch
+        ran fresh workers."""
+        with self._lock:
+            record = next(r for r in self.manifest["launches"] if r.get("launch") == self.launch)
+            record.setdefault("workers", {})[f"{session.target.name} {block.label}"] = {
+                "server_pid": session.server.ready.get("pid") if session.server else None,
+                "client_pid": session.hello.get("pid") or (session.client.pid if session.client else None)}
+
+    def _pending(self, groups: tuple[PointGroup, ...]) -> bool:
+        """Whether any of the groups has trials left in this launch (no stopping record yet)."""
+        return any((g, self.launch) not in self.done_groups for g in groups)
+
+    def _run_step(self, step: tuple[Block, ...], launch: int) -> None:
+        """Every pair's workers of one placement and option set, started afresh for this launch, then its point
+        groups one after the other in the launch's order, each group's rounds interleaved across the pairs."""
+        order = launch_order(tuple(range(len(step[0].groups))), self.launch_seed)
+        step = tuple(replace(b, groups=tuple(b.groups[i] for i in order)) for b in step)
         try:
             self.lanes = [self._open_lane(b) for b in step]
             if self.concurrent and len(self.lanes) > 1:
@@ -269,7 +315,7 @@ class Runner:
         if not self._pending(block.groups):
             return lane
         for t in self.campaign.targets:
-            if t.name in lane.broken or not self._pending(block.groups, t):
+            if t.name in lane.broken:
                 continue
             if pair.label in self.pairs_down:
                 lane.broken[t.name] = self.pairs_down[pair.label]
@@ -287,6 +333,7 @@ class Runner:
                 session.start()
                 lane.sessions[t.name] = session
                 self._record_workers(session, block)
+                self._record_launch_pids(session, block)
             except WorkerError as exc:
                 # A worker refusing an option it cannot do is a skip with its reason, not a failure.
                 lane.broken[t.name] = (f"unsupported: {exc}" if exc.kind == "unsupported"
@@ -299,7 +346,10 @@ class Runner:
         """The same point group on every pair: rounds of one trial per target, pair after pair (or, with
         concurrent_pairs, the pairs of a wave at once), until each pair's stopping rule ends its group; each
         record goes into the manifest."""
-        running = [(lane, group, self.stopping.start_point()) for lane, group in lane_groups]
+        running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group)))
+                   for lane, group in lane_groups if (group, self.launch) not in self.done_groups]
+        if running:
+            self.progress.group(running[0][1], self.launch, self.launches)
         while running:
             if self.concurrent and len(running) > 1:
                 for wave in disjoint_waves([lane.block.pair for lane, _, _ in running]):
@@ -313,12 +363,20 @@ class Runner:
                 if reason:
                     with self._lock:
                         self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
+                        self.done_groups.add((group, self.launch))
                         self.store.write_manifest(self.manifest)
-                    if self.campaign.anatomy == "syscalls":
+                    # The traced trial is not a result: one per point and target, in the last launch.
+                    if self.campaign.anatomy == "syscalls" and self.launch == self.launches - 1:
                         self._run_traced(lane, group)
                 else:
                     left.append((lane, group, trials))
             running = left
+
+    def _spent_s(self, group: PointGroup) -> float:
+        """Seconds this group's finished later rounds took in this launch before a resume (they count against
+        the time cap; the first round's full warm-ups do not)."""
+        return sum(t.duration_s or 0.0 for (point, launch, trial), t in self.finished.items()
+                   if launch == self.launch and trial > 0 and point.group == group)
 
     def _at_once(self, wave: list[tuple[Lane, PointGroup, Any]]) -> None:
         """One round on each pair of a wave (pairs sharing no host), each in its own thread."""
@@ -344,9 +402,9 @@ class Runner:
             raise failures[0]
 
     def _run_round(self, lane: Lane, group: PointGroup, trials: Any) -> None:
-        for t in round_order(self.campaign.targets, group, trials.rounds, self.campaign.settings["order_seed"]):
+        for t in round_order(self.campaign.targets, group, trials.rounds, self.launch_seed, self.baselines):
             point = group.with_target(t.name)
-            done = self.finished.get((point, trials.rounds))
+            done = self.finished.get((point, self.launch, trials.rounds))
             if done is None:
                 self._hold(lane, t.name)
             trials.add(t.name, done if done is not None else self._run_trial(lane, point, t, trials.rounds))
@@ -386,7 +444,7 @@ class Runner:
                                   duration_s=round(time.time() - started, 3))
         with self._lock:
             self.seq += 1
-            result = Trial.of(self.seq, point, trial, measurement)
+            result = Trial.of(self.seq, point, trial, measurement, launch=self.launch)
             self.store.append_trial(result)
             if result.status == "failed":
                 self.failed_trials += 1
@@ -407,7 +465,11 @@ class Runner:
         session = lane.sessions[target.name]
         started = time.time()
         try:
-            measurement = self._measure(session, point, trial)
+            first = session.first_at(point)
+            if first and self.steady is not None:
+                self._warm_until_steady(session, point)
+                first = False  # warm now: the trial gets the short rewarm
+            measurement = self._measure(session, point, trial, first)
         except WorkerError as exc:
             measurement = Measurement(status="failed", error=str(exc))
             self._check_pair(lane)
@@ -429,7 +491,7 @@ class Runner:
             self._hold(lane, t.name)
             started = time.time()
             try:
-                measurement = measure_single(session, point, self._plan(session, point, None))
+                measurement = measure_single(session, point, self._plan(session, point, None, True))
             except WorkerError as exc:
                 measurement = Measurement(status="failed", error=str(exc))
                 self._check_pair(lane)
@@ -452,16 +514,38 @@ class Runner:
             lane.broken[session.target.name] = f"could not restart after a failure: {exc}"
             lane.sessions.pop(session.target.name, None)
 
-    def _plan(self, session: TargetSession, point: Point, trial: int | None) -> TrialPlan:
-        """A latency trial's plan, or (trial None) the anatomy mode's traced trial's."""
+    def _plan(self, session: TargetSession, point: Point, trial: int | None, first: bool) -> TrialPlan:
+        """A latency trial's plan, or (trial None) the anatomy mode's traced trial's; `first`: the first trial
+        these workers run at the point (the full warm-up)."""
         anatomy = "traced" if trial is None else ("off" if self.campaign.anatomy == "off" else "counters")
-        return TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target,
-                                                                                    session.first_at(point)),
+        return TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target, first),
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
-                         samples_file=self.store.samples_path(point, trial) if trial is not None
+                         samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
                          else self.store.traced_samples_path(point),
                          store_root=self.store.path, anatomy=anatomy)
 
-    def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
+    def _measure(self, session: TargetSession, point: Point, trial: int, first: bool) -> Measurement:
         measure = measure_group if point.clients > 1 else measure_single
-        return measure(session, point, self._plan(session, point, trial))
+        return measure(session, point, self._plan(session, point, trial, first))
+
+    def _warm_until_steady(self, session: TargetSession, point: Point) -> None:
+        """Untimed chunks until the worker's latency is steady (steady.py); the record goes into the manifest's
+        steady_state, a failed chunk's WorkerError to the caller (the trial fails, the workers restart)."""
+        assert self.steady is not None
+        measure = measure_group if point.clients > 1 else measure_single
+        full = self.campaign.warmup_for(session.target, True)
+
+        def chunk(n: int, warmup: int) -> Measurement:
+            return measure(session, point, TrialPlan(
+                calls=self.steady.chunk_calls, warmup=warmup, sync_timeout_ms=self.campaign.sync_timeout_ms,
+                samples_file=self.store.warmup_samples_path(point, self.launch, n), store_root=self.store.path,
+                anatomy="off"))
+
+        record = warm_until_steady(self.steady, full, chunk)
+        with self._lock:
+            self.manifest.setdefault("steady_state", []).append({**point.as_record(), "launch": self.launch,
+                                                                 **record.as_dict()})
+            self.store.write_manifest(self.manifest)
+        if not record.reached:
+            self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls "
+                               f"(last {record.window} chunk p50s vary {record.cv_pct:.1f}%)")

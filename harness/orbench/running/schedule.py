@@ -7,6 +7,11 @@ A B C ..., each round in an order of its own, round_order), so machine drift hit
 of an ORB pairs with trial k of its baseline.
 The stopping rule (stopping.py) decides after each round whether the group needs another.
 
+The whole schedule runs once per process launch (campaign key `launches`): every block's workers start afresh,
+and each launch draws its own order of point groups (launch_order) and of targets in each round from a seed of
+its own (launch_seed), so what one process launch does to a point (its JIT history, heap, page placement) varies
+from launch to launch and the interval over launches covers it.
+
 Host pairs are interleaved the same way: a step is the blocks of every pair at one placement and option set,
 their workers live at once, and each round of a point group runs on every pair in turn (pair 1: its round,
 pair 2: its round, ...), so drift over the campaign hits every pair alike too. With the campaign's `concurrent_pairs`, the
@@ -18,14 +23,16 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from orbench.campaign.spec import Campaign
 from orbench.hosts.ssh import HostPair
 from orbench.results.point import PointGroup
-from orbench.targets.descriptor import Target
 from orbench.targets.options import option_label
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,20 +98,55 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def round_order(targets: list[Target], group: PointGroup, round_number: int, seed: int) -> list[Target]:
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "little"))
+
+
+def launch_seed(seed: int, launch: int) -> int:
+    """The seed of one process launch's orders, from the run's seed (the manifest records both)."""
+    return _rng(seed, "launch", launch).randrange(2**31)
+
+
+def launch_order(groups: tuple[PointGroup, ...], seed: int) -> tuple[PointGroup, ...]:
+    """The point groups of a block in the order one launch runs them: random per launch. A fixed order (payload
+    ascending) makes every launch meet the same point after the same history (JacORB's large oneways always
+    last, after its heap grew), so a point's launch-to-launch spread would miss what its place in the run does."""
+    order = list(groups)
+    _rng(seed, "groups", len(groups)).shuffle(order)
+    return tuple(order)
+
+
+def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed: int,
+                baselines: Mapping[str, str] | None = None) -> list[T]:
     """The targets of one round of a group, in the order they run: random per round, from the seed. A fixed
     order (A B C A B C) puts the same target after the same other one every time, so whatever one leaves
     behind (a warm cache, a JIT compilation still running, a socket in TIME_WAIT) lands on the same neighbour
     in every round: a systematic error that repeating trials cannot average out (Buble, Bulej and Tuma, "hidden
     obstacles" of benchmarking: fixed orders create systematic cross-talk). A random order per round turns it
-    into noise the interval covers. The order depends only on the seed, the group and the round, so a resumed
-    run draws the same orders."""
-    digest = hashlib.sha256(f"{seed}/{group.slug}/{round_number}".encode()).digest()
-    order = list(targets)
-    random.Random(int.from_bytes(digest[:8], "little")).shuffle(order)
-    return order
+    into noise the interval covers.
+
+    With `baselines` (ORB -> its baseline), each baseline runs right next to its ORB (in the middle of them
+    when several share it), in a random order within the pair: a small VM's CPU switches between a fast and a
+    slow mood from one moment to the next, and a pair run back to back meets the same mood far more often than
+    one with other targets' trials between its two halves. The order depends only on the seed, the group and
+    the round, so a resumed run draws the same orders."""
+    rng = _rng(seed, group.slug, round_number)
+    by_name = {getattr(t, "name", t): t for t in targets}
+    pairs = {orb: base for orb, base in (baselines or {}).items() if orb in by_name and base in by_name}
+    units: list[list[T]] = []
+    for base in sorted(set(pairs.values())):
+        unit = [by_name[orb] for orb in sorted(pairs) if pairs[orb] == base]
+        rng.shuffle(unit)
+        unit.insert(rng.randint(len(unit) // 2, (len(unit) + 1) // 2), by_name[base])
+        units.append(unit)
+    placed = {getattr(t, "name", t) for unit in units for t in unit}
+    units += [[t] for t in targets if getattr(t, "name", t) not in placed]
+    rng.shuffle(units)
+    return [t for unit in units for t in unit]
 
 
-def total_trials(campaign: Campaign, pairs: list[HostPair], most_trials: int) -> int:
-    """The most trials a campaign can run (for progress and its ETA)."""
-    return sum(len(b.groups) for b in blocks(campaign, pairs)) * len(campaign.targets) * most_trials
+def total_group_runs(campaign: Campaign, pairs: list[HostPair]) -> int:
+    """How many point-group runs a campaign makes (every block's groups, once per launch): what progress counts,
+    since the stopping rule decides each group's trials as it goes."""
+    return sum(len(b.groups) for b in blocks(campaign, pairs)) * campaign.settings.get("launches", 1)

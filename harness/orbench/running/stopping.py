@@ -3,8 +3,9 @@
 Without a target a point runs exactly `trials` trials (reason "fixed"). With one, `trials` is the minimum: after
 each round (one trial of every target) the rule looks at what a reader of the point will use and stops when it is
 precise enough ("ci"), at `max_trials` ("max_trials"), or once the point has used `time_cap_s` seconds after its
-first round ("time_cap", checked with or without a target; the first round, with the full warm-ups, is not
-counted):
+first round ("time_cap", checked with or without a target, but never before `trials` rounds: the minimum is what
+the intervals need; the first round, with the full warm-ups, is not counted). With several process launches the
+rule runs per point group and launch:
 - `target_added_ci_ns` / `target_added_ci_pct`: every ORB's ORB-added latency (paired per-trial differences
   from its baseline, results/intervals.py) has a 95% interval whose half-width is at most this many ns, or at most
   this percent of the estimate (either one suffices when both are set);
@@ -54,8 +55,12 @@ class StoppingRule:
             return self.trials
         return max(self.max_trials or self.trials, self.trials)
 
-    def start_point(self) -> PointTrials:
-        return PointTrials(self)
+    def start_point(self, launch: int = 0, spent_s: float = 0.0) -> PointTrials:
+        """A group's trials in one launch; `spent_s`: seconds its finished rounds took before a resume, which
+        count against the time cap."""
+        trials = PointTrials(self, launch=launch)
+        trials.spent_before_s = spent_s
+        return trials
 
 
 @dataclass
@@ -63,6 +68,8 @@ class PointTrials:
     """The trials of one point group so far: per target, the p50 of each successful trial, by trial number."""
 
     rule: StoppingRule
+    launch: int = 0
+    spent_before_s: float = 0.0
     started: float = field(default_factory=time.monotonic)
     # When the first round ended: the time cap counts from here, since the first round carries the full
     # warm-ups (and, at a campaign's first point, the JIT's first compilations), which no cap should cut short.
@@ -106,11 +113,11 @@ class PointTrials:
         """Called after each round; None means run another round."""
         rule = self.rule
         if self.first_round_done is None:
-            self.first_round_done = time.monotonic()
-        if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:
-            return "time_cap"
+            self.first_round_done = time.monotonic() - self.spent_before_s
         if self.rounds < rule.trials:
             return None
+        if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:
+            return "time_cap"
         if not rule.has_target:
             return "fixed"
         p50_precise = rule.target_ci_pct is None or all(
@@ -125,7 +132,7 @@ class PointTrials:
         """The manifest's record of how the group's trials ended: the group's dimensions, then the rule's."""
         widths = self.widths_pct()
         added = self.added_half_widths()
-        return {**group.as_record(), "reason": reason, "trials": self.rounds, "target_ci_pct": self.rule.target_ci_pct,
+        return {**group.as_record(), "launch": self.launch, "reason": reason, "trials": self.rounds, "target_ci_pct": self.rule.target_ci_pct,
                 "target_added_ci_ns": self.rule.target_added_ci_ns,
                 "target_added_ci_pct": self.rule.target_added_ci_pct,
                 "p50_ci_width_pct": {t: (None if w is None else round(w, 3)) for t, w in widths.items()},

@@ -1,0 +1,116 @@
+"""Do a campaign's numbers reproduce? Over several runs of the same build: how often one run's 95% interval for
+a point's ORB-added latency holds another run's estimate (cross-run capture), and how many rows `orbench
+compare` flags between two runs that should not differ (the A/A false-alarm rate).
+
+Honest intervals capture another run's estimate about 83% of the time (two independent estimates of one value
+with equal spread: P(|Z1 - Z2| < 1.96 sigma) = P(|Z| < 1.96 / sqrt 2)); far less means the intervals leave out a
+level of variance (process launches, most often), far more that they are wider than they need be.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from orbench.results.compare import compare_summaries
+from orbench.results.point import Point
+from orbench.results.store import RunStore
+from orbench.results.summary import current_summary
+
+# The capture rate of honest 95% intervals between two independent runs of equal precision.
+HONEST_CAPTURE = 0.83
+
+
+@dataclass
+class Capture:
+    held: int = 0
+    pairs: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.held / self.pairs if self.pairs else None
+
+
+@dataclass
+class Agreement:
+    runs: list[str]
+    # (target, mode) -> capture over every ordered pair of runs and every payload
+    capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
+    # one entry per compared pair of runs: run ids, rows, tests, flagged rows
+    aa: list[dict[str, Any]] = field(default_factory=list)
+
+    def overall(self) -> Capture:
+        out = Capture()
+        for c in self.capture.values():
+            out.held += c.held
+            out.pairs += c.pairs
+        return out
+
+
+def _added(summary: dict) -> dict[Point, tuple[float, float | None, float | None]]:
+    out = {}
+    for p in summary["points"]:
+        a = p.get("orb_added_latency_ns") or {}
+        if a.get("estimate") is not None:
+            out[Point.from_record(p)] = (a["estimate"], a.get("ci95_low"), a.get("ci95_high"))
+    return out
+
+
+def agreement(stores: list[RunStore]) -> Agreement:
+    """Cross-run capture over every ordered pair of runs; A/A compare over disjoint consecutive pairs (1-2, 3-4,
+    ...), which are independent of each other."""
+    if len(stores) < 2:
+        raise ValueError("need two runs or more")
+    summaries = [current_summary(s) for s in stores]
+    added = [_added(s) for s in summaries]
+    result = Agreement([s.run_id for s in stores])
+    capture: dict[tuple[str, str], Capture] = defaultdict(Capture)
+    for i, mine in enumerate(added):
+        for j, theirs in enumerate(added):
+            if i == j:
+                continue
+            for point, (_est, low, high) in mine.items():
+                if point not in theirs or low is None or high is None:
+                    continue
+                c = capture[(point.target, point.mode)]
+                c.pairs += 1
+                c.held += int(low <= theirs[point][0] <= high)
+    result.capture = dict(sorted(capture.items()))
+    for i in range(0, len(stores) - 1, 2):
+        cmp = compare_summaries(summaries[i], summaries[i + 1],
+                                (stores[i].read_manifest(), stores[i + 1].read_manifest()))
+        result.aa.append({"a": stores[i].run_id, "b": stores[i + 1].run_id, "rows": len(cmp["points"]),
+                          "tests": cmp["tests"], "flagged_rows": cmp["flagged_rows"],
+                          "flagged": [f"{r['target']} {r['mode']} {r['payload_bytes']} B" for r in cmp["points"]
+                                      if any((r.get(q) or {}).get("flag") for q in ("p50", "orb_added"))]})
+    return result
+
+
+def format_agreement(a: Agreement) -> str:
+    lines = [f"{len(a.runs)} runs: {', '.join(a.runs)}", "",
+             f"cross-run capture: how often one run's 95% ORB-added interval holds another run's estimate "
+             f"(honest: about {HONEST_CAPTURE:.2f})"]
+    rows = [("target", "mode", "capture", "held / ordered pairs")]
+    for (target, mode), c in a.capture.items():
+        rows.append((target, mode, f"{c.rate:.2f}" if c.rate is not None else "-", f"{c.held} / {c.pairs}"))
+    total = a.overall()
+    rows.append(("all", "", f"{total.rate:.2f}" if total.rate is not None else "-", f"{total.held} / {total.pairs}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for n, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    if a.aa:
+        lines += ["", "A/A compare (disjoint consecutive pairs of runs; every flag is a false alarm if the build and "
+                  "machine did not change):"]
+        rows_total = sum(x["rows"] for x in a.aa)
+        flagged_total = sum(x["flagged_rows"] for x in a.aa)
+        tests_total = sum(x["tests"] for x in a.aa)
+        for x in a.aa:
+            lines.append(f"  {x['a']} vs {x['b']}: {x['flagged_rows']} of {x['rows']} rows flagged ({x['tests']} "
+                         "tests)" + (f": {', '.join(x['flagged'])}" if x["flagged"] else ""))
+        lines.append(f"  total: {flagged_total} of {rows_total} rows "
+                     f"({100 * flagged_total / max(rows_total, 1):.1f}%), {flagged_total} of {tests_total} tests "
+                     f"({100 * flagged_total / max(tests_total, 1):.1f}%)")
+    return "\n".join(lines)

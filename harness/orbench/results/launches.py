@@ -1,0 +1,138 @@
+"""Statistics over process launches: what a point's estimate and interval are when a campaign runs its workers
+in several launches (campaign key `launches`).
+
+Trials inside one launch share one process (its JIT history, heap layout, page placement), so they are not
+independent replicates of the middleware: an interval over them says how far the next trials of *that process*
+would land, not the next run's. Kalibera and Jones ("Rigorous Benchmarking in Reasonable Time") treat the
+launch as a level of repetition of its own and put repetitions where the variance is; Georges, Buytaert and
+Eeckhout ("Statistically Rigorous Java Performance Evaluation") build the interval over VM invocations.
+
+Here each launch gives one value, the **median** of its per-trial values (robust to the trials a machine's mood
+switch caught), and the point's estimate is the **mean of the launch medians** with a Student-t interval on L-1
+degrees of freedom: with 3-5 launches a bootstrap over launches covers far less than 95% (it cannot see beyond
+the few values it has), t does whenever launch values are roughly normal. The variance is split the way Kalibera
+and Jones do for two levels: the launch medians' observed variance is what the trials within each launch would
+give on their own (pi/2 x sigma_within^2 / n for a median) plus a between-launch component.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from orbench.results.intervals import CONFIDENCE, MAD_TO_SD
+from orbench.results.tdist import quantile
+from orbench.results.units import fmt_ns
+
+LAUNCH_METHOD = "mean over launches of each launch's median, Student t over launches"
+# A median's variance over a mean's for normal data (large n): its standard error is sqrt(pi/2) sigma / sqrt(n).
+MEDIAN_VARIANCE_FACTOR = math.pi / 2
+# Launches split into two groups whose gap is this many times wider than either group's own spread (and than
+# what the trials within a launch scatter a launch's value by) disagree in kind, not in degree.
+MIXTURE_GAP_RATIO = 3.0
+
+
+@dataclass(frozen=True)
+class LaunchValue:
+    launch: int
+    estimate: float   # the median of the launch's values
+    n: int            # how many values (trials, or paired trials)
+
+    def as_dict(self) -> dict:
+        return {"launch": self.launch, "estimate": self.estimate, "n": self.n}
+
+
+def launch_values(per_launch: Mapping[int, Sequence[float]]) -> list[LaunchValue]:
+    return [LaunchValue(k, float(np.median(v)), len(v)) for k, v in sorted(per_launch.items()) if len(v)]
+
+
+def _within_sd(per_launch: Mapping[int, Sequence[float]]) -> float | None:
+    """Trial-to-trial spread inside a launch, pooled over launches: robust (1.4826 MAD) per launch, as the
+    medians are, pooled as the root mean square weighted by the values each launch has."""
+    parts = [(len(v), MAD_TO_SD * float(np.median(np.abs(np.asarray(v) - np.median(v))))) for v in
+             per_launch.values() if len(v) >= 3]
+    if not parts:
+        return None
+    weight = sum(n for n, _ in parts)
+    return math.sqrt(sum(n * sd * sd for n, sd in parts) / weight)
+
+
+def variance_split(per_launch: Mapping[int, Sequence[float]]) -> dict | None:
+    """Between-launch and within-launch parts of the launch values' variance (None below 2 launches)."""
+    values = launch_values(per_launch)
+    if len(values) < 2:
+        return None
+    observed = float(np.var([v.estimate for v in values], ddof=1))
+    within = _within_sd(per_launch)
+    mean_n = float(np.mean([v.n for v in values]))
+    from_trials = None if within is None else MEDIAN_VARIANCE_FACTOR * within * within / mean_n
+    between = None if from_trials is None else max(0.0, observed - from_trials)
+    share = None if between is None or observed <= 0 else min(1.0, between / observed)
+    return {
+        "launch_values_sd_ns": math.sqrt(observed),
+        "within_launch_sd_ns": within,
+        "between_launch_sd_ns": None if between is None else math.sqrt(between),
+        # Of the launch values' variance, the share the launches add beyond what their trials would scatter.
+        "between_launch_share": share,
+        "dominant": None if share is None else ("launch" if share >= 0.5 else "trial"),
+        "trials_per_launch": mean_n,
+    }
+
+
+def disagreement(per_launch: Mapping[int, Sequence[float]]) -> dict | None:
+    """Launches that fall into two groups far apart (JacORB's large oneways: about 0 or about 3.5 us, per JVM
+    launch): which, and how many in each, so a reader is not handed one interval around a mixture."""
+    values = sorted(launch_values(per_launch), key=lambda v: v.estimate)
+    if len(values) < 3:
+        return None
+    est = [v.estimate for v in values]
+    gaps = [b - a for a, b in zip(est, est[1:])]
+    i = int(np.argmax(gaps))
+    low, high = est[: i + 1], est[i + 1:]
+    spread = max(max(low) - min(low), max(high) - min(high))
+    within = _within_sd(per_launch) or 0.0
+    se = math.sqrt(MEDIAN_VARIANCE_FACTOR / float(np.mean([v.n for v in values]))) * within
+    gap = gaps[i]
+    if gap <= MIXTURE_GAP_RATIO * max(spread, se) or gap <= 0:
+        return None
+    lo_at, hi_at = float(np.median(low)), float(np.median(high))
+    text = (f"launches disagree: {len(low)} of {len(values)} near {_ns(lo_at)}, {len(high)} near {_ns(hi_at)}")
+    return {"text": text, "low_launches": [v.launch for v in values[: i + 1]],
+            "high_launches": [v.launch for v in values[i + 1:]], "low_ns": lo_at, "high_ns": hi_at}
+
+
+def _ns(x: float) -> str:
+    return ("-" + fmt_ns(-x)) if x < 0 else fmt_ns(x)
+
+
+def over_launches(per_launch: Mapping[int, Sequence[float]], confidence: float = CONFIDENCE) -> dict | None:
+    """The launch-level estimate: mean of launch medians, t interval over launches (none from one launch),
+    each launch's value, the variance split and any disagreement in kind. None without values."""
+    values = launch_values(per_launch)
+    if not values:
+        return None
+    x = np.asarray([v.estimate for v in values], dtype=float)
+    mean = float(x.mean())
+    low = high = None
+    if x.size >= 2:
+        half = quantile(0.5 + confidence / 2.0, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+        low, high = mean - half, mean + half
+    return {"estimate": mean, "ci95_low": low, "ci95_high": high, "ci_method": LAUNCH_METHOD,
+            "n_launches": int(x.size), "launches": [v.as_dict() for v in values],
+            "variance": variance_split(per_launch), "disagreement": disagreement(per_launch)}
+
+
+def by_launch(values: Mapping[tuple[int, int], float]) -> dict[int, list[float]]:
+    """{(launch, trial): value} as {launch: [values in trial order]}."""
+    out: dict[int, list[float]] = {}
+    for (launch, _trial), v in sorted(values.items()):
+        out.setdefault(launch, []).append(v)
+    return out
+
+
+def paired_by_launch(a: Mapping[tuple[int, int], float], b: Mapping[tuple[int, int], float]) -> dict[int, list[float]]:
+    """a - b for every (launch, trial) both have, grouped by launch: the paired differences of each launch."""
+    return by_launch({k: a[k] - b[k] for k in sorted(set(a) & set(b))})

@@ -1,0 +1,88 @@
+"""Steady state before timing: a worker is warmed in untimed chunks until its latency stops moving.
+
+A fixed warm-up count assumes the JIT (and the caches, the allocator, the socket buffers) is done after it; a
+JVM may still be compiling, and JacORB's first pairs of a run were 10-15 us slower than its later ones after
+10000 warm-up calls. Georges, Buytaert and Eeckhout ("Statistically Rigorous Java Performance Evaluation") time
+a benchmark only once the coefficient of variation of its last few iterations is below a threshold; here an
+iteration is a chunk of calls, its statistic the chunk's p50, and the bound keeps a worker that never settles
+from eating the campaign (it is then timed anyway, and the summary warns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from orbench.results.trial import Measurement
+
+# Chunks the bound allows by default: enough for a JIT to settle at a new payload, few enough that a worker
+# that never settles costs one or two trials' worth of time.
+DEFAULT_MAX_CHUNKS = 20
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """The campaign's steady-state criterion (keys steady_cv_pct, steady_chunk_calls, steady_window,
+    steady_max_calls)."""
+
+    cv_pct: float
+    chunk_calls: int
+    window: int
+    max_calls: int
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> SteadyState | None:
+        if settings.get("steady_cv_pct") is None:
+            return None
+        chunk = int(settings.get("steady_chunk_calls") or settings["calls"])
+        return cls(cv_pct=float(settings["steady_cv_pct"]), chunk_calls=chunk,
+                   window=int(settings.get("steady_window") or 3),
+                   max_calls=int(settings.get("steady_max_calls") or DEFAULT_MAX_CHUNKS * chunk))
+
+
+@dataclass
+class SteadyRecord:
+    """How one worker's warm-up at one point and launch went (the manifest's steady_state entries)."""
+
+    warmup_calls: int          # the fixed warm-up before the first chunk
+    chunk_calls: int
+    window: int
+    steady_calls: int = 0      # calls in chunks
+    reached: bool = False
+    cv_pct: float | None = None  # over the last `window` chunk p50s when it stopped
+    chunk_p50s_ns: list[float] = field(default_factory=list)
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def cv_pct(values: list[float]) -> float | None:
+    """Coefficient of variation (sample standard deviation over mean), in percent."""
+    x = np.asarray(values, dtype=float)
+    if x.size < 2 or x.mean() <= 0:
+        return None
+    return float(x.std(ddof=1) / x.mean() * 100.0)
+
+
+def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int], Measurement]) -> SteadyRecord:
+    """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct, or the
+    chunks' calls reach rule.max_calls. The first chunk carries the fixed warm-up. A chunk that fails ends the
+    warm-up (the record says why; the trial that follows meets the same problem and reports it)."""
+    record = SteadyRecord(warmup_calls=warmup, chunk_calls=rule.chunk_calls, window=rule.window)
+    while record.steady_calls < rule.max_calls:
+        m = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
+        if m.status != "ok" or m.p50_ns is None:
+            record.error = m.error or m.status
+            return record
+        record.chunk_p50s_ns.append(float(m.p50_ns))
+        record.steady_calls += rule.chunk_calls
+        if len(record.chunk_p50s_ns) >= rule.window:
+            record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
+            if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
+                record.reached = True
+                return record
+    return record

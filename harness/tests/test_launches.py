@@ -1,0 +1,170 @@
+"""Process launches as a level of repetition: the statistics over launches on known values, and one real
+multi-launch point end to end (fresh workers per launch, the interval over launches, the variance split)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from orbench.results.launches import over_launches, paired_by_launch, variance_split
+from orbench.results.point import PointGroup
+from orbench.results.trial import Measurement
+from orbench.running.schedule import launch_order, round_order
+from orbench.running.steady import SteadyState, warm_until_steady
+
+from tests.conftest import require_targets, run_cli
+
+GROUP = PointGroup(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1)
+
+
+def test_the_interval_is_students_t_over_launch_medians():
+    per_launch = {0: [10.0, 11.0, 30.0], 1: [12.0, 12.0, 13.0], 2: [14.0, 14.5, 14.0]}
+    out = over_launches(per_launch)
+    medians = [11.0, 12.0, 14.0]
+    assert [v["estimate"] for v in out["launches"]] == medians
+    assert out["estimate"] == pytest.approx(np.mean(medians))
+    half = 4.303 * np.std(medians, ddof=1) / math.sqrt(3)  # t(0.975, 2 df)
+    assert out["ci95_low"] == pytest.approx(np.mean(medians) - half, rel=1e-3)
+    assert out["ci95_high"] == pytest.approx(np.mean(medians) + half, rel=1e-3)
+    assert over_launches({0: [1.0, 2.0]})["ci95_low"] is None  # one launch: no interval over launches
+
+
+def test_the_variance_split_finds_the_level_that_varies():
+    rng = np.random.default_rng(1)
+    # Launch offsets of sd 10 and trial noise of sd 1: the launches dominate ...
+    launchy = {k: list(10 * rng.standard_normal() + rng.standard_normal(20)) for k in range(6)}
+    split = variance_split(launchy)
+    assert split["dominant"] == "launch" and split["between_launch_share"] > 0.9
+    assert 0.5 < split["within_launch_sd_ns"] < 2
+    # ... and with no launch offset at all, the trials do.
+    trialy = {k: list(rng.standard_normal(20) * 5) for k in range(6)}
+    assert variance_split(trialy)["dominant"] == "trial"
+
+
+def test_launches_that_disagree_in_kind_are_named_not_averaged_silently():
+    # JacORB's large oneways: about 0 in some JVM launches, about 3.5 us in others.
+    mixed = {0: [40.0, 60.0, 50.0], 1: [3500.0, 3450.0, 3520.0], 2: [20.0, 70.0, 30.0],
+             3: [3600.0, 3550.0, 3480.0], 4: [10.0, 90.0, 60.0]}
+    d = over_launches(mixed)["disagreement"]
+    assert d["text"].startswith("launches disagree: 3 of 5 near") and sorted(d["high_launches"]) == [1, 3]
+    spread = {k: [100.0 + 10 * k + j for j in range(3)] for k in range(5)}
+    assert over_launches(spread)["disagreement"] is None
+
+
+def test_pairs_are_formed_within_a_launch():
+    orb = {(0, 0): 20.0, (0, 1): 21.0, (1, 0): 30.0, (1, 1): 31.0}
+    base = {(0, 0): 15.0, (0, 1): 15.0, (1, 0): 16.0}
+    assert paired_by_launch(orb, base) == {0: [5.0, 6.0], 1: [14.0]}
+
+
+def test_each_launch_draws_its_own_group_order_and_keeps_pairs_adjacent():
+    groups = tuple(range(9))
+    orders = {launch_order(groups, seed) for seed in range(20)}
+    assert len(orders) > 10 and all(sorted(o) == list(groups) for o in orders)
+    targets = ["omniorb", "jacorb", "c-socket", "java-socket", "other"]
+    baselines = {"omniorb": "c-socket", "jacorb": "java-socket"}
+    firsts = set()
+    for r in range(200):
+        order = round_order(targets, GROUP, r, 5, baselines)
+        assert sorted(order) == sorted(targets)
+        for orb, base in baselines.items():
+            assert abs(order.index(orb) - order.index(base)) == 1, order
+        firsts.add(order[0])
+    assert firsts == set(targets)
+
+
+def test_steady_state_stops_when_the_chunks_agree_and_at_the_bound():
+    rule = SteadyState(cv_pct=2.0, chunk_calls=100, window=3, max_calls=2000)
+    falling = iter([50.0, 40.0, 30.0, 20.5, 20.0, 20.2, 99.0])
+    record = warm_until_steady(rule, 500, lambda n, w: Measurement(status="ok", p50_ns=next(falling)))
+    assert record.reached and record.chunk_p50s_ns == [50.0, 40.0, 30.0, 20.5, 20.0, 20.2]
+    assert record.steady_calls == 600 and record.warmup_calls == 500
+    noisy = iter([10.0, 20.0] * 50)
+    record = warm_until_steady(rule, 0, lambda n, w: Measurement(status="ok", p50_ns=next(noisy)))
+    assert not record.reached and record.steady_calls == 2000
+
+
+MULTI = """
+name = "multi"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+launches = 3
+trials = 4
+calls = 300
+warmup = 200
+steady_cv_pct = 5
+steady_chunk_calls = 200
+steady_max_calls = 2000
+"""
+
+
+def test_a_multi_launch_point_end_to_end(write_campaign, results_root):
+    """One real point in three launches: every launch starts its own workers, warms them until steady, and the
+    summary's ORB-added latency is over launches with a finite interval and variance split."""
+    require_targets("omniorb", "c-socket")
+    code, out, err = run_cli("run", str(write_campaign(MULTI)), "--no-report")
+    assert code == 0, err
+    run_dir = results_root / "multi" / "latest"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    launches = manifest["launches"]
+    assert [r["launch"] for r in launches] == [0, 1, 2] and len({r["seed"] for r in launches}) == 3
+    pids = [{w["server_pid"] for w in r["workers"].values()} for r in launches]
+    assert all(len(p) == 2 for p in pids) and not (pids[0] & pids[1] or pids[1] & pids[2]), pids
+    steady = manifest["steady_state"]
+    assert sorted((s["target"], s["launch"]) for s in steady) == sorted(
+        (t, k) for t in ("omniorb", "c-socket") for k in range(3))
+    assert all(s["steady_calls"] >= 200 for s in steady)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    orb = next(p for p in summary["points"] if p["target"] == "omniorb")
+    added = orb["orb_added_latency_ns"]
+    assert added["n_launches"] == 3 and added["pairs"] == 12
+    assert math.isfinite(added["ci95_low"]) and added["ci95_low"] <= added["estimate"] <= added["ci95_high"]
+    split = added["variance"]
+    for key in ("within_launch_sd_ns", "between_launch_sd_ns", "launch_values_sd_ns", "between_launch_share"):
+        assert split[key] is not None and math.isfinite(split[key]), (key, split)
+    assert orb["p50_ci95_ns"]["launches"] == 3 and orb["launches"]["variance"]["dominant"] in ("launch", "trial")
+    assert "3 launches" in out
+
+
+RESUMABLE = """
+name = "resumable"
+targets = ["c-socket-delay@2000"]
+modes = ["twoway"]
+payload_bytes = [1, 100]
+launches = 2
+trials = 2
+max_trials = 6
+target_added_ci_ns = 0.001
+calls = 200
+warmup = 100
+"""
+
+
+def test_a_resume_during_extra_rounds_finishes_them_and_keeps_the_time_spent(write_campaign, results_root):
+    """Interrupted in launch 2 after the minimum trials (an extra round of the stopping rule): the resume runs
+    that group's remaining rounds (numbered on from where it stopped) and no finished group again."""
+    from orbench.campaign.spec import campaign_from_manifest, read_campaign
+    from orbench.results.store import RunStore
+    from orbench.running.runner import Runner
+
+    require_targets("c-socket-delay", "c-socket")
+    campaign = read_campaign(write_campaign(RESUMABLE))
+    store = RunStore.create(campaign.name)
+
+    def stop_in_extra_rounds(runner, t):
+        if t.launch == 1 and t.trial == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Runner(campaign, store, on_trial_done=stop_in_extra_rounds).run()
+    before = store.read_trials()
+    assert store.read_manifest()["status"] == "interrupted"
+    Runner(campaign_from_manifest(store.read_manifest(), store.path), store, resume=True).run()
+    trials = store.read_trials()
+    assert trials[:len(before)] == before
+    keys = [t.key for t in trials if t.ok]
+    assert len(keys) == len(set(keys)) == 2 * 2 * 2 * 6, "every group, launch and target: 6 trials, once each"
+    stopping = store.read_manifest()["stopping"]
+    assert sorted((r["payload_bytes"], r["launch"]) for r in stopping) == [(1, 0), (1, 1), (100, 0), (100, 1)]
+    assert all(r["reason"] == "max_trials" and r["trials"] == 6 for r in stopping)

@@ -1,0 +1,42 @@
+"""The report's "Where the variance is" section: per ORB-added point of a run with several process launches,
+how much of the launches' spread the launches themselves add, and each launch's value (results/launches.py)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from orbench.results.point import Point
+from orbench.results.table import columns
+
+
+def _us(ns: float | None) -> str:
+    return "" if ns is None else f"{ns / 1000:.2f}"
+
+
+def variance_section(points: list[dict]) -> str:
+    rows = []
+    for p in points:
+        added = p.get("orb_added_latency_ns") or {}
+        split = added.get("variance")
+        if not added.get("n_launches") or not split:
+            continue
+        share = split.get("between_launch_share")
+        values = ", ".join(_us(v["estimate"]) for v in added.get("launches") or [])
+        cells = [*columns(Point.from_record(p)), str(added["n_launches"]), values,
+                 _us(split.get("launch_values_sd_ns")), _us(split.get("between_launch_sd_ns")),
+                 _us(split.get("within_launch_sd_ns")), "" if share is None else f"{share:.0%}",
+                 split.get("dominant") or "", (added.get("disagreement") or {}).get("text", "")]
+        rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+    if not rows:
+        return ""
+    head = ("placement", "mode", "payload", "target", "launches", "ORB-added per launch µs", "sd of launch values µs",
+            "between-launch sd µs", "within-launch sd µs (trial to trial)", "launch share", "dominant level",
+            "launches disagree")
+    return ("<h2>Where the variance is</h2><p>Each process launch starts fresh workers (a new JIT history, heap and "
+            "page placement) and gives one value per point: the median of its paired trial differences. The "
+            "ORB-added interval is Student t over those values. Their spread is split as Kalibera and Jones do "
+            "(\"Rigorous Benchmarking in Reasonable Time\"): what the trials inside each launch would scatter a "
+            "launch's median by (pi/2 x within-launch variance / trials per launch), and the rest, added by the "
+            "launches themselves. Where the launches dominate, more launches narrow the interval and more trials "
+            "per launch do not.</p><table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"
+            + "\n".join(rows) + "</table>")
