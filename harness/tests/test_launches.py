@@ -168,3 +168,36 @@ def test_a_resume_during_extra_rounds_finishes_them_and_keeps_the_time_spent(wri
     stopping = store.read_manifest()["stopping"]
     assert sorted((r["payload_bytes"], r["launch"]) for r in stopping) == [(1, 0), (1, 1), (100, 0), (100, 1)]
     assert all(r["reason"] == "max_trials" and r["trials"] == 6 for r in stopping)
+
+
+def test_the_interval_over_launches_covers_what_the_next_run_sees():
+    """A known answer by simulation: per-launch offsets (sd 1) and trial noise (sd 0.5, with a slow mood that
+    catches one trial in ten by +3), 4 launches x 8 trials. The interval over launches covers the true value
+    about 95% of the time and captures an independent run's estimate as often as honest t intervals on 3 degrees
+    of freedom do (0.89; 0.83 is for intervals of known spread); an interval over the trials of one launch (the
+    median's sign-test interval) does neither."""
+    from orbench.results.agreement import honest_capture
+    from orbench.results.intervals import median_interval
+
+    rng = np.random.default_rng(15)
+
+    def run(truth: float) -> dict[int, list[float]]:
+        out = {}
+        for k in range(4):
+            offset = rng.standard_normal()
+            noise = 0.5 * rng.standard_normal(8) + 3.0 * (rng.random(8) < 0.1)
+            out[k] = list(truth + offset + noise)
+        return out
+
+    covered = captured = one_launch_covered = 0
+    n = 2000
+    for _ in range(n):
+        a, b = over_launches(run(10.0)), over_launches(run(10.0))
+        covered += a["ci95_low"] <= 10.0 <= a["ci95_high"]
+        captured += a["ci95_low"] <= b["estimate"] <= a["ci95_high"]
+        one = median_interval(run(10.0)[0])
+        one_launch_covered += one.low <= 10.0 <= one.high
+    assert 0.93 <= covered / n <= 0.97
+    assert honest_capture(4) == pytest.approx(0.89, abs=0.01)
+    assert abs(captured / n - honest_capture(4)) <= 0.03
+    assert one_launch_covered / n < 0.8  # about 0.65: the launch offset is invisible to it

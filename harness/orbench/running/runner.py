@@ -533,7 +533,9 @@ class Runner:
         steady_state, a failed chunk's WorkerError to the caller (the trial fails, the workers restart)."""
         assert self.steady is not None
         measure = measure_group if point.clients > 1 else measure_single
-        full = self.campaign.warmup_for(session.target, True)
+        # The fixed warm-up once per worker launch, at its first point (the JIT's first compilations); at later
+        # points the short rewarm, and the chunks go on until the latency is steady there too.
+        full = self.campaign.warmup_for(session.target, len(session.warmed) <= 1)
 
         def chunk(n: int, warmup: int) -> Measurement:
             return measure(session, point, TrialPlan(
