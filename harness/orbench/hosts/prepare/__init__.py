@@ -105,7 +105,10 @@ def run_playbook(inventory: Path, targets: list[Target], limit: str | None = Non
         report = Path(tmp) / "report.json"
         env = {**os.environ, "ANSIBLE_CALLBACK_PLUGINS": str(HERE / "callback_plugins"),
                "ANSIBLE_CALLBACKS_ENABLED": "orbench_changes", "ORBENCH_PREPARE_REPORT": str(report),
-               "ANSIBLE_RETRY_FILES_ENABLED": "false"}
+               "ANSIBLE_RETRY_FILES_ENABLED": "false",
+               # One ssh operation per task instead of several: about a third faster on three hosts here
+               # (Ansible's own default is off for sudoers with requiretty; set ANSIBLE_PIPELINING=False then)
+               "ANSIBLE_PIPELINING": os.environ.get("ANSIBLE_PIPELINING", "True")}
         argv = [playbook, "-i", str(inventory), str(PLAYBOOK), "-e", f"@{extra}"]
         if limit:
             argv += ["--limit", limit]
