@@ -166,3 +166,21 @@ def test_unknown_names_and_missing_files(tmp_path, inventory):
         inventory.resolve("nowhere")
     with pytest.raises(UserError, match="no such file"):
         read_inventory(tmp_path / "missing.ini")
+
+
+def test_without_ansible_core_the_error_says_what_to_install(tmp_path):
+    """A harness installed without the fleet extra: naming an inventory says what to install (ansible made
+    unimportable in a real subprocess)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "lab.ini").write_text(INI)
+    (tmp_path / "c.toml").write_text('name = "x"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [64]\ninventory = "lab.ini"\n'
+                                     'host_pairs = [["servers", "clients"]]\n')
+    # None in sys.modules makes `import ansible` raise ImportError, as when it is not installed
+    code = ("import sys; sys.modules['ansible'] = None; sys.argv = ['orbench', 'run', sys.argv[1]]; "
+            "from orbench.cli import main; sys.exit(main())")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "c.toml")], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert "lab.ini" in out.stderr and "ansible-core" in out.stderr and "harness[fleet]" in out.stderr
