@@ -103,7 +103,7 @@ def test_prepare_then_nothing_to_change_then_targets_on_the_host(lab, tmp_path):
     assert code == 0, out + err
     for n in NAMES:
         assert f"{n}: nothing to change" in out, out
-    # --limit: only the servers group's host, with what it can run now.
+    # A group names its hosts: the servers group is node01 alone, and what it can run now.
     code, out, err = run_cli("targets", "-i", str(inv), "--host", "servers")
     assert code == 0, out + err
     assert "node01" in out and "node02" not in out
