@@ -19,6 +19,7 @@ from orbench.commands import (
     history,
     ingest_jmh,
     new_target,
+    prepare,
     report,
     run,
     soak,
@@ -28,8 +29,8 @@ from orbench.commands import (
 from orbench.errors import UserError
 
 # In the order `orbench --help` lists them.
-COMMANDS = (targets, check_target, new_target, run, soak, cleanup, summarize, report, compare, agreement, history,
-            ingest_jmh, fidelity, export)
+COMMANDS = (targets, check_target, new_target, prepare, run, soak, cleanup, summarize, report, compare, agreement,
+            history, ingest_jmh, fidelity, export)
 
 EPILOG = """\
 examples:
@@ -37,6 +38,9 @@ examples:
   orbench check-target omniorb             run one target through the worker contract
   orbench check-target --jdk 25 java-ffm   the same on another JDK (a feature version or a path)
   orbench new-target orbacus --like jacorb a starting descriptor for a new target, and what to do next
+  orbench prepare lab/ --check             what the playbook would change on an Ansible inventory's hosts
+  orbench prepare lab/ --limit servers     make those hosts ready (packages, a JVM, the workers)
+  orbench targets -i lab/ --host node01    what a prepared host can run
   orbench run quick                        run harness/campaigns/quick.toml, then summary and report
   orbench run my.toml --no-report          run a campaign file of your own, skip the plots
   orbench run --resume results/quick/latest   finish an interrupted run (finished trials are kept)

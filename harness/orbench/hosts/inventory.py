@@ -1,16 +1,23 @@
-"""Ansible-style inventory files (INI or YAML) read into the harness's host specs.
+"""Ansible inventories, read by Ansible's own inventory library, into the harness's host specs.
 
-Labs that outgrow a few hosts keep one of these already. Read: hosts, groups, `[group:children]` /
-`children:`, `[group:vars]` / `vars:`, host variables, numeric host ranges (`node[01:04]`). Variables used:
-`ansible_host` (the address ssh reaches and servers bind), `ansible_user`, `ansible_port`,
-`ansible_connection=local` (this machine), and orbench's own `orbench_java`, `orbench_workdir`,
-`orbench_address` (what servers bind and advertise, when not ansible_host). Variables apply as in Ansible:
-the `all` group's first, then parent groups before their children, then the host's own.
+Whatever `ansible-inventory -i INV --list` understands works here: INI, YAML and TOML files, a directory of
+several of them, `group_vars/` and `host_vars/` beside them, children several levels deep, ranges such as
+`node[01:16]`, and inventory plugins (`constructed`, or a cloud's once its collection is installed). A campaign
+names hosts with Ansible's host patterns: a group, a host, `servers:&fast`, `node[0:3]`.
+
+The variables orbench reads (USED_VARS; nothing else leaves the inventory, and these are what a run's manifest
+records): `ansible_host` (what ssh reaches and, unless `orbench_address`, what servers bind), `ansible_port`,
+`ansible_user`, `ansible_ssh_private_key_file` (a path; the key itself is never read), `ansible_ssh_common_args`
+and `ansible_ssh_extra_args` (after orbench's own ssh options, which therefore keep their values:
+BatchMode, StrictHostKeyChecking), `ansible_connection=local`, and orbench's `orbench_java`, `orbench_workdir`,
+`orbench_address`.
+
+ansible-core is the optional extra `fleet` (`pip install 'orbench[fleet]'`): a harness that never runs on other
+hosts does not need it, and says what to install when an inventory is named without it.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,219 +27,159 @@ from orbench.errors import UserError
 from orbench.hosts.ssh import LOCAL, HostSpec, check_url
 
 DEFAULT_WORKDIR = "/tmp/orbench"
-_RANGE = re.compile(r"\[(\d+):(\d+)\]")
+MISSING = ("reading an Ansible inventory needs ansible-core: install orbench's fleet extra "
+           "(from a checkout: make deps, or .venv/bin/pip install -e 'harness[fleet]'; else pip install 'orbench[fleet]')")
+
+# Each setting and the Ansible variables that give it, the first one set winning (Ansible's current names
+# before their older ansible_ssh_* spellings).
+_SETTINGS = {
+    "host": ("ansible_host", "ansible_ssh_host"),
+    "port": ("ansible_port", "ansible_ssh_port"),
+    "user": ("ansible_user", "ansible_ssh_user"),
+    "key": ("ansible_ssh_private_key_file", "ansible_private_key_file"),
+    "common_args": ("ansible_ssh_common_args",),
+    "extra_args": ("ansible_ssh_extra_args",),
+    "connection": ("ansible_connection",),
+    "java": ("orbench_java",),
+    "workdir": ("orbench_workdir",),
+    "address": ("orbench_address",),
+}
+USED_VARS = tuple(v for names in _SETTINGS.values() for v in names)
+
+
+def ansible_available() -> str | None:
+    """None when ansible-core can be imported; else what to install."""
+    try:
+        import ansible.inventory.manager  # noqa: F401
+    except ImportError:
+        return MISSING
+    return None
 
 
 @dataclass
 class Inventory:
+    """An inventory as Ansible read it: host names by pattern, and each host's variables (templated)."""
+
     path: Path
-    host_vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # host -> its own variables
-    group_hosts: dict[str, list[str]] = field(default_factory=dict)      # group -> hosts listed in it
-    group_children: dict[str, list[str]] = field(default_factory=dict)   # group -> child groups
-    group_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _manager: Any = field(repr=False)
+    _variables: Any = field(repr=False)
+    _loader: Any = field(repr=False)
 
-    # -- building ---------------------------------------------------------------------------------------
-    def _group(self, name: str) -> None:
-        self.group_hosts.setdefault(name, [])
-        self.group_children.setdefault(name, [])
-        self.group_vars.setdefault(name, {})
+    def hosts_of(self, pattern: str) -> list[str]:
+        """The inventory names of the hosts an Ansible pattern matches, in the inventory's order."""
+        return [h.name for h in self._manager.get_hosts(pattern=pattern)]
 
-    def _add_host(self, group: str, host: str, variables: dict[str, Any]) -> None:
-        self._group(group)
-        if host not in self.group_hosts[group]:
-            self.group_hosts[group].append(host)
-        self.host_vars.setdefault(host, {}).update(variables)
-
-    # -- queries ----------------------------------------------------------------------------------------
-    def hosts_of(self, group: str) -> list[str]:
-        """Every host in `group` and its children, in file order, once each."""
-        out: list[str] = []
-
-        def walk(g: str, seen: tuple[str, ...]) -> None:
-            if g in seen:
-                raise UserError(f"{self.path}: group {g!r} is its own child ({' -> '.join(seen + (g,))})")
-            for h in self.group_hosts.get(g, []):
-                if h not in out:
-                    out.append(h)
-            for child in self.group_children.get(g, []):
-                walk(child, seen + (g,))
-
-        if group == "all":
-            return list(self.host_vars)
-        walk(group, ())
-        return out
-
-    def _ancestry(self, host: str) -> list[str]:
-        """The groups `host` is in, parents before children (the order their variables apply in)."""
-        parents: dict[str, set[str]] = {}
-        for g, children in self.group_children.items():
-            for c in children:
-                parents.setdefault(c, set()).add(g)
-
-        def depth(g: str, seen: frozenset = frozenset()) -> int:
-            if g in seen:
-                return 0
-            return 1 + max((depth(p, seen | {g}) for p in parents.get(g, ())), default=0)
-
-        groups = [g for g in self.group_hosts if g != "all" and host in self.hosts_of(g)]
-        return sorted(groups, key=lambda g: (depth(g), g))
+    def groups(self) -> list[str]:
+        return sorted(self._manager.groups)
 
     def variables(self, host: str) -> dict[str, Any]:
-        merged = dict(self.group_vars.get("all", {}))
-        for g in self._ancestry(host):
-            merged.update(self.group_vars.get(g, {}))
-        merged.update(self.host_vars.get(host, {}))
-        return merged
+        """The variables orbench uses, as Ansible resolves them for `host` (precedence, templates); unset
+        ones left out."""
+        from ansible.errors import AnsibleError
+        from ansible.template import Templar
+
+        h = self._manager.get_host(host)
+        if h is None:
+            raise UserError(f"{self.path}: no host {host!r} in the inventory")
+        every = self._variables.get_vars(host=h, include_hostvars=False)
+        templar = Templar(loader=self._loader, variables=every)
+        out: dict[str, Any] = {}
+        for name in USED_VARS:
+            if name in every and every[name] is not None:
+                try:
+                    out[name] = templar.template(every[name])
+                except AnsibleError as exc:
+                    raise UserError(f"{self.path}: host {host!r}: variable {name}: {exc.message}") from None
+        return out
 
     def host_spec(self, host: str) -> HostSpec:
-        """The harness's host spec of `host`: local for ansible_connection=local, else ssh://user@address:port."""
-        if host not in self.host_vars:
-            raise UserError(f"{self.path}: no host {host!r} in the inventory")
+        """The harness's host spec of `host`: local for ansible_connection=local, else ssh://user@address:port
+        with the host's own key and ssh arguments. Refuses a host that is not an address or a name."""
         v = self.variables(host)
-        workdir = str(v.get("orbench_workdir", DEFAULT_WORKDIR))
-        java = v.get("orbench_java")
-        if v.get("ansible_connection") == "local":
-            return HostSpec(host, LOCAL, str(v.get("orbench_address", v.get("ansible_host", "127.0.0.1"))),
-                            java=java, workdir=workdir)
-        address = str(v.get("ansible_host", host))
-        port = v.get("ansible_port")
+
+        def get(setting: str) -> Any:
+            return next((v[n] for n in _SETTINGS[setting] if n in v), None)
+
+        where = f"{self.path}: host {host!r}"
+        workdir = str(get("workdir") or DEFAULT_WORKDIR)
+        java = get("java")
+        java = str(java) if java is not None else None
+        record = {"source": str(self.path), "name": host, "variables": v}
+        if get("connection") == "local":
+            return HostSpec(host, LOCAL, str(get("address") or get("host") or "127.0.0.1"), java=java,
+                            workdir=workdir, inventory=record)
+        if get("connection") not in (None, "ssh", "paramiko", "smart"):
+            raise UserError(f"{where}: ansible_connection {get('connection')!r}: orbench reaches hosts over "
+                            "ssh (or runs them here with ansible_connection=local)")
+        address = str(get("host") or host)
+        port = get("port")
         if port is not None and not (str(port).isdigit() and 1 <= int(port) <= 65535):
-            raise UserError(f"{self.path}: host {host!r}: ansible_port {port!r} is not a port number")
-        user = v.get("ansible_user")
+            raise UserError(f"{where}: ansible_port {port!r} is not a port number")
+        user = get("user")
         at = f"{user}@" if user else ""
         netloc = f"[{address}]" if ":" in address else address
         url = f"ssh://{at}{netloc}" + (f":{port}" if port is not None else "")
         problem = check_url(url)
         if problem:
-            raise UserError(f"{self.path}: host {host!r}: {url!r}: {problem}")
-        return HostSpec(host, url, str(v.get("orbench_address", address)), java=java, workdir=workdir)
+            raise UserError(f"{where}: {url!r} (from ansible_host, ansible_user, ansible_port): {problem}")
+        args: list[str] = []
+        for setting in ("common_args", "extra_args"):
+            text = get(setting)
+            if text:
+                try:
+                    args += shlex.split(str(text))
+                except ValueError as exc:
+                    raise UserError(f"{where}: {_SETTINGS[setting][0]} {text!r}: {exc}") from None
+        key = get("key")
+        return HostSpec(host, url, str(get("address") or address), java=java, workdir=workdir,
+                        identity_file=str(Path(str(key)).expanduser()) if key else None, ssh_args=tuple(args),
+                        inventory=record)
 
     def resolve(self, ref: str) -> list[HostSpec]:
-        """A group's hosts, or one host, by name."""
-        if ref in self.group_hosts or ref == "all":
-            hosts = self.hosts_of(ref)
-            if not hosts:
-                raise UserError(f"{self.path}: group {ref!r} has no hosts")
-            return [self.host_spec(h) for h in hosts]
-        if ref in self.host_vars:
-            return [self.host_spec(ref)]
-        known = ", ".join(sorted(set(self.group_hosts) | {"all"}))
-        raise UserError(f"{self.path}: {ref!r} is neither a group ({known}) nor a host of the inventory")
+        """The hosts an Ansible pattern names (a group, a host, `a:&b`, `node[0:3]`), at least one."""
+        from ansible.errors import AnsibleError
 
-
-def _expand(pattern: str) -> list[str]:
-    """node[01:03] -> node01, node02, node03 (the width of the first bound is kept)."""
-    m = _RANGE.search(pattern)
-    if not m:
-        return [pattern]
-    lo, hi = m.group(1), m.group(2)
-    width = len(lo) if lo.startswith("0") else 0
-    return [h for n in range(int(lo), int(hi) + 1)
-            for h in _expand(pattern[:m.start()] + str(n).zfill(width) + pattern[m.end():])]
-
-
-def _scalar(text: str) -> Any:
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    if text in ("true", "True", "yes"):
-        return True
-    if text in ("false", "False", "no"):
-        return False
-    return text
-
-
-def read_ini(path: Path, text: str) -> Inventory:
-    inv = Inventory(path)
-    inv._group("all")
-    inv._group("ungrouped")
-    section, kind = "ungrouped", "hosts"
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        where = f"{path}: line {n}"
-        if line.startswith("["):
-            m = re.fullmatch(r"\[([A-Za-z0-9_.-]+)(?::(children|vars))?\]", line)
-            if not m:
-                raise UserError(f"{where}: {line!r} is not a section header ([group], [group:children], "
-                                "[group:vars])")
-            section, kind = m.group(1), m.group(2) or "hosts"
-            inv._group(section)
-            continue
         try:
-            words = shlex.split(line, comments=True)
-        except ValueError as exc:
-            raise UserError(f"{where}: {exc}") from None
-        if not words:
-            continue
-        if kind == "children":
-            inv._group(words[0])
-            if words[0] not in inv.group_children[section]:
-                inv.group_children[section].append(words[0])
-        elif kind == "vars":
-            key, eq, value = line.partition("=")
-            if not eq or not key.strip():
-                raise UserError(f"{where}: {line!r} is not NAME=VALUE")
-            inv.group_vars[section][key.strip()] = _scalar(value.strip().strip("'\""))
-        else:
-            variables = {}
-            for word in words[1:]:
-                key, eq, value = word.partition("=")
-                if not eq or not key:
-                    raise UserError(f"{where}: {word!r} after host {words[0]!r} is not NAME=VALUE")
-                variables[key] = _scalar(value)
-            for host in _expand(words[0]):
-                inv._add_host(section, host, variables)
-    return inv
-
-
-def read_yaml(path: Path, text: str) -> Inventory:
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: an inventory is a mapping of groups (usually `all:`)")
-    inv = Inventory(path)
-    inv._group("all")
-
-    def group(name: str, body: Any, where: str) -> None:
-        inv._group(name)
-        if body is None:
-            return
-        if not isinstance(body, dict):
-            raise UserError(f"{path}: {where}: a group is a mapping with hosts, children, vars")
-        unknown = set(body) - {"hosts", "children", "vars"}
-        if unknown:
-            raise UserError(f"{path}: {where}: unknown key(s) {', '.join(sorted(unknown))} "
-                            "(a group has hosts, children, vars)")
-        for key in ("hosts", "children", "vars"):
-            if not isinstance(body.get(key) or {}, dict):
-                raise UserError(f"{path}: {where}.{key}: must be a mapping (name: ...), not a list")
-        for host, variables in (body.get("hosts") or {}).items():
-            if variables is not None and not isinstance(variables, dict):
-                raise UserError(f"{path}: {where}.hosts.{host}: host variables must be a mapping")
-            for h in _expand(str(host)):
-                inv._add_host(name, h, dict(variables or {}))
-        inv.group_vars[name].update(body.get("vars") or {})
-        for child, child_body in (body.get("children") or {}).items():
-            if str(child) not in inv.group_children[name]:
-                inv.group_children[name].append(str(child))
-            group(str(child), child_body, f"{where}.children.{child}")
-
-    for name, body in data.items():
-        group(str(name), body, str(name))
-    return inv
+            hosts = self.hosts_of(ref)
+        except AnsibleError as exc:
+            raise UserError(f"{self.path}: pattern {ref!r}: {exc.message}") from None
+        if not hosts:
+            known = ", ".join(g for g in self.groups() if g != "ungrouped")
+            raise UserError(f"{self.path}: {ref!r} names no host: neither a group with hosts ({known}) nor a "
+                            "host of the inventory")
+        return [self.host_spec(h) for h in hosts]
 
 
 def read_inventory(path: Path) -> Inventory:
-    """An inventory file, INI or YAML (by extension .yml/.yaml, else by content)."""
+    """An inventory file or directory, read by ansible-core. UserError naming the file when Ansible cannot
+    read it, or when ansible-core is not installed."""
+    if not path.exists():
+        raise UserError(f"{path}: cannot read the inventory: no such file or directory")
+    if ansible_available():
+        raise UserError(f"{path}: {MISSING}")
+    import ansible.constants as C
+    from ansible.errors import AnsibleError
+    from ansible.inventory.manager import InventoryManager
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.utils.display import Display
+    from ansible.vars.manager import VariableManager
+
+    # A source Ansible cannot parse is an error, not a warning and an empty inventory.
+    C.INVENTORY_UNPARSED_IS_FAILED = True
+    C.INVENTORY_ANY_UNPARSED_IS_FAILED = True
+    # Ansible says why a source failed in warnings, one per plugin it tried: they go into the error.
+    display = Display()
+    warnings: list[str] = []
+    display.warning = lambda msg, formatted=False: warnings.append(" ".join(str(msg).split()))  # type: ignore[method-assign]
+    loader = DataLoader()
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the inventory: {exc.strerror}") from None
-    looks_yaml = path.suffix in (".yml", ".yaml") or (
-        path.suffix != ".ini" and re.match(r"\s*(---|[A-Za-z0-9_.-]+:\s*$)", text) is not None)
-    return read_yaml(path, text) if looks_yaml else read_ini(path, text)
+        manager = InventoryManager(loader=loader, sources=[str(path)])
+        variables = VariableManager(loader=loader, inventory=manager)
+    except AnsibleError as exc:
+        why = "".join(f"\n  {w}" for w in warnings)
+        raise UserError(f"{path}: Ansible cannot read this inventory: {exc.message}{why}") from None
+    finally:
+        del display.warning  # the class's own again
+    for w in warnings:
+        display.warning(f"{path}: {w}")
+    return Inventory(path, manager, variables, loader)

@@ -18,7 +18,7 @@ import shlex
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -80,6 +80,11 @@ class HostSpec:
     address: str                # what servers on this host bind and advertise
     java: str | None = None     # the JVM on this host; None: "java" on its PATH (local: the harness's JVM)
     workdir: str = "/tmp/orbench"  # per-campaign directories are made under it (remote hosts)
+    identity_file: str | None = None   # this host's key (a path), over the campaign's [ssh] identity_file
+    ssh_args: tuple[str, ...] = ()     # more ssh options for this host, after orbench's own (which so win)
+    # Where the host came from when an Ansible inventory named it: the source and the variables orbench used
+    # (key paths, never keys), recorded in the manifest.
+    inventory: dict | None = field(default=None, compare=False, hash=False)
 
     @property
     def is_local(self) -> bool:
@@ -102,8 +107,13 @@ class HostSpec:
         return f"{self.user}@{self.hostname}" if self.user else self.hostname
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "url": self.url, "address": self.address, "java": self.java,
-                "workdir": None if self.is_local else self.workdir}
+        out = {"name": self.name, "url": self.url, "address": self.address, "java": self.java,
+               "workdir": None if self.is_local else self.workdir}
+        if self.identity_file or self.ssh_args:
+            out.update(identity_file=self.identity_file, ssh_args=list(self.ssh_args))
+        if self.inventory is not None:
+            out["inventory"] = self.inventory
+        return out
 
 
 _URL = re.compile(r"^ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)"
@@ -149,8 +159,13 @@ class Host:
         return f"host {self.spec.name} ({self.spec.url})"
 
     # -- ssh command lines -------------------------------------------------------------------------------------
+    def ssh_options(self) -> list[str]:
+        """The campaign's ssh options with this host's key, then this host's own ssh arguments."""
+        ssh = self.ssh if not self.spec.identity_file else replace(self.ssh, identity_file=self.spec.identity_file)
+        return [*ssh.options(), *self.spec.ssh_args]
+
     def _base(self, multiplexed: bool) -> list[str]:
-        argv = ["ssh", *self.ssh.options(), "-p", str(self.spec.port), "-T"]
+        argv = ["ssh", *self.ssh_options(), "-p", str(self.spec.port), "-T"]
         if multiplexed and self._master is not None and self._master.poll() is None:
             argv += ["-o", f"ControlPath={self._control_path()}", "-o", "ControlMaster=no"]
         return argv
