@@ -8,9 +8,9 @@ import os
 import shutil
 
 import pytest
-from orbench.commands.fidelity import run_fidelity
 from orbench.errors import UserError
 from orbench.paths import repo_root
+from orbench.running.fidelity import run_fidelity
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import require_targets
