@@ -12,7 +12,7 @@ from orbench.results.summary import current_summary
 from orbench.results.table import columns
 
 from orbench_plots import figures as payload_figures
-from orbench_plots import section_fidelity, section_jmh
+from orbench_plots import section_fidelity, section_jmh, section_placement
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
@@ -234,6 +234,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                  "median's order-statistic interval; a trial where the machine's slow mood met one side of a pair only "
                  "does not move it, so it may differ from the p50s' difference. p90, p99, max: over every call of the "
                  "point.</p>")
+    parts.append(section_placement.section(summary.get("points", [])))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
