@@ -14,6 +14,8 @@ run at that size. Each pair gives a ratio (orbench p50 / reference p50); a row r
   (cpp/fidelity/c_pingpong.c), a plain C client and server of a few dozen lines moving the same bytes (a 12-byte
   header and the payload in one send(); a 24-byte reply). Oneway compares the client's time per call and the
   receiver's throughput (messages from the first timed call to a final round trip).
+- `java-pingpong`, `java-pingpong-oneway`: the same for the Java socket baseline against JavaPingpong, the same
+  program on plain java.net.Socket (the JVM on PATH, the worker's heap and collector flags).
 
 Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run. Warm-up: sockperf
 leaves its first 400 ms out of its statistics, so orbench's trials (and the omniORB loop's runs) get 20000
@@ -55,6 +57,8 @@ SIZES = [1, 16, 128, 1024, 4096, 16384, 32168, 65536]
 SOCKPERF_MAX_BYTES = 32768
 LOOP_EXECUTABLE = "cpp/build/orbench-omniorb-loop"
 PINGPONG_EXECUTABLE = "cpp/build/orbench-c-pingpong"
+JAVA_PINGPONG_JAR = "java/target/orbench-workers.jar"
+JAVA_PINGPONG_CLASS = "org.orbench.fidelity.JavaPingpong"
 READY_TIMEOUT_S = 30.0
 _P50 = re.compile(r"percentile 50\.000 =\s*([\d.]+)")
 _OBS = re.compile(r"Total (\d+) observations")
@@ -212,8 +216,18 @@ class OmniorbLoop:
         _stop(self.server)
 
 
-class CPingpong:
-    """orbench-c-pingpong: its server for the whole run, one client run of `calls` calls per pair."""
+def _java_pingpong() -> list[str]:
+    """The Java reference's command: the JVM on PATH with the java-socket worker's heap and collector flags."""
+    java = shutil.which("java")
+    if java is None:
+        raise UserError("java not found on PATH (the Java ping-pong reference needs it)")
+    return [java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-XX:+UseG1GC", "-cp",
+            str(repo_root() / JAVA_PINGPONG_JAR), JAVA_PINGPONG_CLASS]
+
+
+class Pingpong:
+    """A plain ping-pong program (orbench-c-pingpong, or JavaPingpong on java.net.Socket): its server for the whole
+    run, one client run of `calls` calls per pair."""
 
     halve_orbench = False
 
@@ -221,35 +235,43 @@ class CPingpong:
                  samples: Path):
         self.name, self.mode = name, mode
         self.placement, self.host, self.calls, self.warmup = placement, host, calls, warmup
-        self.describe = (f"orbench c-socket {mode} p50 vs orbench-c-pingpong {mode} (cpp/fidelity/c_pingpong.c): "
-                         "a plain C client and server moving the same bytes"
+        java = name.startswith("java")
+        self.describe = (f"orbench {ROWS[name][0]} {mode} p50 vs "
+                         + ("JavaPingpong (java/src/main/java/org/orbench/fidelity/): plain java.net.Socket"
+                            if java else "orbench-c-pingpong (cpp/fidelity/c_pingpong.c): plain C")
+                         + " client and server moving the same bytes"
                          + ("; receiver throughput as orbench / reference" if mode == "oneway" else ""))
-        self.executable = repo_root() / PINGPONG_EXECUTABLE
+        self.java = java
+        self.executable = repo_root() / (JAVA_PINGPONG_JAR if java else PINGPONG_EXECUTABLE)
         self.log = logs / f"{name}.log"
         self.samples = samples
         self.port = 0
         self.server: subprocess.Popen | None = None
 
+    def _command(self) -> list[str]:
+        return _java_pingpong() if self.java else [str(self.executable)]
+
     def start(self) -> None:
         if not self.executable.is_file():
-            raise UserError(f"{self.executable} is missing (built by `make cpp`)")
+            raise UserError(f"{self.executable} is missing (built by `make {'java' if self.java else 'cpp'}`)")
         self.port = _free_port(self.host)
         with open(self.log, "ab") as out:
             self.server = subprocess.Popen(
-                self.placement.prefix("server") + [str(self.executable), "server", self.host, str(self.port)],
+                self.placement.prefix("server") + self._command() + ["server", self.host, str(self.port)],
                 stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
-        _wait_listening(self.host, self.port, self.server, "orbench-c-pingpong server", self.log)
+        _wait_listening(self.host, self.port, self.server, f"{self.name} server", self.log)
 
     def measure(self, payload_bytes: int, trial: int) -> ReferenceRun:
         self.samples.mkdir(parents=True, exist_ok=True)
         path = self.samples / f"{self.name}-{payload_bytes}B-t{trial}.i64"
-        argv = self.placement.prefix("client") + [str(self.executable), "client", self.host, str(self.port), self.mode,
-                                                  str(payload_bytes), str(self.calls), str(self.warmup), str(path)]
+        argv = self.placement.prefix("client") + self._command() + [
+            "client", self.host, str(self.port), self.mode, str(payload_bytes), str(self.calls), str(self.warmup),
+            str(path)]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + (self.calls + self.warmup) * 0.002)
         with open(self.log, "a") as out:
             out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
-            raise UserError(f"orbench-c-pingpong client failed (exit {proc.returncode}); its output is in {self.log}")
+            raise UserError(f"{self.name} client failed (exit {proc.returncode}); its output is in {self.log}")
         m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
         samples = read_samples(path)
         return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
@@ -287,7 +309,8 @@ def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
 
 # Each row: the reference's name -> the orbench target and mode it is compared with.
 ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
-        "c-pingpong-oneway": ("c-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
+        "c-pingpong-oneway": ("c-socket", "oneway"), "java-pingpong": ("java-socket", "twoway"),
+        "java-pingpong-oneway": ("java-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
 
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials: int = 7, calls: int = 10000,
@@ -332,8 +355,8 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     ref: Reference
     if name == "sockperf":
         ref = Sockperf(pl, host, sockperf_seconds, store.logs_dir)
-    elif name.startswith("c-pingpong"):
-        ref = CPingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
+    elif "pingpong" in name:
+        ref = Pingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     else:
         ref = OmniorbLoop(pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     measured: dict[tuple[int, int], ReferenceRun] = {}
