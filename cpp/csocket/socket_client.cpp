@@ -130,9 +130,9 @@ void SocketClient::prepare(const RunSpec& spec) {
   const uint64_t body_bytes = counted_payload_bytes(spec.payload_type, spec.payload_bytes);
   payload_bytes_ = static_cast<uint32_t>(body_bytes);
   const uint8_t kind = spec.mode == Mode::oneway ? wire::ONEWAY : spec.mode == Mode::twoway ? wire::TWOWAY : wire::ECHO;
-  request_.assign(wire::kHeaderBytes + body_bytes, 0);
+  request_ = PageBuffer(wire::kHeaderBytes + body_bytes);
   wire::encode_header(request_.data(), kind, payload_bytes_);
-  for (uint64_t i = 0; i < body_bytes; ++i) request_[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
+  for (uint64_t i = 0; i < body_bytes; ++i) request_.data()[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
 }
 
 void SocketClient::send_request(const uint8_t* request, size_t request_bytes) {

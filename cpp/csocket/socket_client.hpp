@@ -47,8 +47,9 @@ class SocketClient final : public ClientWorker, public BenchDriver {
   MessageReader reader_;
   Mode mode_ = Mode::twoway;
   uint32_t io_timeout_ms_ = 60000;
-  // Header + payload of the run's request, built once: one send() per call (PROTOCOL.md).
-  std::vector<uint8_t> request_;
+  // Header + payload of the run's request, built once: one send() per call (PROTOCOL.md). Page-aligned, so
+  // the kernel's copy into its page fragment is not a short-distance `rep movsb` (see MessageReader).
+  PageBuffer request_;
   uint32_t payload_bytes_ = 0;
   bool split_writes_ = false;  // TCP_NODELAY off: header and body as two writes
 };

@@ -7,8 +7,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace orbench {
@@ -27,15 +29,31 @@ int send_all(int fd, const uint8_t* data, size_t length) {
   return 0;
 }
 
+void PageBuffer::resize(size_t size) {
+  constexpr size_t kPage = 4096;
+  const size_t rounded = (size + kPage - 1) / kPage * kPage;
+  std::unique_ptr<uint8_t[], Free> bytes(static_cast<uint8_t*>(std::aligned_alloc(kPage, rounded == 0 ? kPage : rounded)));
+  if (!bytes) throw std::bad_alloc();
+  const size_t kept = std::min(size, size_);
+  if (kept > 0) std::memcpy(bytes.get(), bytes_.get(), kept);
+  std::memset(bytes.get() + kept, 0, size - kept);
+  bytes_ = std::move(bytes);
+  size_ = size;
+}
+
+MessageReader::MessageReader(size_t initial_capacity, size_t headroom) : buffer_(kMessageOffset + initial_capacity) {
+  if (headroom > kMessageOffset) throw std::invalid_argument("MessageReader headroom above kMessageOffset");
+}
+
 bool MessageReader::fill(int fd, size_t needed, bool& eof) {
   if (end_ - begin_ >= needed) return true;
   if (begin_ + needed > buffer_.size()) {
-    // Not enough room after begin_: move the partial message to the front (after the headroom), and grow if
-    // it still won't fit.
-    std::memmove(buffer_.data() + headroom_, buffer_.data() + begin_, end_ - begin_);
-    end_ -= begin_ - headroom_;
-    begin_ = headroom_;
-    if (headroom_ + needed > buffer_.size()) buffer_.resize(headroom_ + needed);
+    // Not enough room after begin_: move the partial message to the front (kMessageOffset), and grow if it
+    // still won't fit.
+    std::memmove(buffer_.data() + kMessageOffset, buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_ - kMessageOffset;
+    begin_ = kMessageOffset;
+    if (kMessageOffset + needed > buffer_.size()) buffer_.resize(kMessageOffset + needed);
   }
   while (end_ - begin_ < needed) {
     const ssize_t got = recv(fd, buffer_.data() + end_, buffer_.size() - end_, 0);
@@ -53,7 +71,7 @@ bool MessageReader::fill(int fd, size_t needed, bool& eof) {
 }
 
 MessageReader::Result MessageReader::next(int fd, wire::Header& header, uint8_t*& body) {
-  if (begin_ == end_) begin_ = end_ = headroom_;  // cheap reset keeps small messages at the buffer's start
+  if (begin_ == end_) begin_ = end_ = kMessageOffset;  // cheap reset keeps each read at the same page offset
   bool eof = false;
   if (!fill(fd, wire::kHeaderBytes, eof)) {
     if (eof && begin_ == end_) return Result::eof;  // clean close between messages

@@ -1,5 +1,6 @@
-"""`orbench fidelity`: a real short run of both rows (orbench's c-socket against sockperf, its omniORB worker
-against the bare omniORB loop), and the report section on it and on a run from before the omniORB row."""
+"""`orbench fidelity`: a real short run of the rows (orbench's c-socket against sockperf and the plain C ping-pong,
+twoway and oneway, java-socket against the plain Java one, its omniORB worker against the bare omniORB loop), and
+the report section on it and on a run from before the omniORB row."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import os
 import shutil
 
 import pytest
-from orbench.commands.fidelity import run_fidelity
 from orbench.errors import UserError
 from orbench.paths import repo_root
+from orbench.running.fidelity import run_fidelity
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import require_targets
@@ -18,7 +19,8 @@ from tests.conftest import require_targets
 
 def require_references() -> None:
     missing = [what for what, ok in (("sockperf", shutil.which("sockperf")),
-                                     ("orbench-omniorb-loop", (repo_root() / "cpp/build/orbench-omniorb-loop").is_file()))
+                                     ("orbench-omniorb-loop", (repo_root() / "cpp/build/orbench-omniorb-loop").is_file()),
+                                     ("orbench-c-pingpong", (repo_root() / "cpp/build/orbench-c-pingpong").is_file()))
                if not ok]
     if missing:
         if "CI" in os.environ:
@@ -26,16 +28,23 @@ def require_references() -> None:
         pytest.skip(f"missing: {missing} (make deps cpp)")
 
 
-def test_both_rows_pair_every_trial_with_a_reference_run(tmp_path):
-    require_targets("c-socket", "omniorb")
+ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "omniorb-loop")
+
+
+def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
+    require_targets("c-socket", "omniorb", "java-socket")
     require_references()
-    store, result = run_fidelity([16], trials=3, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path)
+    store, result = run_fidelity([16], trials=3, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path,
+                                 rows=ROWS)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
     comps = {c["reference"]: c for c in result["comparisons"]}
-    assert set(comps) == {"sockperf", "omniorb-loop"} and not result["missing"]
-    assert comps["sockperf"]["halved"] and not comps["omniorb-loop"]["halved"]
+    assert set(comps) == set(ROWS) and not result["missing"]
+    assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
+    # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
+    (oneway,) = comps["c-pingpong-oneway"]["rows"]
+    assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
     for name, comp in comps.items():
         (row,) = comp["rows"]
         assert row["pairs"] == 3, name
@@ -46,11 +55,13 @@ def test_both_rows_pair_every_trial_with_a_reference_run(tmp_path):
         run_dir = store.path / comp["run"]
         trials = [line for line in (run_dir / "trials.csv").read_text().splitlines()[1:] if ",ok," in line]
         assert len(trials) == 3, name
-    assert len(list((store.samples_dir / "omniorb-loop").glob("*.i64"))) == 3
+    for name in ("omniorb-loop", "c-pingpong", "java-pingpong"):
+        assert len(list((store.samples_dir / name).glob("*.i64"))) == 3, name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 
     html = section(store.path)
     assert "c-socket echo vs sockperf" in html and "omniorb twoway vs omniorb-loop" in html
+    assert "c-socket oneway vs c-pingpong-oneway" in html and "java-socket twoway vs java-pingpong" in html
 
 
 def test_unknown_row_is_refused_before_anything_runs(tmp_path):

@@ -12,7 +12,7 @@ from orbench.results.summary import current_summary
 from orbench.results.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
-from orbench_plots import section_fidelity, section_jmh
+from orbench_plots import section_fidelity, section_jmh, section_placement
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
@@ -231,6 +231,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                 "</tr>" for k in known) + "</table>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])) + f"<p>{_esc(P50_LEGEND)}</p>")
     parts.append(variance_section(summary.get("points", [])))
+    parts.append(section_placement.section(summary.get("points", [])))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     if summary.get("equivalence"):
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "

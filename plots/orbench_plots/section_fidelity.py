@@ -31,6 +31,9 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
     scale = "p50 / 2" if comp.get("halved") else "p50"
     head = ("payload", f"orbench {comp['target']} {comp['mode']} {scale} (µs)", f"{comp['reference']} {'p50 of RTT/2' if comp.get('halved') else 'p50'} (µs)",
             "ratio (median)", "ratio range", "pairs", "load average")
+    oneway = any(r.get("throughput_ratio") is not None for r in comp["rows"])
+    if oneway:  # the receiver's messages/s, orbench over the reference: below 1, orbench's receiver is slower
+        head += ("receiver msgs/s orbench / reference",)
     out = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for r in comp["rows"]:
         ratio, spread, load = r.get("ratio"), r.get("ratio_range"), r.get("loadavg_1m")
@@ -39,6 +42,8 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),
                  "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}", str(r.get("pairs") or ""),
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
+        if oneway:
+            cells.append("" if r.get("throughput_ratio") is None else f"{r['throughput_ratio']:.3f}")
         out.append("<tr>" + "".join(f"<td class='num'>{html.escape(c)}</td>" for c in cells) + "</tr>")
     return (f"<h3>{html.escape(comp['target'])} {html.escape(comp['mode'])} vs {html.escape(comp['reference'])}</h3>"
             f"<p>{html.escape(comp.get('what', ''))}</p><table>" + "\n".join(out) + "</table>")

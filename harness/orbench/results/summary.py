@@ -16,6 +16,7 @@ import numpy as np
 from orbench.anatomy.summary import anatomy_section, orb_added_cpu
 from orbench.results import equivalence, stats
 from orbench.results.intervals import robust_cv_pct
+from orbench.results.invariants import invariant_warnings
 from orbench.results.known_fit import fit_text, known_answer_fits
 from orbench.results.launches import LAUNCH_METHOD, by_launch, over_launches, paired_by_launch
 from orbench.results.point import Point, PointGroup
@@ -194,6 +195,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
             "stopping target not reached", "", f"{len(not_reached)} point(s) ended by "
             f"{', '.join(sorted({s['reason'] for s in not_reached}))} before their intervals met {wanted}"))
     warnings += _launch_warnings(manifest, entries)
+    warnings += invariant_warnings(entries)
     warnings += _load_warnings(manifest, list(by_point.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.

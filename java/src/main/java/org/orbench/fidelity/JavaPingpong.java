@@ -1,0 +1,132 @@
+package org.orbench.fidelity;
+
+import java.io.DataInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The reference of {@code orbench fidelity}'s Java socket rows, written as plainly as a user would on
+ * java.net.Socket and sharing nothing with the java-socket worker: the bytes of orbench-c-pingpong (a 12-byte
+ * header of kind, 0 and payload length, little-endian, and the payload in one write; a 24-byte reply).
+ *
+ * <pre>
+ *   JavaPingpong server HOST PORT      serves one connection after another until its stdin closes
+ *   JavaPingpong client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE
+ * </pre>
+ * The client writes one little-endian int64 (ns, System.nanoTime) per timed call to SAMPLES_FILE; oneway ends
+ * with a FLUSH round trip and prints the receiver's messages/s from the first timed call to its reply.
+ */
+public final class JavaPingpong {
+  private static final int TWOWAY = 1;
+  private static final int ONEWAY = 2;
+  private static final int FLUSH = 3;
+
+  private JavaPingpong() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length == 3 && args[0].equals("server")) {
+      serve(args[1], Integer.parseInt(args[2]));
+    } else if (args.length == 8 && args[0].equals("client")) {
+      call(args);
+    } else {
+      System.err.println("usage: JavaPingpong server HOST PORT | client HOST PORT twoway|oneway PAYLOAD CALLS WARMUP FILE");
+      System.exit(2);
+    }
+  }
+
+  private static void serve(String host, int port) throws IOException {
+    Thread stdin = new Thread(() -> {
+      try {
+        while (System.in.read() >= 0) {
+          // whoever started us is still there
+        }
+      } catch (IOException e) {
+        // closed either way
+      }
+      System.exit(0);
+    });
+    stdin.setDaemon(true);
+    stdin.start();
+    try (ServerSocket listener = new ServerSocket(port, 4, InetAddress.getByName(host))) {
+      byte[] payload = new byte[1 << 20];
+      byte[] header = new byte[12];
+      byte[] reply = new byte[24];
+      while (true) {
+        try (Socket socket = listener.accept()) {
+          socket.setTcpNoDelay(true);
+          DataInputStream in = new DataInputStream(socket.getInputStream());
+          OutputStream out = socket.getOutputStream();
+          while (true) {
+            in.readFully(header);
+            ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+            in.readFully(payload, 0, h.getInt(8));
+            if (h.getInt(0) != ONEWAY) {
+              out.write(reply);
+            }
+          }
+        } catch (IOException e) {
+          // the client closed the connection: wait for the next
+        }
+      }
+    }
+  }
+
+  private static void call(String[] args) throws IOException {
+    boolean oneway = args[3].equals("oneway");
+    int payloadBytes = Integer.parseInt(args[4]);
+    int calls = Integer.parseInt(args[5]);
+    int warmup = Integer.parseInt(args[6]);
+    try (Socket socket = new Socket(args[1], Integer.parseInt(args[2]))) {
+      socket.setTcpNoDelay(true);
+      InputStream in = socket.getInputStream();
+      DataInputStream data = new DataInputStream(in);
+      OutputStream out = socket.getOutputStream();
+      byte[] request = new byte[12 + payloadBytes];
+      ByteBuffer.wrap(request).order(ByteOrder.LITTLE_ENDIAN).putInt(oneway ? ONEWAY : TWOWAY).putInt(0).putInt(payloadBytes);
+      for (int i = 0; i < payloadBytes; i++) {
+        request[12 + i] = (byte) i;
+      }
+      byte[] flush = new byte[12];
+      ByteBuffer.wrap(flush).order(ByteOrder.LITTLE_ENDIAN).putInt(FLUSH);
+      byte[] reply = new byte[24];
+      long[] samples = new long[calls];
+      long first = 0;
+      for (int i = 0; i < warmup + calls; i++) {
+        if (i == warmup) {
+          if (oneway) {
+            out.write(flush);
+            data.readFully(reply);
+          }
+          first = System.nanoTime();
+        }
+        long before = System.nanoTime();
+        out.write(request);
+        if (!oneway) {
+          data.readFully(reply);
+        }
+        if (i >= warmup) {
+          samples[i - warmup] = System.nanoTime() - before;
+        }
+      }
+      if (oneway) {
+        out.write(flush);
+        data.readFully(reply);
+        System.out.printf("receiver_msgs_per_s %.1f%n", calls * 1e9 / (System.nanoTime() - first));
+      }
+      ByteBuffer bytes = ByteBuffer.allocate(8 * calls).order(ByteOrder.LITTLE_ENDIAN);
+      for (long s : samples) {
+        bytes.putLong(s);
+      }
+      try (FileOutputStream file = new FileOutputStream(args[7])) {
+        file.write(bytes.array());
+      }
+    }
+  }
+}
