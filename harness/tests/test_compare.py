@@ -14,8 +14,8 @@ targets = ["omniorb", "c-socket"]
 modes = ["twoway"]
 payload_bytes = [1, 4096]
 trials = 3
-calls = 300
-warmup = 50
+calls = 1000
+warmup = 1000
 target_ci_pct = {target}
 max_trials = 4
 """
