@@ -36,6 +36,7 @@ from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.progress import Progress
 from orbench.running.schedule import Block, disjoint_waves, new_seed, round_order, steps, total_trials
 from orbench.running.session import TargetSession
+from orbench.running.skips import DEFAULT_STALL_S, PointSkips
 from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
 
@@ -66,7 +67,7 @@ class Lane:
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Trial], None] | None = None,
-                 stream=sys.stderr, resume: bool = False):
+                 stream=sys.stderr, resume: bool = False, retry_skipped: bool = False):
         self.campaign = campaign
         self.resume = resume
         self.pairs: list[HostPair] = campaign.host_pairs()
@@ -86,6 +87,8 @@ class Runner:
         self._lock = threading.RLock()
         self.seq = 0
         self.failed_trials = 0
+        # Points given up after failures in a row (skips.py); a stall counts when it lasted the watchdog's bound.
+        self.skips = PointSkips(store.path, float(campaign.settings.get("stall_timeout_s") or DEFAULT_STALL_S))
         self.stopping = StoppingRule.from_settings(
             campaign.settings, {t.name: t.baseline for t in campaign.targets if t.kind in MEASURED_AGAINST_BASELINE
                                 and t.baseline})
@@ -99,7 +102,7 @@ class Runner:
                                 f"writes {SCHEMA_VERSION} and resumes only runs of its own schema (start a new run)")
             trials = store.read_trials()
             self.seq = max((t.seq for t in trials), default=0)
-            self.finished = {(t.point, t.trial): t for t in trials if t.status in FINISHED_STATUSES}
+            self.finished = self.skips.finished_on_resume(trials, FINISHED_STATUSES, retry_skipped)
         self.progress = Progress(total_trials(campaign, self.pairs, self.stopping.most_trials) - len(self.finished),
                                  stream)
         self.manifest: dict[str, Any] = {}
@@ -391,6 +394,8 @@ class Runner:
             if result.status == "failed":
                 self.failed_trials += 1
             self.progress.trial(result)
+            if given_up := self.skips.note(result):
+                self.progress.note(f"{point.label}: {given_up}")
             if self.on_trial_done:
                 self.on_trial_done(self, result)
         return result
@@ -400,6 +405,8 @@ class Runner:
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
+        if given_up := self.skips.reason(point):
+            return self._finish(point, trial, Measurement(status="skipped", error=given_up))
         if target.name in broken:
             status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
                       else "failed")
@@ -460,7 +467,8 @@ class Runner:
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
                          samples_file=self.store.samples_path(point, trial) if trial is not None
                          else self.store.traced_samples_path(point),
-                         store_root=self.store.path, anatomy=anatomy)
+                         store_root=self.store.path, anatomy=anatomy,
+                         stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0))
 
     def _measure(self, session: TargetSession, point: Point, trial: int) -> Measurement:
         measure = measure_group if point.clients > 1 else measure_single
