@@ -148,8 +148,9 @@ def start_watchdog(session: TargetSession, clients: list[ClientWorker], plan: Tr
 def server_count(server: ServerWorker) -> Callable[[], int | None] | None:
     """How many messages the server counted since the last reset, from its stats answer; None when its stats
     do not carry `received` (an older worker)."""
-    first = server.stats()
-    if first is None or not isinstance(first.get("received"), dict):
+    if server.counts_received is None and server.answers_stats:
+        server.stats()  # once per server (the anatomy's reading usually asked already)
+    if not server.counts_received:
         return None
 
     def count() -> int | None:

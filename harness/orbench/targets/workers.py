@@ -193,6 +193,8 @@ class ServerWorker(_Process):
             raise WorkerError(f"{name} server: first line is not a ready line: {ready}", "protocol")
         self.ready = ready
         self.endpoint: str = ready["endpoint"]
+        # Whether its stats answers carry `received` (the message counters); None until the first answer.
+        self.counts_received: bool | None = None
 
     @property
     def answers_stats(self) -> bool:
@@ -213,6 +215,7 @@ class ServerWorker(_Process):
         line = self.read_json(timeout)
         if line.get("event") != "stats":
             raise WorkerError(f"{self.name} server answered {line} to the stats command", "protocol")
+        self.counts_received = isinstance(line.get("received"), dict)
         return line
 
 
