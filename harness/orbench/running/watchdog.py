@@ -90,16 +90,20 @@ class Watchdog:
         self.stall_timeout_s = stall_timeout_s
         self.calls, self.warmup = calls, warmup  # the trial's timed and warm-up calls, over all clients
         self._lock = threading.Lock()
-        self.last = self._read()
+        # The server is first asked at the first poll, not here: a stats exchange just before `run` would leave
+        # the workers' CPU idle for a moment before the first calls (quick.toml's rewarm says why that matters).
+        self.last = ProgressReading(-2, *self._read_clients())
         self.last_change = self.last_poll = time.monotonic()
         self.longest_quiet_s = 0.0          # the longest time without progress seen so far
         self.tripped: str | None = None
 
+    def _read_clients(self) -> tuple[int, int]:
+        return (sum(read_io(p).get("wchar", 0) for p in self.client_pids),
+                sum(cpu_ticks(p) for p in self.client_pids))
+
     def _read(self) -> ProgressReading:
         counted = self.server_count() if self.server_count is not None else None
-        return ProgressReading(-1 if counted is None else counted,
-                               sum(read_io(p).get("wchar", 0) for p in self.client_pids),
-                               sum(cpu_ticks(p) for p in self.client_pids))
+        return ProgressReading(-1 if counted is None else counted, *self._read_clients())
 
     def check(self) -> None:
         with self._lock:
