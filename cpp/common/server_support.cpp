@@ -90,8 +90,18 @@ void print_ready(const std::string& endpoint, const ordered_json& worker_info) {
                        {"stdin_commands", {"stats"}}});
 }
 
+namespace {
+std::atomic<const MessageCounter*> stats_counter{nullptr};
+}  // namespace
+
+void report_received_in_stats(const MessageCounter* counter) { stats_counter.store(counter); }
+
 void print_stats() {
   ordered_json line = {{"event", "stats"}};
+  if (const MessageCounter* counter = stats_counter.load()) {
+    const Counts received = counter->snapshot();
+    line["received"] = {{"messages", received.messages}, {"bytes", received.bytes}};
+  }
   if (counting_allocations()) line["memory"] = memory_json(process_allocations());
   write_protocol_line(line);
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_driver.hpp"
+#include "message_counter.hpp"
 
 namespace orbench {
 
@@ -42,6 +43,9 @@ void print_ready(const std::string& endpoint, const nlohmann::ordered_json& work
 // The answer to the stdin command {"cmd": "stats"}: {"event": "stats", "memory": {...}}, this process's
 // counters since it started (the harness takes differences).
 void print_stats();
+// From now on the stats answer also carries these counters (since their last reset) as "received": the
+// harness's progress watchdog reads them during a trial. The counter must outlive the stdin thread (leak it).
+void report_received_in_stats(const MessageCounter* counter);
 void print_exit(const Counts& received);
 // Prints {"event": "error", ...}; the caller then exits non-zero.
 void print_start_error(const std::string& why);

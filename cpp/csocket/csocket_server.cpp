@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include "clock.hpp"
@@ -23,6 +25,30 @@ namespace {
 // Leaked on purpose: connection threads are detached and may still run while the process exits.
 MessageCounter& counter = *new MessageCounter;
 std::atomic<int> listen_fd{-1};
+// The test hook --stall-after K (PROTOCOL.md): payload-carrying messages read so far, over every connection.
+std::atomic<int64_t> payload_messages_read{0};
+
+// --stall-after K: a negative value (absent) never stalls.
+int64_t stall_after_arg(const ServerArgs& args) {
+  const auto it = args.values.find("--stall-after");
+  if (it == args.values.end()) return -1;
+  size_t used = 0;
+  long long value = -1;
+  try {
+    value = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != it->second.size() || value < 0) {
+    throw std::invalid_argument("bad --stall-after \"" + it->second + "\": a number of messages, 0 or more");
+  }
+  return value;
+}
+
+// A stuck middleware, on purpose: the connection's thread stops reading and never comes back; the peer's
+// writes back up in the socket buffers. Only stdin's EOF or a signal ends the process.
+[[noreturn]] void stall_forever() {
+  while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+}
 
 // Wakes the accept() of main: on Linux, shutdown() of a listening socket makes a blocked accept fail.
 void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
@@ -34,7 +60,9 @@ bool carries_payload(uint8_t kind) { return kind == wire::ONEWAY || kind == wire
 // request's body (the reader keeps room there), and goes out in one send() without copying the payload, as an
 // echo server that sends back the bytes it read. With delay_ns > 0 (a known-answer server, PROTOCOL.md) every
 // payload-carrying request costs delay_ns of spinning between reading it and replying (oneway: counting it).
-void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
+// With stall_after >= 0 (the test hook --stall-after) the server stops reading after that many payload-carrying
+// messages.
+void serve_connection(int fd, ConnectOptions options, int64_t delay_ns, int64_t stall_after) {
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }
@@ -48,6 +76,9 @@ void serve_connection(int fd, ConnectOptions options, int64_t delay_ns) {
   uint8_t* body = nullptr;
 
   while (reader.next(fd, header, body) == MessageReader::Result::message) {
+    if (stall_after >= 0 && carries_payload(header.kind) && payload_messages_read.fetch_add(1) >= stall_after) {
+      stall_forever();
+    }
     if (delay_ns > 0 && carries_payload(header.kind)) spin_until_ns(monotonic_ns() + delay_ns);
     const uint32_t id = request_id++;
     if (header.kind == wire::ONEWAY) {  // no reply
@@ -111,10 +142,12 @@ int serve(int argc, char** argv) {
   ServerArgs args;
   ConnectOptions options;
   int64_t delay_ns = 0;
+  int64_t stall_after = -1;
   try {
-    args = parse_server_args(argc, argv, {"--no-nodelay"}, {"--delay-ns"});
+    args = parse_server_args(argc, argv, {"--no-nodelay"}, {"--delay-ns", "--stall-after"});
     options = parse_server_options(args.options);
     delay_ns = delay_ns_arg(args);
+    stall_after = stall_after_arg(args);
   } catch (const std::invalid_argument& e) {
     print_start_error(e.what());
     return 2;
@@ -132,6 +165,7 @@ int serve(int argc, char** argv) {
     return 1;
   }
   listen_fd.store(fd);
+  report_received_in_stats(&counter);
   start_stop_watchers(request_stop);
   nlohmann::ordered_json info = server_worker_info("c-socket", nullptr, "");
   if (delay_ns > 0) info["delay_ns"] = delay_ns;  // what this known-answer server adds per call
@@ -140,7 +174,7 @@ int serve(int argc, char** argv) {
   while (true) {
     const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) {
-      std::thread(serve_connection, connection, options, delay_ns).detach();
+      std::thread(serve_connection, connection, options, delay_ns, stall_after).detach();
     } else if (errno != EINTR && errno != ECONNABORTED) {
       break;  // request_stop() shut the listening socket down
     }

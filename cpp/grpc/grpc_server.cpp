@@ -147,6 +147,7 @@ int serve(int argc, char** argv) {
   }
   // Leaked with the stopper: the detached watcher threads may use them while main returns.
   auto* counter = new MessageCounter;
+  report_received_in_stats(counter);
   auto* stopper = new GrpcStopper;
   BenchService service(*counter, [stopper] { stopper->request_stop(); });
 

@@ -114,6 +114,7 @@ int serve(int argc, char** argv) {
     init.properties->parseCommandLineOptions("Ice", ice_args);
     std::shared_ptr<Ice::Communicator> communicator = Ice::initialize(init);
     auto* counter = new MessageCounter;  // leaked: detached sync threads may use it while main returns
+    report_received_in_stats(counter);
     auto servant = std::make_shared<BenchServant>(*counter, [communicator] { communicator->shutdown(); });
     auto adapter = communicator->createObjectAdapterWithEndpoints(
         "Bench", "tcp -h \"" + args.host + "\" -p " + std::to_string(args.port));

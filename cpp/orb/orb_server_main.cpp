@@ -78,6 +78,7 @@ int serve(int argc, char** argv) {
 
     auto* stopper = new OrbStopper(orb.in());
     auto* counter = new MessageCounter;  // leaked with the stopper, for the same reason
+    report_received_in_stats(counter);
     PortableServer::ServantBase_var servant = new BenchServant(*counter, [stopper] { stopper->request_stop(); });
     PortableServer::ObjectId_var id = poa->activate_object(servant.in());
     object = poa->id_to_reference(id.in());

@@ -6,8 +6,9 @@ with ast (every import, also those inside functions), and the layers it must res
 A module may import from its own layer and the layers below it. From the bottom:
   core       orbench's errors, paths and schemas (reading a TOML file against its JSON Schema); idl/, the
              IDL translator the builds run (standard library only)
-  data       results/point, trial, upgrade, store, stats, units, intervals, tdist: the results' types and
-             store, and the statistics over trials, which every layer that writes or reads a run shares
+  data       results/point, trial, upgrade, store, stats, units, intervals, tdist, stalls: the results' types
+             and store, and the statistics over trials, which every layer that writes or reads a run shares
+             (stalls: the runner gives up a point whose trials stall, running/skips.py)
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
   hosts      SSH, deployment, host facts, JDKs, placement, readiness, namespace test hosts and the WAN link
   campaign   campaign files and what they expand into
@@ -26,7 +27,7 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1]
 ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
-DATA = ("point", "trial", "upgrade", "store", "stats", "units", "intervals", "tdist")
+DATA = ("point", "trial", "upgrade", "store", "stats", "units", "intervals", "tdist", "stalls")
 LAYERS = ("core", "data", "targets", "hosts", "campaign", "running", "summary", "plots", "commands")
 # Subpackages whose layer is not their name: anatomy/ collects per-trial counters for the measurement; idl/ is
 # the IDL translator, which the C++ and Java builds run with no venv, so it imports nothing above itself.

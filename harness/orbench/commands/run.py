@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
     p.add_argument("--resume", metavar="RUN_DIR",
                    help="finish an interrupted or failed run: runs only the trials not finished (ok or skipped)")
+    p.add_argument("--retry-skipped", action="store_true",
+                   help="with --resume: also run again the points given up after failed or stalled trials in a row")
     p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
     p.add_argument("--anatomy", action="store_true",
                    help="the anatomy mode: after each point, one trial per target with strace attached to both "
@@ -45,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--anatomy and --resume: a resumed run keeps the anatomy mode it was started with")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
+    elif args.retry_skipped:
+        raise UserError("--retry-skipped goes with --resume RUN_DIR")
     elif not args.campaign:
         raise UserError("give a campaign (a file, or a name from harness/campaigns/), or --resume RUN_DIR")
     else:
@@ -54,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
-    runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume))
+    runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume),
+                    retry_skipped=args.retry_skipped)
     interrupt_on_signals()
     interrupted = False
     try:

@@ -40,14 +40,20 @@ def remote_dir(host: Host, campaign: str, run_id: str) -> str:
     return f"{host.spec.workdir.rstrip('/')}/{campaign}/{run_id}/{host.spec.name}"
 
 
-def deploy(host: Host, targets: list[Target], directory: str) -> list[str]:
-    """Copy the targets' files into `directory` on the host (tar over the host's SSH options). Returns what
-    was copied. Raises HostUnreachable, or RuntimeError naming what failed."""
+def files_to_copy(targets: list[Target]) -> tuple[list[str], list[str]]:
+    """Every file the targets' workers read, each once, relative to the repository; and those not built here."""
     files: list[str] = []
     for t in targets:
         files += [f for f in target_files(t) if f not in files]
     root = repo_root()
-    missing = [f for f in files if not (root / f).exists()]
+    return files, [f for f in files if not (root / f).exists()]
+
+
+def deploy(host: Host, targets: list[Target], directory: str) -> list[str]:
+    """Copy the targets' files into `directory` on the host (tar over the host's SSH options). Returns what
+    was copied. Raises HostUnreachable, or RuntimeError naming what failed."""
+    files, missing = files_to_copy(targets)
+    root = repo_root()
     if missing:
         raise RuntimeError(f"cannot deploy to {host}: not built here: {', '.join(missing)} (run: make build)")
     q = shlex.quote(directory)

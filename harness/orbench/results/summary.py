@@ -24,7 +24,7 @@ from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.results.sections import add_interop_comparison, load_section
 from orbench.results.stalls import find_stall
 from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
-from orbench.results.trial import Trial
+from orbench.results.trial import SKIPPED_AFTER_FAILURES, Trial
 from orbench.results.units import fmt_ns
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
@@ -72,6 +72,10 @@ def summarize(store: RunStore) -> dict[str, Any]:
             "errors": sorted({t.error for t in trials if not t.ok and t.error}),
             "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0].status),
         }
+        given_up = [t.error for t in trials if t.status == "skipped" and t.error.startswith(SKIPPED_AFTER_FAILURES)]
+        if given_up:
+            # The point's remaining trials were skipped after failures in a row (running/skips.py): say why.
+            entry["skipped"] = given_up[0]
         entries[point] = entry
         if not ok:
             continue

@@ -55,7 +55,7 @@ def format_table(summary: dict) -> str:
         lat = e.get("latency_ns")
         if lat is None:
             cells = ["-"] * 4
-            extra = (e.get("errors") or [e.get("status", "")])[0]
+            extra = e.get("skipped") or (e.get("errors") or [e.get("status", "")])[0]
         else:
             p50 = (e.get("p50_ci95_ns") or {}).get("estimate", lat["p50"])
             cells = [fmt_ns(p50), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
@@ -71,6 +71,8 @@ def format_table(summary: dict) -> str:
                 extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
             if e["status"] != "ok":
                 extra += f" ({e['trials_failed']} trials failed)"
+            if e.get("skipped"):
+                extra += f" {e['skipped']}"
         rows.append((*columns(Point.from_record(e)), *cells, _added(e), interval_over(e), extra.strip()))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []

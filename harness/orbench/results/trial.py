@@ -17,6 +17,9 @@ from orbench.results.point import Point
 
 # Statuses of a trial: ok (measured), failed (with the reason), skipped (the target cannot run the point).
 STATUSES = ("ok", "failed", "skipped")
+# The error text of a trial skipped because its point's trials failed or stalled in a row (running/skips.py);
+# `orbench run --resume` runs such trials again only with --retry-skipped.
+SKIPPED_AFTER_FAILURES = "skipped after"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,6 +32,7 @@ from orbench.running.measure import (
     fetched_samples,
     latency_fields,
     oneway_fields,
+    start_watchdog,
     trial_timeout_s,
 )
 from orbench.running.session import TargetSession
@@ -57,10 +58,13 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     if point.rate_hz:
         base["rate_hz"] = point.rate_hz
     timeout = trial_timeout_s(plan, point.rate_hz, n)
+    # One watchdog for the group: the server's reads and every client's writes and CPU time.
+    watchdog = start_watchdog(session, clients, plan)
 
     def run(k: int) -> dict[str, Any]:
         command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root)}
-        return clients[k].call(command, timeout=timeout, watch=[server])
+        return clients[k].call(command, timeout=timeout, watch=[server],
+                               on_wait=watchdog.check if watchdog else None)
 
     reading = UsageReading(session.runtime.usage_hosts())
     with ThreadPoolExecutor(max_workers=n) as pool:

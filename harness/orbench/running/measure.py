@@ -7,6 +7,7 @@ which runs N clients at once; a row means the same whichever of the two made it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,8 @@ from orbench.results.stats import latency_summary, read_samples
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
 from orbench.running.session import TargetSession
-from orbench.targets.workers import ServerWorker
+from orbench.running.watchdog import Watchdog
+from orbench.targets.workers import ClientWorker, ServerWorker
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class TrialPlan:
     # counters around the `run` command), "traced" (the same with strace attached: the anatomy mode's extra
     # trial), "off" (nothing).
     anatomy: str = "counters"
+    # The progress watchdog's bound (running/watchdog.py, campaign key stall_timeout_s); 0: none.
+    stall_timeout_s: float = 0.0
 
     @property
     def samples_record(self) -> str:
@@ -125,6 +129,36 @@ def start_anatomy(session: TargetSession, plan: TrialPlan) -> AnatomyReading | N
         raise WorkerError(str(exc), "anatomy") from None
 
 
+def start_watchdog(session: TargetSession, clients: list[ClientWorker], plan: TrialPlan) -> Watchdog | None:
+    """The trial's progress watchdog (watchdog.py), or None when the plan has none, or when the server's stats
+    do not count messages and a client is remote (nothing left to read)."""
+    server = session.server
+    assert server is not None
+    if plan.stall_timeout_s <= 0:
+        return None
+    # The workers' own pids (a wrapper such as taskset execs them, so the process's pid is the worker's too).
+    client_pids = [int(session.hello.get("pid") or c.pid) if c is session.client else c.pid for c in clients
+                   if not c.via]
+    counts = server_count(server)
+    if counts is None and len(client_pids) < len(clients):
+        return None
+    return Watchdog(counts, client_pids, plan.stall_timeout_s, len(clients) * plan.calls, len(clients) * plan.warmup)
+
+
+def server_count(server: ServerWorker) -> Callable[[], int | None] | None:
+    """How many messages the server counted since the last reset, from its stats answer; None when its stats
+    do not carry `received` (an older worker)."""
+    if server.counts_received is None and server.answers_stats:
+        server.stats()  # once per server (the anatomy's reading usually asked already)
+    if not server.counts_received:
+        return None
+
+    def count() -> int | None:
+        return int((server.stats(timeout=10.0) or {}).get("received", {}).get("messages", -1))
+
+    return count
+
+
 def host_shell(host: Host) -> Shell:
     """Runs an anatomy script on the host, its output as text."""
     return lambda script: host.run_shell(script, check=False).stdout.decode(errors="replace")
@@ -152,7 +186,9 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
     # orbench's processes are not told apart, they would read as other work).
     anatomy = start_anatomy(session, plan)
     reading = UsageReading(session.runtime.usage_hosts())
-    answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server])
+    watchdog = start_watchdog(session, [session.client], plan)
+    answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server],
+                                 on_wait=watchdog.check if watchdog else None)
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
     trial_end_unix = time.time()

@@ -50,6 +50,7 @@ from orbench.running.schedule import (
     total_group_runs,
 )
 from orbench.running.session import TargetSession
+from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
 from orbench.running.steady import SteadyState, warm_until_steady
 from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
@@ -81,7 +82,7 @@ class Lane:
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Trial], None] | None = None,
-                 stream=sys.stderr, resume: bool = False):
+                 stream=sys.stderr, resume: bool = False, retry_skipped: bool = False):
         self.campaign = campaign
         self.resume = resume
         self.pairs: list[HostPair] = campaign.host_pairs()
@@ -105,6 +106,8 @@ class Runner:
         self._lock = threading.RLock()
         self.seq = 0
         self.failed_trials = 0
+        # Points given up after failures in a row (skips.py); a stall counts when it lasted the watchdog's bound.
+        self.skips = PointSkips(store.path, float(campaign.settings.get("stall_timeout_s") or DEFAULT_STALL_S))
         self.baselines = {t.name: t.baseline for t in campaign.targets
                           if t.kind in MEASURED_AGAINST_BASELINE and t.baseline}
         self.stopping = StoppingRule.from_settings(campaign.settings, self.baselines)
@@ -119,8 +122,11 @@ class Runner:
                                 f"writes {SCHEMA_VERSION} and resumes only runs of its own schema (start a new run)")
             manifest, trials = store.read()
             self.seq = max((t.seq for t in trials), default=0)
-            self.finished = {t.key: t for t in trials if t.status in FINISHED_STATUSES}
+            self.finished = self.skips.finished_on_resume(trials, FINISHED_STATUSES, retry_skipped)
+            retried = {(t.point.group, t.launch) for t in trials if is_rule_skip(t)} if retry_skipped else set()
+            # A group whose given-up points are retried runs again (its finished trials are kept and re-fed).
             self.done_groups = {(PointGroup.from_record(r), int(r.get("launch", 0))) for r in manifest["stopping"]}
+            self.done_groups -= retried
         self.progress = Progress(total_group_runs(campaign, self.pairs) - len(self.done_groups), stream)
         self.manifest: dict[str, Any] = {}
 
@@ -449,6 +455,8 @@ class Runner:
             if result.status == "failed":
                 self.failed_trials += 1
             self.progress.trial(result)
+            if given_up := self.skips.note(result):
+                self.progress.note(f"{point.label}: {given_up}")
             if self.on_trial_done:
                 self.on_trial_done(self, result)
         return result
@@ -458,6 +466,8 @@ class Runner:
         why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
+        if given_up := self.skips.reason(point):
+            return self._finish(point, trial, Measurement(status="skipped", error=given_up))
         if target.name in broken:
             status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
                       else "failed")
@@ -522,7 +532,8 @@ class Runner:
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
                          samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
                          else self.store.traced_samples_path(point),
-                         store_root=self.store.path, anatomy=anatomy)
+                         store_root=self.store.path, anatomy=anatomy,
+                         stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0))
 
     def _measure(self, session: TargetSession, point: Point, trial: int, first: bool) -> Measurement:
         measure = measure_group if point.clients > 1 else measure_single
@@ -541,7 +552,7 @@ class Runner:
             return measure(session, point, TrialPlan(
                 calls=self.steady.chunk_calls, warmup=warmup, sync_timeout_ms=self.campaign.sync_timeout_ms,
                 samples_file=self.store.warmup_samples_path(point, self.launch, n), store_root=self.store.path,
-                anatomy="off"))
+                anatomy="off", stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0)))
 
         record = warm_until_steady(self.steady, full, chunk)
         with self._lock:

@@ -113,21 +113,25 @@ class TargetSession:
     def stop(self) -> None:
         self.signal(signal.SIGCONT)  # a paused worker cannot quit
         for extra in self.extra_clients:
-            if extra.alive():
-                try:
-                    extra.call({"cmd": "quit"}, timeout=5)
-                except WorkerError:
-                    pass
-            extra.stop()
+            _stop_client(extra)
         self.extra_clients = []
         if self.client is not None:
-            if self.client.alive():
-                try:
-                    self.client.call({"cmd": "quit"}, timeout=5)
-                except WorkerError:
-                    pass
-            self.client.stop()
+            _stop_client(self.client)
             self.client = None
         if self.server is not None:
             self.server.stop()
             self.server = None
+
+
+# A client still busy with a command it never answered (a stalled trial) is stopped at once: it reads neither
+# `quit` nor its stdin's EOF until its call returns, which a hung middleware never lets happen.
+STUCK_CLIENT_GRACE_S = 0.5
+
+
+def _stop_client(client: ClientWorker) -> None:
+    if client.alive() and not client.answer_pending:
+        try:
+            client.call({"cmd": "quit"}, timeout=5)
+        except WorkerError:
+            pass
+    client.stop(grace=STUCK_CLIENT_GRACE_S if client.answer_pending else 5.0)

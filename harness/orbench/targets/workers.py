@@ -109,17 +109,21 @@ class _Process:
         tail = _tail(self.log_path)
         return f"{self.name} {self.role} {why}" + (f"; its stderr ends: {tail}" if tail else "")
 
-    def read_json(self, timeout: float, watch: list[_Process] = ()) -> dict[str, Any]:
+    def read_json(self, timeout: float, watch: list[_Process] = (),
+                  on_wait: Callable[[], None] | None = None) -> dict[str, Any]:
         """The next stdout line as JSON; fails on timeout, on EOF, on a line that is not JSON, or when a
-        watched process (the server, while a client runs) dies first."""
+        watched process (the server, while a client runs) dies first. `on_wait` runs each time the wait wakes
+        up without a line (about twice a second); it may raise WorkerError (a trial's progress watchdog)."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise WorkerError(f"{self.name} {self.role}: no answer within {timeout:.0f} s", "timeout")
             try:
-                line = self.lines.get(timeout=min(left, 0.5))
+                line = self.lines.get(timeout=min(left, 0.5 if on_wait is None else 0.25))
             except queue.Empty:
+                if on_wait is not None:
+                    on_wait()
                 for other in watch:
                     if not other.alive():
                         # Give the client a moment to report the broken connection itself.
@@ -189,6 +193,8 @@ class ServerWorker(_Process):
             raise WorkerError(f"{name} server: first line is not a ready line: {ready}", "protocol")
         self.ready = ready
         self.endpoint: str = ready["endpoint"]
+        # Whether its stats answers carry `received` (the message counters); None until the first answer.
+        self.counts_received: bool | None = None
 
     @property
     def answers_stats(self) -> bool:
@@ -209,6 +215,7 @@ class ServerWorker(_Process):
         line = self.read_json(timeout)
         if line.get("event") != "stats":
             raise WorkerError(f"{self.name} server answered {line} to the stats command", "protocol")
+        self.counts_received = isinstance(line.get("received"), dict)
         return line
 
 
@@ -217,15 +224,20 @@ class ClientWorker(_Process):
                  reaper: Callable[[], None] | None = None):
         super().__init__("client", name, argv, log_path, env, reaper)
         self._next_id = 0
+        # A command sent whose answer never came (a hung or stalled call): the worker is busy with it and will
+        # not read a `quit`, so stopping it skips the polite steps.
+        self.answer_pending = False
 
     def call(self, command: dict[str, Any], timeout: float = COMMAND_TIMEOUT_S,
-             watch: list[_Process] = (), on_event: Callable[[dict[str, Any]], None] | None = None
-             ) -> dict[str, Any]:
+             watch: list[_Process] = (), on_event: Callable[[dict[str, Any]], None] | None = None,
+             on_wait: Callable[[], None] | None = None) -> dict[str, Any]:
         """Send one command, return its answer (ok or not). Raises WorkerError only when the client or a
         watched server is dead, hangs, or breaks the protocol. Event lines before the answer (a soak's
-        intervals) go to `on_event`; `timeout` then bounds each wait for the next line, not the whole command."""
+        intervals) go to `on_event`; `timeout` then bounds each wait for the next line, not the whole command.
+        `on_wait`: see read_json."""
         self._next_id += 1
         command = {**command, "id": self._next_id}
+        self.answer_pending = True
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.write((json.dumps(command) + "\n").encode())
@@ -233,15 +245,16 @@ class ClientWorker(_Process):
         except (BrokenPipeError, OSError):
             self.proc.wait(timeout=5)
             raise WorkerError(self.death(), "died") from None
-        answer = self.read_json(timeout, watch)
+        answer = self.read_json(timeout, watch, on_wait)
         while "event" in answer and "ok" not in answer:
             if on_event is None or answer.get("id") != self._next_id:
                 raise WorkerError(f"{self.name} client: unexpected event line: {str(answer)[:200]}", "protocol")
             on_event(answer)
-            answer = self.read_json(timeout, watch)
+            answer = self.read_json(timeout, watch, on_wait)
         if answer.get("id") != self._next_id:
             raise WorkerError(f"{self.name} client answered id {answer.get('id')!r} to command "
                               f"{self._next_id}: {answer}", "protocol")
         if not isinstance(answer.get("ok"), bool):
             raise WorkerError(f"{self.name} client: answer without a boolean 'ok': {answer}", "protocol")
+        self.answer_pending = False
         return answer

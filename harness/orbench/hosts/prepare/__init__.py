@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orbench.errors import UserError
-from orbench.hosts.deploy import target_files
+from orbench.hosts.deploy import files_to_copy
 from orbench.hosts.inventory import MISSING
 from orbench.hosts.ssh import HostSpec
 from orbench.paths import repo_root
@@ -46,11 +46,8 @@ def ansible_playbook() -> str:
 def build_archive(targets: list[Target], dest: Path) -> str:
     """A tar of every file the targets' workers read (as deploy copies them), byte for byte the same while
     the files are: sorted names, no owners. Returns its SHA-1."""
-    files: list[str] = []
-    for t in targets:
-        files += [f for f in target_files(t) if f not in files]
+    files, missing = files_to_copy(targets)
     root = repo_root()
-    missing = [f for f in files if not (root / f).exists()]
     if missing:
         raise UserError(f"cannot prepare hosts: not built here: {', '.join(missing)} (run: make build)")
     if not files:

@@ -49,6 +49,7 @@ public final class GrpcServer {
 
   private static void serve(Args args, ServerEvents events) throws Exception {
     MessageCounter counter = new MessageCounter();
+    events.reportReceived(counter);
     AtomicReference<Server> server = new AtomicReference<>();
     Runnable stop = StopTriggers.install(() -> stop(server.get()), events);
     String host = args.get("host");

@@ -29,6 +29,7 @@ final class OrbServing {
     ORB orb = ORB.init(new String[0], settings.serverProperties(args.get("host"), args.port("port")));
 
     MessageCounter counter = new MessageCounter();
+    events.reportReceived(counter);
     Runnable stop = StopTriggers.install(new OrbStopper(orb), events);
     POA rootPoa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
     org.omg.CORBA.Object bench = rootPoa.servant_to_reference(new BenchServant(counter, stop));

@@ -133,6 +133,7 @@ public final class SocketServer implements AutoCloseable {
       long delayNs = delayNs(args);
       SocketServer server =
           bind(Transports.byName(transport), args.get("host"), args.port("port"), options, delayNs);
+      events.reportReceived(server.counter());
       StopTriggers.install(server::close, events);
       JsonObject worker = WorkerInfo.server(args.get("target"), null, null).toJson();
       if (delayNs > 0) {

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class ServerEvents {
   private final ProtocolOut out;
   private final AtomicBoolean exitReported = new AtomicBoolean();
+  // The counters the stats line reports as received (the harness's progress watchdog); null: none yet.
+  private volatile MessageCounter received;
 
   public ServerEvents(ProtocolOut out) {
     this.out = out;
@@ -30,10 +32,22 @@ public final class ServerEvents {
     out.write(line);
   }
 
-  /** The answer to {@code {"cmd": "stats"}} on stdin: the process's heap counters since it started. */
+  /** From now on the stats line also carries these counters (since their last reset) as {@code received}. */
+  public void reportReceived(MessageCounter counter) {
+    received = counter;
+  }
+
+  /**
+   * The answer to {@code {"cmd": "stats"}} on stdin: the process's heap counters since it started, and the
+   * messages received since the last reset.
+   */
   public void stats() {
     JsonObject line = new JsonObject();
     line.addProperty("event", "stats");
+    MessageCounter counter = received;
+    if (counter != null) {
+      line.add("received", Json.counts(counter.snapshot()));
+    }
     line.add("memory", HeapCounters.cumulative(HeapCounters.now()));
     out.write(line);
   }

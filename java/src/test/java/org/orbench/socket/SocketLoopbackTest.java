@@ -106,6 +106,8 @@ class SocketLoopbackTest {
       server.writeLine("{\"cmd\": \"stats\"}");
       JsonObject first = JsonParser.parseString(server.nextLine()).getAsJsonObject();
       assertEquals("stats", first.get("event").getAsString());
+      // The message counters since the last reset, which the harness's progress watchdog reads.
+      assertTrue(first.getAsJsonObject("received").get("messages").getAsLong() >= 0, first.toString());
       server.writeLine("{\"cmd\": \"stats\"}");
       JsonObject second = JsonParser.parseString(server.nextLine()).getAsJsonObject();
       long grew = second.getAsJsonObject("memory").get("allocated_bytes").getAsLong()
