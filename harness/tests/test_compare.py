@@ -17,16 +17,16 @@ trials = 3
 calls = 1000
 warmup = 1000
 target_ci_pct = {target}
-max_trials = 4
+max_trials = {most}
 """
 
 
 def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root, tmp_path):
     require_targets("omniorb", "c-socket")
-    # An unreachable target ends every point at max_trials; a 100% target at the minimum, by "ci".
+    # An unreachable target ends every point at max_trials; a 100% target by "ci", at or soon after the minimum.
     errs = {}
-    for name, target in (("cmp-a", 0.0001), ("cmp-b", 100)):
-        code, _out, errs[name] = run_cli("run", str(write_campaign(TWO_RUNS.format(name=name, target=target),
+    for name, target, most in (("cmp-a", 0.0001, 4), ("cmp-b", 100, 10)):
+        code, _out, errs[name] = run_cli("run", str(write_campaign(TWO_RUNS.format(name=name, target=target, most=most),
                                                                    f"{name}.toml")), "--no-report")
         assert code == 0, errs[name]
     assert errs["cmp-a"].splitlines()[-1].startswith("warning:")  # warnings are the last thing a run prints
@@ -35,8 +35,10 @@ def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root
     assert {p["stopping"]["reason"] for p in a["points"]} == {"max_trials"}
     assert all(p["trials_ok"] == 4 and p["stopping"]["trials"] == 4 for p in a["points"])
     assert any("ended by max_trials" in w for w in a["warnings"])
+    # A 100% target is met at the minimum of 3 trials, or (trial p50s on a small VM differ by 20% and more now
+    # and then, and t on 2 degrees of freedom is 4.3) a round or two later: never at max_trials.
     assert {p["stopping"]["reason"] for p in b["points"]} == {"ci"}
-    assert all(p["trials_ok"] == 3 for p in b["points"])
+    assert all(3 <= p["trials_ok"] == p["stopping"]["trials"] < 10 for p in b["points"])
     for p in a["points"]:
         ci = p["p50_ci95_ns"]
         assert ci["low"] <= ci["estimate"] <= ci["high"] and ci["trials"] == 4
