@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from orbench.results.intervals import PAIRED_FEW_METHOD
+from orbench.results.known_fit import fit_text
 from orbench.results.point import Point
 from orbench.results.units import fmt_ns
 
@@ -34,7 +36,6 @@ def interval_over(entry: dict) -> str:
         if added.get("disagreement"):
             text += " MIXED"
         return text
-    from orbench.results.intervals import PAIRED_FEW_METHOD
     return f"{added.get('pairs')} pairs" + (" (mean, t)" if added.get("ci_method") == PAIRED_FEW_METHOD else "")
 
 
@@ -84,8 +85,6 @@ def format_table(summary: dict) -> str:
     lines += textwrap.wrap(P50_LEGEND, 118)
     lines += known_answer_lines(summary.get("known_answers") or [])
     for fit in summary.get("known_answer_fits") or []:
-        from orbench.results.known_fit import fit_text
-
         group = Point.from_record({**fit, "target": fit["baseline"]}).group
         lines.append(f"known answers across N ({group.label}, against {fit['baseline']}): {fit_text(fit)}; slope within "
                      f"1% of 1: {'yes' if fit['slope_ok'] else 'NO'}; intercept interval covers 0: "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
 
@@ -48,10 +47,9 @@ class Progress:
     def note(self, message: str) -> None:
         self._emit(f"  {message}", keep=True)
 
-    def group(self, group: PointGroup, launch: int, launches: int) -> None:
-        """A point group's run starts (in one launch)."""
+    def group_started(self) -> None:
+        """A point group's run (in one launch) starts: the unit the header and the ETA count."""
         self.groups_started += 1
-        self.current = f"{group.label}" + (f" L{launch + 1}" if launches > 1 else "")
 
     def eta_s(self) -> float | None:
         done = self.groups_started - 1  # the group running now is not finished

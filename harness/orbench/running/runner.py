@@ -355,7 +355,7 @@ class Runner:
         running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group)))
                    for lane, group in lane_groups if (group, self.launch) not in self.done_groups]
         if running:
-            self.progress.group(running[0][1], self.launch, self.launches)
+            self.progress.group_started()
         while running:
             if self.concurrent and len(running) > 1:
                 for wave in disjoint_waves([lane.block.pair for lane, _, _ in running]):
