@@ -3,21 +3,24 @@ with ast (every import, also those inside functions), and the layers it must res
 
     cd harness && ../.venv/bin/python -m tests.import_graph      prints the layers and every module's imports
 
-A module may import from its own layer and the layers below it. From the bottom:
-  core       orbench's errors, paths and schemas (reading a TOML file against its JSON Schema); idl/, the
-             IDL translator the builds run (standard library only)
-  data       results/point, trial, upgrade, store, stats, units, intervals, tdist, stalls: the results' types
-             and store, and the statistics over trials, which every layer that writes or reads a run shares
-             (stalls: the runner gives up a point whose trials stall, running/skips.py)
+A module may import from its own layer and the layers below it. A layer is a package of orbench, named for what
+it holds, so a module's layer is its package's name (the top-level modules errors, paths, schemas are core; cli
+and __main__, the way in, are commands). From the bottom:
+  core       orbench's errors, paths and schemas (reading a TOML file against its JSON Schema)
+  idl        the IDL translator the C++ and Java builds run (standard library only)
+  results    point, trial, store, upgrade, units, run_warnings, manifest: a run's typed records and its store
+  stats      statistics over trials and samples: intervals, t, significance, equivalence, launches, known-answer
+             fits, stalls
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
-  hosts      SSH, deployment, host facts, JDKs, placement, readiness, namespace test hosts and the WAN link
+  hosts      SSH, deployment, host facts, JDKs, placement, readiness, inventories, namespace test hosts
   campaign   campaign files and what they expand into
-  running    the runner, the order of trials, measurement, the stopping rule, progress; anatomy/ (per-trial
+  running    the runner, the order of trials, measurement, the stopping rule, progress, soak; anatomy/ (per-trial
              counters of the workers and their sockets)
-  summary    results/summary, sections, table, compare, export, equivalence, jmh: statistics over a run
-  plots      figures and the report (orbench_plots)
+  summary    summary.json and what reads a run as a whole: sections, tables, compare, agreement, history, export
   commands   one module per subcommand, and cli.py
-so the data flows campaign -> running -> results -> summary -> plots -> commands, and no layer reaches up.
+  plots      figures and the report (orbench_plots, a package of its own that the commands reach only through
+             its declared entry points)
+so the data flows campaign -> running -> results -> summary -> plots, and no layer reaches up.
 """
 
 from __future__ import annotations
@@ -27,27 +30,22 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1]
 ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
-DATA = ("point", "trial", "upgrade", "store", "stats", "units", "intervals", "tdist", "stalls")
-LAYERS = ("core", "data", "targets", "hosts", "campaign", "running", "summary", "plots", "commands")
-# Subpackages whose layer is not their name: anatomy/ collects per-trial counters for the measurement; idl/ is
-# the IDL translator, which the C++ and Java builds run with no venv, so it imports nothing above itself.
-SUBPACKAGE_LAYER = {"anatomy": "running", "idl": "core"}
+LAYERS = ("core", "idl", "results", "stats", "targets", "hosts", "campaign", "running", "summary", "commands",
+          "plots")
+ENTRY_MODULES = ("cli", "__main__")
 
 
 def layer(module: str) -> str:
     parts = module.split(".")
     if parts[0] == "orbench_plots":
         return "plots"
-    if len(parts) == 1 or parts[1] in ("errors", "paths", "schemas", "__init__"):
+    if len(parts) == 1 or parts[1] in ENTRY_MODULES:
+        return "core" if len(parts) == 1 else "commands"
+    if parts[1] in LAYERS:
+        return parts[1]
+    if (ROOTS["orbench"] / f"{parts[1]}.py").exists():
         return "core"
-    if parts[1] in ("cli", "__main__", "commands"):
-        return "commands"
-    if parts[1] == "results":
-        return "data" if len(parts) < 3 or parts[2] in DATA or parts[2] == "__init__" else "summary"
-    name = SUBPACKAGE_LAYER.get(parts[1], parts[1])
-    if name not in LAYERS:
-        raise ValueError(f"{module} is in no layer: name its layer in SUBPACKAGE_LAYER (tests/import_graph.py)")
-    return name
+    raise ValueError(f"{module} is in no layer: orbench's packages are its layers ({', '.join(LAYERS)})")
 
 
 def modules() -> dict[str, Path]:
@@ -77,7 +75,7 @@ def graph() -> dict[str, set[str]]:
                     base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
                 if base.split(".")[0] not in ROOTS:
                     continue
-                for alias in node.names:  # `from orbench.results import stats` imports a module
+                for alias in node.names:  # `from orbench.stats import stats` imports a module
                     deps.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
         out[name] = {d for d in deps if d != name}
     return out

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from orbench.results.store import RunStore
-from orbench.results.summary import foreign_share
+from orbench.summary.summary import foreign_share
 
 from tests.conftest import require_targets, run_cli
 

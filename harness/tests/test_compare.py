@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from orbench.results.compare import compare_summaries, format_comparison
+from orbench.summary.compare import compare_summaries, format_comparison
 
 from tests.conftest import require_targets, run_cli
 

@@ -7,8 +7,8 @@ import pytest
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
+from orbench.summary.summary import write_summary
 from orbench.targets.descriptor import counted_payload_bytes, read_descriptor, read_targets
 from orbench.targets.options import option_label, plan_options
 

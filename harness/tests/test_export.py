@@ -7,12 +7,12 @@ import shutil
 import numpy as np
 from hdrh.log import HistogramLogReader
 from orbench.campaign.spec import read_campaign
-from orbench.results.compare import compare_runs
-from orbench.results.export import export_run
 from orbench.results.point import Point
-from orbench.results.stats import read_samples
 from orbench.results.store import RunStore
 from orbench.running.runner import Runner
+from orbench.stats.stats import read_samples
+from orbench.summary.compare import compare_runs
+from orbench.summary.export import export_run
 
 from tests.conftest import FIXTURES, require_targets
 

@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 from orbench.campaign.spec import read_campaign
-from orbench.results.history import build_history
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
+from orbench.summary.history import build_history
+from orbench.summary.summary import write_summary
 from orbench.targets.descriptor import read_targets
 
 from tests.conftest import require_targets

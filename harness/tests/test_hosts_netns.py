@@ -19,8 +19,8 @@ import pytest
 from orbench.campaign.spec import read_campaign
 from orbench.hosts.netns import Lab, netem_missing, why_no_lab
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
+from orbench.summary.summary import write_summary
 
 from tests.conftest import require_targets, run_cli
 

@@ -1,11 +1,11 @@
-"""The run's invariants (results/invariants.py) on point entries shaped as summarize() builds them, with the
+"""The run's invariants (summary/invariants.py) on point entries shaped as summarize() builds them, with the
 numbers of a quick run on a 2-vCPU VM before the C socket baseline's receive-buffer fix (omniORB twoway 64 KB
 read 8.6 us faster than c-socket; c-socket 52.5 us against java-socket 39.3 us)."""
 
 from __future__ import annotations
 
-from orbench.results.invariants import invariant_warnings
 from orbench.results.point import Point
+from orbench.summary.invariants import invariant_warnings
 
 
 def point(target: str, size: int = 65536, mode: str = "twoway") -> Point:

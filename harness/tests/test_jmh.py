@@ -8,7 +8,7 @@ import json
 import pytest
 from orbench.errors import UserError
 from orbench.hosts.environment import collect_environment
-from orbench.results.jmh import ingest, read_jmh, rows
+from orbench.summary.jmh import ingest, read_jmh, rows
 
 from tests.conftest import FIXTURES, run_cli
 

@@ -4,7 +4,7 @@ payload-carrying request, driven by their real clients over loopback."""
 from __future__ import annotations
 
 import pytest
-from orbench.results.stats import read_samples
+from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import read_targets
 from orbench.targets.workers import ClientWorker, ServerWorker
 

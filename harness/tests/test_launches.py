@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from orbench.results.launches import over_launches, paired_by_launch, variance_split
 from orbench.results.point import PointGroup
 from orbench.results.trial import Measurement
 from orbench.running.schedule import launch_order, round_order
 from orbench.running.steady import SteadyState, warm_until_steady
+from orbench.stats.launches import over_launches, paired_by_launch, variance_split
 
 from tests.conftest import require_targets, run_cli
 
@@ -176,8 +176,8 @@ def test_the_interval_over_launches_covers_what_the_next_run_sees():
     about 95% of the time and captures an independent run's estimate as often as honest t intervals on 3 degrees
     of freedom do (0.89; 0.83 is for intervals of known spread); an interval over the trials of one launch (the
     median's sign-test interval) does neither."""
-    from orbench.results.agreement import honest_capture
-    from orbench.results.intervals import median_interval
+    from orbench.stats.intervals import median_interval
+    from orbench.summary.agreement import honest_capture
 
     rng = np.random.default_rng(15)
 

@@ -14,4 +14,4 @@ def test_no_import_cycle_and_no_import_against_the_layers():
 def test_the_check_finds_a_cycle_and_an_upward_import():
     g = {"orbench.results.store": {"orbench.running.runner"}, "orbench.running.runner": {"orbench.results.store"}}
     assert cycles(g) == [["orbench.results.store", "orbench.running.runner"]]
-    assert upward(g) == ["orbench.results.store (data) imports orbench.running.runner (running)"]
+    assert upward(g) == ["orbench.results.store (results) imports orbench.running.runner (running)"]

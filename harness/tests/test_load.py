@@ -13,10 +13,10 @@ import pytest
 from orbench.campaign.interop import interop_target
 from orbench.campaign.spec import Campaign, read_campaign
 from orbench.errors import UserError
-from orbench.results.stats import read_samples
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
+from orbench.stats.stats import read_samples
+from orbench.summary.summary import write_summary
 from orbench.targets.descriptor import read_targets
 from orbench.targets.workers import ClientWorker, ServerWorker
 

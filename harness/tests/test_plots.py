@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
+from orbench.summary.summary import write_summary
 
 from tests.conftest import FIXTURES
 

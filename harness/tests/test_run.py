@@ -6,9 +6,9 @@ import signal
 
 from orbench.campaign.spec import read_campaign
 from orbench.results.store import SCHEMA_VERSION, RunStore
-from orbench.results.summary import write_summary
 from orbench.running.runner import Runner
 from orbench.running.schedule import launch_seed, round_order
+from orbench.summary.summary import write_summary
 
 from tests.conftest import require_targets, run_cli
 

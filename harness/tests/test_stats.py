@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from orbench.results import stats
+from orbench.stats import stats
 
 
 def test_latency_summary_on_known_values():

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 from orbench.results.store import RunStore
-from orbench.results.summary import summarize
+from orbench.summary.summary import summarize
 
 from tests.conftest import FIXTURES
 
@@ -123,8 +123,8 @@ def test_older_runs_are_read_in_the_current_layout(store):
 
 
 def test_a_known_answer_is_judged_against_its_interval():
-    from orbench.results.summary import known_answer
-    from orbench.results.table import known_answer_lines
+    from orbench.summary.summary import known_answer
+    from orbench.summary.table import known_answer_lines
 
     added = {"estimate": 2100.0, "ci95_low": 1900.0, "ci95_high": 2300.0, "pairs": 20}
     ok = known_answer(2000, added, {"p50_ci95_ns": {"estimate": 17_000.0}})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from orbench.results.significance import benjamini_hochberg, drift, log_values, pct, welch
+from orbench.stats.significance import benjamini_hochberg, drift, log_values, pct, welch
 
 
 def test_welch_matches_a_hand_computed_case():

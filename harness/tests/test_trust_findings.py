@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from orbench.results.envdiff import environment_differences
 from orbench.results.run_warnings import RunWarning, grouped_lines
-from orbench.results.stalls import find_stall
 from orbench.running.cpu_usage import cpu_times, foreign_cpu_pct, own_ticks_used, own_tree_ticks
+from orbench.stats.stalls import find_stall
+from orbench.summary.envdiff import environment_differences
 
 
 def test_a_few_calls_taking_most_of_the_time_are_a_stall():

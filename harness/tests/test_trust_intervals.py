@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from orbench.results.intervals import Interval, mean_interval, median_interval, paired_difference, robust_cv_pct
-from orbench.results.tdist import quantile, two_sided_p
+from orbench.stats.intervals import Interval, mean_interval, median_interval, paired_difference, robust_cv_pct
+from orbench.stats.tdist import quantile, two_sided_p
 
 REPS = 4000
 TRUE_P50 = 20_000.0

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from orbench.campaign.spec import read_campaign
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
-from orbench.results.table import format_table
 from orbench.running.runner import Runner
+from orbench.summary.summary import write_summary
+from orbench.summary.table import format_table
 from orbench.targets.descriptor import read_targets
 
 from tests.conftest import require_targets
@@ -107,9 +107,9 @@ def test_only_a_stall_as_long_as_the_bound_counts_towards_giving_a_point_up(tmp_
     slow calls took 0.1 s in all (a loaded machine's hiccups, still named by the stall warning) do not."""
     import numpy as np
     from orbench.results.point import Point
-    from orbench.results.stalls import find_stall
     from orbench.results.trial import Measurement, Trial
     from orbench.running.skips import PointSkips
+    from orbench.stats.stalls import find_stall
 
     def trial(k: int, slow_ns: int, point: Point) -> Trial:
         samples = np.full(5000, 10_000, dtype="<i8")

@@ -12,7 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from orbench.results.history import PointKey, RunEntry, build_history, point_label  # noqa: E402
+from orbench.summary.history import PointKey, RunEntry, build_history, point_label  # noqa: E402
 
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
 from orbench_plots.style import save  # noqa: E402

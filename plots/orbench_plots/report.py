@@ -8,8 +8,8 @@ from pathlib import Path
 
 from orbench.results.point import Point, PointGroup
 from orbench.results.store import RunStore
-from orbench.results.summary import current_summary
-from orbench.results.table import P50_LEGEND, columns, interval_over
+from orbench.summary.summary import current_summary
+from orbench.summary.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
 from orbench_plots import section_fidelity, section_jmh, section_placement

@@ -9,11 +9,11 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter
-from orbench.results import stats
-from orbench.results.equivalence import empirical_band
 from orbench.results.point import Point, PointGroup, PointSlice
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
+from orbench.stats import stats
+from orbench.stats.equivalence import empirical_band
 
 from orbench_plots.gclog import GcPause, gc_logs, parse_gc_log
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, saved

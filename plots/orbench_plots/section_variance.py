@@ -1,12 +1,12 @@
 """The report's "Where the variance is" section: per ORB-added point of a run with several process launches,
-how much of the launches' spread the launches themselves add, and each launch's value (results/launches.py)."""
+how much of the launches' spread the launches themselves add, and each launch's value (stats/launches.py)."""
 
 from __future__ import annotations
 
 from html import escape
 
 from orbench.results.point import Point
-from orbench.results.table import columns
+from orbench.summary.table import columns
 
 
 def _us(ns: float | None) -> str:

@@ -1,13 +1,13 @@
 """`orbench agreement RUN RUN ...`: do the numbers reproduce across runs of the same build
-(results/agreement.py)."""
+(summary/agreement.py)."""
 
 from __future__ import annotations
 
 import argparse
 
 from orbench.errors import UserError
-from orbench.results.agreement import agreement, format_agreement
 from orbench.results.store import open_run
+from orbench.summary.agreement import agreement, format_agreement
 
 NAME = "agreement"
 HELP = ("do the numbers reproduce: over runs of the same build, how often one run's ORB-added interval holds "

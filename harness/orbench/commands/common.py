@@ -35,14 +35,31 @@ def campaign_path(spec: str) -> Path:
     raise UserError(f"campaign {spec!r} not found (neither a file nor one of: {known})")
 
 
-def make_report(run_dir: Path) -> Path | None:
-    """The run's figures and report.html; None (with the reason on stderr) when the plotting stage is missing."""
-    try:
-        from orbench_plots.report import make_report as plots_report
-    except ImportError as exc:
-        print(f"orbench: no report: the plotting stage is not installed ({exc}); run: make deps", file=sys.stderr)
+# The plotting stage is a package of its own (plots/) that imports the harness; the harness reaches it only
+# through these declared entry points (plots/pyproject.toml), so no import runs in both directions.
+PLOTS_ENTRY_POINTS = "orbench.plots"
+
+
+def plots_entry(name: str):
+    """The plotting stage's function `name` (report, soak_report, history), or None when it is not installed."""
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=PLOTS_ENTRY_POINTS, name=name)
+    return next(iter(found)).load() if found else None
+
+
+def plots_missing(what: str) -> str:
+    return f"no {what}: the plotting stage (plots/, entry points {PLOTS_ENTRY_POINTS!r}) is not installed; run: make deps"
+
+
+def make_report(run_dir: Path, kind: str = "report") -> Path | None:
+    """The run's figures and report.html (kind "soak_report" for a soak run); None, with the reason on stderr,
+    when the plotting stage is missing."""
+    make = plots_entry(kind)
+    if make is None:
+        print(f"orbench: {plots_missing('report')}", file=sys.stderr)
         return None
-    report = plots_report(run_dir)
+    report = make(run_dir)
     print(f"report: {report}")
     return report
 

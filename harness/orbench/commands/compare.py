@@ -1,5 +1,5 @@
 """`orbench compare RUN_A RUN_B`: the same points of two runs side by side: the machine's drift, and the changes
-beyond it flagged (results/compare.py)."""
+beyond it flagged (summary/compare.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from orbench.results.compare import compare_runs, format_comparison
 from orbench.results.store import open_run
+from orbench.summary.compare import compare_runs, format_comparison
 
 NAME = "compare"
 HELP = ("the same points of two runs side by side: machine drift, and the changes beyond it flagged (Welch and "

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from orbench.commands.common import RUN_ARGUMENT_HELP
-from orbench.results.export import export_run
 from orbench.results.store import open_run
+from orbench.summary.export import export_run
 
 NAME = "export"
 HELP = "a run's samples as CSV and as HdrHistogram interval logs, its anatomy of a call as CSV"

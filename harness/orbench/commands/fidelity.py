@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from orbench.results.store import RunStore
-from orbench.results.summary import write_summary
 from orbench.running.fidelity import ROWS, SIZES, format_result, run_fidelity
+from orbench.summary.summary import write_summary
 
 NAME = "fidelity"
 HELP = ("orbench's workers against references doing the same calls (c-socket vs sockperf and a plain C ping-pong, "

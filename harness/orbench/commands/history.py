@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from orbench.commands.common import plots_entry, plots_missing
 from orbench.errors import UserError
 from orbench.paths import results_dir
 
@@ -21,9 +22,8 @@ def run(args: argparse.Namespace) -> int:
     results = Path(args.results) if args.results else results_dir()
     if not results.is_dir():
         raise UserError(f"no results directory at {results}")
-    try:
-        from orbench_plots.history import make_history_page
-    except ImportError as exc:
-        raise UserError(f"the plotting stage is not installed ({exc}); run: make deps") from None
+    make_history_page = plots_entry("history")
+    if make_history_page is None:
+        raise UserError(plots_missing("history page"))
     print(f"history: {make_history_page(results)}")
     return 0

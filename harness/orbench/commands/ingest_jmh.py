@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from orbench.hosts.environment import collect_environment
-from orbench.results.jmh import ingest, rows
+from orbench.summary.jmh import ingest, rows
 
 NAME = "ingest-jmh"
 HELP = "copy JMH JSON result files (one per Java ORB) into results/jmh/<run-id>/ for the report"

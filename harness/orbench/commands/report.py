@@ -17,10 +17,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     store = open_run(args.run)
-    if store.read_manifest().get("kind") == "soak":
-        from orbench_plots.soak_report import make_soak_report
-
-        print(f"report: {make_soak_report(store.path)}")
-        return 0
+    kind = "soak_report" if store.read_manifest().get("kind") == "soak" else "report"
     # The plotting stage recomputes summary.json when it is missing or an older orbench wrote it.
-    return 0 if make_report(store.path) else 2
+    return 0 if make_report(store.path, kind) else 2

@@ -15,9 +15,9 @@ from orbench.campaign.spec import campaign_from_manifest, read_campaign
 from orbench.commands.common import campaign_path, interrupt_on_signals, make_report
 from orbench.errors import UserError
 from orbench.results.store import RunStore, open_run
-from orbench.results.summary import write_summary
-from orbench.results.table import format_table
 from orbench.running.runner import Runner
+from orbench.summary.summary import write_summary
+from orbench.summary.table import format_table
 
 NAME = "run"
 HELP = "run a campaign, then write summary.json, the table and the report"

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from orbench.commands.common import add_jdk_option, interrupt_on_signals, java_of
+from orbench.commands.common import add_jdk_option, interrupt_on_signals, java_of, make_report
 from orbench.errors import UserError
 from orbench.paths import campaigns_dir
 from orbench.results.store import RunStore, open_run
@@ -65,12 +65,7 @@ def _plan(args: argparse.Namespace) -> tuple[str, list[tuple[Target, SoakSetting
 
 
 def _report(run_dir: Path) -> None:
-    try:
-        from orbench_plots.soak_report import make_soak_report
-    except ImportError as exc:
-        print(f"orbench: no report: the plotting stage is not installed ({exc}); run: make deps", file=sys.stderr)
-        return
-    print(f"report: {make_soak_report(run_dir)}")
+    make_report(run_dir, "soak_report")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,8 +7,8 @@ import sys
 
 from orbench.commands.common import RUN_ARGUMENT_HELP
 from orbench.results.store import open_run
-from orbench.results.summary import write_summary
-from orbench.results.table import format_table
+from orbench.summary.summary import write_summary
+from orbench.summary.table import format_table
 
 NAME = "summarize"
 HELP = "recompute summary.json of a run from its raw samples"

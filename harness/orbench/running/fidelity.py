@@ -43,10 +43,10 @@ from orbench.errors import UserError
 from orbench.hosts.placement import Placement, resolve
 from orbench.hosts.readiness import unavailable_reason
 from orbench.paths import repo_root
-from orbench.results.stats import latency_summary, read_samples
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.running.runner import Runner
+from orbench.stats.stats import latency_summary, read_samples
 from orbench.targets.descriptor import get_target
 
 GOAL_RATIO = 1.03  # issue 8: orbench / reference at most this, at every size

@@ -1,6 +1,6 @@
 """Giving up a point that keeps failing: after FAILURES_IN_A_ROW trials of a target at a point that failed
 (the watchdog's "no progress", a timeout, a crash) or stalled for long (a few calls took most of the trial,
-results/stalls.py, and together at least the watchdog's bound), the target's remaining trials at that point
+stats/stalls.py, and together at least the watchdog's bound), the target's remaining trials at that point
 are skipped, with the reason; its other points still run. A hung middleware then costs a campaign two bounded
 trials per point, not every trial's timeout. A short stall (a loaded machine's 20 ms hiccups) keeps its warning
 and never gives a point up: a baseline's skipped trials would leave its ORBs unpaired.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from orbench.results.point import Point
-from orbench.results.stalls import find_stall
-from orbench.results.stats import read_samples
 from orbench.results.trial import SKIPPED_AFTER_FAILURES, Trial
+from orbench.stats.stalls import find_stall
+from orbench.stats.stats import read_samples
 
 FAILURES_IN_A_ROW = 2
 # With the watchdog off (stall_timeout_s 0), a stall counts when its calls took this long together: the key's

@@ -7,7 +7,7 @@ first round ("time_cap", checked with or without a target, but never before `tri
 the intervals need; the first round, with the full warm-ups, is not counted). With several process launches the
 rule runs per point group and launch:
 - `target_added_ci_ns` / `target_added_ci_pct`: every ORB's ORB-added latency (paired per-trial differences
-  from its baseline, results/intervals.py) has a 95% interval whose half-width is at most this many ns, or at most
+  from its baseline, stats/intervals.py) has a 95% interval whose half-width is at most this many ns, or at most
   this percent of the estimate (either one suffices when both are set);
 - `target_ci_pct`: every target's p50 interval (Student t over trials) is narrower than this percent of its p50.
 Targets with no successful trial at the point (skipped, failing) do not hold the others back. The reason, the
@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from orbench.results.intervals import paired_difference
 from orbench.results.point import PointGroup
-from orbench.results.stats import trial_ci95
 from orbench.results.trial import Trial
+from orbench.stats.intervals import paired_difference
+from orbench.stats.stats import trial_ci95
 
 
 @dataclass

@@ -8,7 +8,7 @@ client used CPU (/proc/PID/stat utime + stime). The clients' counters are read o
 only: a remote client is judged by the server's counter alone. Bytes read (rchar) are not used: a JVM reads
 its cgroup files now and then (about 1 KB/s), stuck or not; nor is the server's CPU time: a server that spins
 is not progress (GlassFish's stuck 32 KB oneway server burns a CPU while it counts nothing). A stall that ends by itself within
-the bound is a result (results/stalls.py names it); one that does not is a failed trial.
+the bound is a result (stats/stalls.py names it); one that does not is a failed trial.
 
 A oneway trial whose messages were lost waits in its closing barrier (sync) for sync_timeout_ms while the
 server counts nothing: with sync_timeout_ms above stall_timeout_s, the watchdog ends it as failed, with how far

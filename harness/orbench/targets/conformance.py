@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from orbench.errors import WorkerError
-from orbench.results.stats import read_samples
+from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.options import plan_options
 from orbench.targets.workers import ClientWorker, ServerWorker

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
-from orbench.results.intervals import PAIRED_FEW_METHOD
-from orbench.results.known_fit import fit_text
 from orbench.results.point import Point
 from orbench.results.units import fmt_ns
+from orbench.stats.intervals import PAIRED_FEW_METHOD
+from orbench.stats.known_fit import fit_text
 
 
 def _added(entry: dict) -> str:

@@ -13,22 +13,22 @@ from typing import Any
 
 import numpy as np
 
-from orbench.anatomy.summary import anatomy_section, orb_added_cpu
-from orbench.results import equivalence, stats
-from orbench.results.intervals import robust_cv_pct
-from orbench.results.invariants import invariant_warnings
-from orbench.results.known_fit import fit_text, known_answer_fits
-from orbench.results.launches import LAUNCH_METHOD, by_launch, over_launches, paired_by_launch
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
-from orbench.results.sections import add_interop_comparison, load_section
-from orbench.results.stalls import find_stall
 from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import SKIPPED_AFTER_FAILURES, Trial
 from orbench.results.units import fmt_ns
+from orbench.running.anatomy.summary import anatomy_section, orb_added_cpu
+from orbench.stats import equivalence, stats
+from orbench.stats.intervals import robust_cv_pct
+from orbench.stats.known_fit import fit_text, known_answer_fits
+from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches, paired_by_launch
+from orbench.stats.stalls import find_stall
+from orbench.summary.invariants import invariant_warnings
+from orbench.summary.sections import add_interop_comparison, load_section
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
-# Trial p50s of one point whose robust spread (1.4826 MAD / median, results/intervals.py) exceeds this are
+# Trial p50s of one point whose robust spread (1.4826 MAD / median, stats/intervals.py) exceeds this are
 # flagged: the trials disagree (often two modes), and the point's interval is wide for that reason.
 UNSTEADY_CV_PCT = 10.0
 # One p99 from fewer samples than this rests on fewer than ten observations beyond it.

@@ -3,7 +3,7 @@ traced trial's system calls, and for an ORB the CPU it adds over its baseline (p
 ORB-added latency), so a reader sees whether the ORB's extra time is CPU work or waiting.
 
 Each figure has the median of its per-trial values (what the report shows) and their mean with a Student-t 95%
-interval (results/intervals.py, as every interval of a run). Why both: a trial's figure averages all its calls,
+interval (stats/intervals.py, as every interval of a run). Why both: a trial's figure averages all its calls,
 so the one trial that carries a JVM's JIT compilation (the first at the run's first point, with the full warm-up)
 or another process's burst pulls the mean and widens its interval, and the median of five trials does not move.
 """
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from orbench.anatomy.delta import parse_pairs
-from orbench.results import stats
 from orbench.results.trial import Trial
+from orbench.running.anatomy.delta import parse_pairs
+from orbench.stats import stats
 
 # Per-call figures of a trial (trial.py), summarised over trials.
 PER_CALL = ("client_cpu_us", "client_user_us", "client_sys_us", "server_cpu_us", "server_user_us", "server_sys_us",

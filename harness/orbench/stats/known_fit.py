@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from orbench.results.point import Point
-from orbench.results.tdist import quantile
+from orbench.stats.tdist import quantile
 
 # How far from 1 the fitted slope may be: a 2% proportional bias must fail the check.
 SLOPE_TOLERANCE = 0.01

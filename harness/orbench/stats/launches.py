@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from orbench.results.intervals import CONFIDENCE, MAD_TO_SD
-from orbench.results.tdist import quantile
 from orbench.results.units import fmt_ns
+from orbench.stats.intervals import CONFIDENCE, MAD_TO_SD
+from orbench.stats.tdist import quantile
 
 LAUNCH_METHOD = "mean over launches of each launch's median, Student t over launches"
 # A median's variance over a mean's for normal data (large n): its standard error is sqrt(pi/2) sigma / sqrt(n).

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orbench.results.compare import compare_summaries
 from orbench.results.store import RunStore
+from orbench.summary.compare import compare_summaries
 
 
 @dataclass
@@ -53,7 +53,7 @@ def _summary(store: RunStore) -> dict | None:
         return json.loads(store.summary_path.read_text())
     if not store.trials_path.is_file():
         return None
-    from orbench.results.summary import summarize
+    from orbench.summary.summary import summarize
 
     return summarize(store)
 

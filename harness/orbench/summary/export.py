@@ -22,12 +22,12 @@ import numpy as np
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
-from orbench.anatomy.delta import pairs_text
-from orbench.anatomy.summary import PER_CALL, PER_TRIAL
 from orbench.results.point import Point
-from orbench.results.stats import read_samples
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
+from orbench.running.anatomy.delta import pairs_text
+from orbench.running.anatomy.summary import PER_CALL, PER_TRIAL
+from orbench.stats.stats import read_samples
 
 HDR_LOWEST_NS = 1
 HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
@@ -125,7 +125,7 @@ def export_anatomy(summary: dict, path: Path) -> int:
 
 
 def export_run(store: RunStore, out_dir: Path | None = None) -> dict[str, object]:
-    from orbench.results.summary import current_summary
+    from orbench.summary.summary import current_summary
 
     out_dir = out_dir or store.path / "export"
     rows = export_csv(store, out_dir / "samples.csv")

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from orbench.results.tdist import quantile
+from orbench.stats.tdist import quantile
 
 CONFIDENCE = 0.95
 T_METHOD = "Student t over trials (mean of per-trial values)"

@@ -8,7 +8,7 @@ change** is its ORB-added latency (paired per-trial differences within each run,
 two process launches or more are tested on their launches' values (Welch's t on each launch's median
 difference): the launch is where a run's variance is, so a change must stand out against how much launches of
 the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
-the two runs' per-trial differences, the change being their Hodges-Lehmann shift (results/significance.py),
+the two runs' per-trial differences, the change being their Hodges-Lehmann shift (stats/significance.py),
 which cannot see launch-to-launch differences (two such runs of the same build are flagged more often than the
 false discovery rate says). Its p50 move is shown beside
 the drift, not tested again. A baseline's p50 is tested against its point group's drift only when there are
@@ -28,13 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orbench.results.envdiff import environment_differences
 from orbench.results.point import Point, PointGroup
-from orbench.results.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
 from orbench.results.store import RunStore
-from orbench.results.summary import BUSY_FOREIGN_CPU_PCT, summarize
-from orbench.results.table import columns
 from orbench.results.units import fmt_ns
+from orbench.stats.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
+from orbench.summary.envdiff import environment_differences
+from orbench.summary.summary import BUSY_FOREIGN_CPU_PCT, summarize
+from orbench.summary.table import columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
 # The smallest changes flagged: about what two runs of the same build differ by (README, "Comparing runs").

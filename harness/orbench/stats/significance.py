@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from orbench.results.tdist import quantile, two_sided_p
+from orbench.stats.tdist import quantile, two_sided_p
 
 FDR_Q = 0.05
 

@@ -16,11 +16,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from orbench.results.compare import compare_summaries
 from orbench.results.point import Point
 from orbench.results.store import RunStore
-from orbench.results.summary import current_summary
-from orbench.results.tdist import quantile, two_sided_p
+from orbench.stats.tdist import quantile, two_sided_p
+from orbench.summary.compare import compare_summaries
+from orbench.summary.summary import current_summary
 
 # The capture rate of honest 95% intervals of known spread between two independent runs of equal precision.
 HONEST_CAPTURE = 0.83

@@ -2,7 +2,7 @@
 
 Percentiles use numpy's default (linear interpolation between order statistics). A point's p50 is the mean of
 its per-trial p50s with a Student-t interval over trials, and ORB-added latency the median of paired per-trial
-differences with an order-statistic interval (results/intervals.py says why each): trial k of an ORB ran right
+differences with an order-statistic interval (stats/intervals.py says why each): trial k of an ORB ran right
 next to trial k of its baseline, so machine drift hits both and cancels in the difference.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from orbench.results.intervals import mean_interval, paired_difference, paired_differences
+from orbench.stats.intervals import mean_interval, paired_difference, paired_differences
 
 PERCENTILES = (50, 90, 99)
 
@@ -36,7 +36,7 @@ def latency_summary(samples: np.ndarray) -> dict[str, float]:
 
 def orb_added_latency(orb_trial_p50: dict[int, float], baseline_trial_p50: dict[int, float]) -> dict | None:
     """ORB-added latency: the median over paired trials of (ORB p50 - baseline p50), with its order-statistic 95%
-    interval (results/intervals.py; the mean with a t interval below 6 pairs). Trials pair by trial number; a
+    interval (stats/intervals.py; the mean with a t interval below 6 pairs). Trials pair by trial number; a
     trial that failed on either side drops its pair, and `unpaired` then says how many trials of either side the
     estimate leaves out. `mean` is the mean of the same differences (what the p50 columns subtract to)."""
     interval = paired_difference(orb_trial_p50, baseline_trial_p50)
@@ -77,7 +77,7 @@ def tail_percentiles(samples: np.ndarray) -> dict[str, float | None]:
 
 def trial_ci95(values: Sequence[float]) -> dict | None:
     """A point's p50 (or any per-trial statistic) over its trials: the mean of the per-trial values with a
-    Student-t 95% interval (results/intervals.py: honest coverage at few trials, unlike the percentile bootstrap).
+    Student-t 95% interval (stats/intervals.py: honest coverage at few trials, unlike the percentile bootstrap).
 
     The trial is the unit that repeats, so the interval says how far another set of trials on the same machine
     would land; the calls inside one trial are not independent (they share a JIT state, a cache, a scheduler
