@@ -1,18 +1,19 @@
-"""report.html of a soak run (`orbench soak`): the soak over time, one point per interval: latency
-percentiles, deadline misses and calls, the resident memory and CPU of the harness, the server and each client,
-and for Java the GC pauses (the clients' own counts per interval, the server's from its GC log)."""
+"""report.html of a run of soak points (`orbench soak`, or a campaign with duration_s): each soak over time, one
+point per interval: latency percentiles, deadline misses and calls, the resident memory and CPU of the harness,
+the server and each client (read on the host each runs on), and for Java the GC pauses (the clients' own counts
+per interval, the server's from its GC log). Runs of every schema load: the store upgrades their manifest."""
 
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from orbench.running.soak.session import read_jsonl  # noqa: E402
+from orbench.results.soak import SoakRecord, read_jsonl, soak_records  # noqa: E402
+from orbench.results.store import RunStore  # noqa: E402
 
 from orbench_plots.gclog import parse_gc_log  # noqa: E402
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
@@ -85,9 +86,15 @@ def _resources_figure(resources: list[dict], path: Path) -> str:
     fig, (ax, cpu_ax) = plt.subplots(1, 2, figsize=(11, 3.6))
     t0 = resources[0]["wall_time"]
     xs = [(r["wall_time"] - t0) / 60 for r in resources]
-    series = {"harness": [r["harness"] for r in resources], "server": [r["server"] for r in resources]}
+    def named(role: str, values: list[dict | None]) -> str:
+        host = next((v.get("host") for v in values if v and v.get("host")), "local")
+        return role if host == "local" else f"{role} ({host})"
+
+    series = {"harness": [r["harness"] for r in resources]}
+    series[named("server", [r["server"] for r in resources])] = [r["server"] for r in resources]
     for k in range(len(resources[0]["clients"])):
-        series[f"client {k}"] = [r["clients"][k] for r in resources]
+        values = [r["clients"][k] for r in resources]
+        series[named(f"client {k}", values)] = values
     for name, values in series.items():
         ax.plot(xs, [v["rss_bytes"] / MIB if v else float("nan") for v in values], label=name, lw=1)
         cpu = [float("nan")]
@@ -95,7 +102,7 @@ def _resources_figure(resources: list[dict], path: Path) -> str:
             dt = tb["wall_time"] - ta["wall_time"]
             cpu.append((b["cpu_ns"] - a["cpu_ns"]) / 1e9 / dt * 100 if a and b and dt > 0 else float("nan"))
         cpu_ax.plot(xs, cpu, label=name, lw=1)
-    ax.set_title("Resident memory (from /proc)", fontsize=10)
+    ax.set_title("Resident memory (from /proc on each process's host)", fontsize=10)
     ax.set_ylabel("MiB")
     ax.set_yscale("log")
     cpu_ax.set_title("CPU per interval (% of one CPU)", fontsize=10)
@@ -107,8 +114,11 @@ def _resources_figure(resources: list[dict], path: Path) -> str:
     return path.name
 
 
-def _gc_figure(rows: list[dict], run_dir: Path, target: str, path: Path) -> str | None:
-    server_logs = sorted((run_dir / "logs").glob(f"{target}-server-gc*.log"))
+def _gc_figure(rows: list[dict], run_dir: Path, record: SoakRecord, path: Path) -> str | None:
+    # Worker logs are named by the workers' slug (before schema 10 a soak's by its target alone).
+    logs = run_dir / "logs"
+    server_logs = sorted({*logs.glob(f"{record.point.workers_slug}-server-gc*.log"),
+                          *(logs.glob(f"{record.point.target}-server-gc*.log") if record.dir == "soak" else [])})
     if not any("gc" in r for r in rows) and not server_logs:
         return None
     fig, ax = plt.subplots(figsize=(11, 3))
@@ -131,52 +141,68 @@ def _gc_figure(rows: list[dict], run_dir: Path, target: str, path: Path) -> str 
     return path.name
 
 
-def make_soak_report(run_dir: Path | str) -> Path:
-    run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text())
-    settings = manifest["soak"]
-    rows = read_jsonl(run_dir / "soak" / "intervals.jsonl")
-    resources = read_jsonl(run_dir / "soak" / "resources.jsonl")
+def _soak_section(run_dir: Path, record: SoakRecord, stem: str) -> str:
+    """One soak point's heading, answers and figures."""
+    folder = record.path(run_dir)
+    rows = read_jsonl(folder / "intervals.jsonl")
+    resources = read_jsonl(folder / "resources.jsonl")
     fig_dir = run_dir / "figures"
     fig_dir.mkdir(exist_ok=True)
     figures: list[tuple[str, str]] = []
     if rows:
-        figures.append((_latency_figure(rows, fig_dir / "soak-latency.png"),
+        figures.append((_latency_figure(rows, fig_dir / f"{stem}-latency.png"),
                         "Each interval's p50, p99, p99.9 and max, from the worker's histogram (at most 1/128 above "
                         "the exact value; max exact). A leak or a slowly growing tail shows as a trend."))
-        figures.append((_misses_figure(rows, fig_dir / "soak-misses.png"),
+        figures.append((_misses_figure(rows, fig_dir / f"{stem}-misses.png"),
                         "A deadline miss is a call that completed more than one period after its intended send "
                         "time (fixed rate or Poisson: the mean period)."))
-        gc = _gc_figure(rows, run_dir, settings["target"], fig_dir / "soak-gc.png")
+        gc = _gc_figure(rows, run_dir, record, fig_dir / f"{stem}-gc.png")
         if gc:
             figures.append((gc, "Java: stop-the-world pauses. Clients: per interval, from their "
                                 "GarbageCollectorMXBeans (ms resolution); server: each pause of its GC log."))
     if len(resources) > 1:
-        figures.append((_resources_figure(resources, fig_dir / "soak-resources.png"),
-                        "Resident set size and CPU time of every process, read from /proc each interval: flat "
-                        "memory means nothing grows with the number of calls."))
-    answers = manifest.get("answers", {})
+        figures.append((_resources_figure(resources, fig_dir / f"{stem}-resources.png"),
+                        "Resident set size and CPU time of every process, read from /proc each interval on the "
+                        "host it runs on: flat memory means nothing grows with the number of calls."))
     answer_rows = "".join(
         f"<tr><td>{_esc(k)}</td><td class='num'>{a.get('calls', '')}</td><td class='num'>"
         f"{a.get('p50_ns', 0) / 1000:.1f}</td><td class='num'>{a.get('p999_ns', 0) / 1000:.1f}</td>"
         f"<td class='num'>{a.get('max_ns', 0) / 1000:.1f}</td><td class='num'>{_esc(a.get('deadline_misses', '-'))}"
         f"</td><td class='num'>{_esc(a.get('achieved_rate_hz') and round(a['achieved_rate_hz'], 3))}</td></tr>"
-        for k, a in answers.items() if a.get("ok"))
-    failures = "".join(f"<p class='warn'>client {_esc(k)}: {_esc(v)}</p>" for k, v in manifest.get("failures", {}).items())
+        for k, a in record.answers.items() if a.get("ok"))
+    failures = "".join(f"<p class='warn'>client {_esc(k)}: {_esc(v)}</p>" for k, v in record.failures.items())
     body = "".join(f"<figure><img src='figures/{_esc(name)}' alt='{_esc(name)}'><figcaption>{_esc(caption)}"
                    f"</figcaption></figure>" for name, caption in figures)
-    page = f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>orbench soak {_esc(settings['target'])}</title><style>{STYLE}</style></head>
-<body>
-<h1>Soak: {_esc(settings['target'])}, {_esc(settings['duration_s'])} s</h1>
-<p>Run <code>{_esc(manifest['run_id'])}</code>, status <b>{_esc(manifest['status'])}</b>, started
-{_esc(manifest['started_at'])}. {settings['clients']} client(s), {_esc(settings['mode'])} {settings['payload_bytes']} B,
-{'closed loop' if not settings['rate_hz'] else f"{settings['rate_hz']:g} calls/s per client, {settings['arrivals']} arrivals"},
-one histogram per {settings['interval_s']:g} s, placement {_esc(settings['placement'])}; {len(rows)} interval line(s).</p>
+    p = record.point
+    hosts = record.hosts
+    where = "" if set(hosts.values()) <= {"local"} else \
+        f" Server on {_esc(hosts.get('server'))}, clients on {_esc(hosts.get('client'))}."
+    return f"""<h2>{_esc(p.label)}: {record.duration_s:g} s, {_esc(record.status)}</h2>
+<p>{p.clients} client(s), {_esc(p.mode)} {p.payload_bytes} B,
+{'closed loop' if not p.rate_hz else f"{p.rate_hz:g} calls/s per client, {_esc(record.arrivals)} arrivals"},
+one histogram per {record.interval_s:g} s, placement {_esc(p.placement)};{where} {len(rows)} interval line(s),
+in <code>{_esc(record.dir)}/</code>.</p>
 {failures}
 <table><tr><th>client</th><th>calls</th><th>p50 us</th><th>p99.9 us</th><th>max us</th><th>deadline misses</th>
 <th>achieved calls/s</th></tr>{answer_rows}</table>
 {body}
+"""
+
+
+def make_soak_report(run_dir: Path | str) -> Path:
+    run_dir = Path(run_dir)
+    manifest = RunStore(run_dir).read_manifest()
+    records = soak_records(manifest)
+    sections = "".join(_soak_section(run_dir, r, "soak" if len(records) == 1 else f"soak-{r.point.slug}-l{r.launch}")
+                       for r in records)
+    title = ", ".join(sorted({r.point.target for r in records})) or "(no soak points)"
+    page = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>orbench soak {_esc(title)}</title><style>{STYLE}</style></head>
+<body>
+<h1>Soak: {_esc(title)}</h1>
+<p>Run <code>{_esc(manifest['run_id'])}</code>, status <b>{_esc(manifest['status'])}</b>, started
+{_esc(manifest['started_at'])}; {len(records)} soak point(s).</p>
+{sections}
 {IMAGE_CHECK}
 </body></html>
 """

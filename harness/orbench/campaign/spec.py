@@ -49,6 +49,11 @@ class Campaign:
         except KeyError:
             raise AttributeError(key) from None
 
+    @property
+    def is_soak(self) -> bool:
+        """Every point a soak point: one run of duration_s per target and launch, a histogram per interval_s."""
+        return self.settings.get("duration_s") is not None
+
     def warmup_for(self, target: Target, first: bool = True) -> int:
         """Warm-up calls before a trial: the full warm-up before the first trial a worker runs at a point,
         `rewarm` (`jvm_rewarm`) before the later ones."""
@@ -170,8 +175,12 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if target.name in [c.name for c in chosen]:
             raise UserError(f"{path}: key targets[{i}]: {name!r} is named twice")
         chosen.append(target)
+    if settings.get("duration_s") is not None:
+        _check_soak(path, settings)
     added = []
     for t in list(chosen):
+        if settings.get("duration_s") is not None:
+            break  # a soak compares nothing with a baseline
         if t.baseline and t.baseline not in [c.name for c in chosen]:
             chosen.append(targets[t.baseline])
             added.append(t.baseline)
@@ -196,3 +205,15 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
                 f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
             )
     return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)
+
+
+def _check_soak(path: Path, settings: dict[str, Any]) -> None:
+    """What a soak point needs beyond the schema: an interval within the duration, a rate for Poisson arrivals,
+    one client for oneway (harness/PROTOCOL.md, "Soak runs")."""
+    if settings["interval_s"] > settings["duration_s"]:
+        raise UserError(f"{path}: key interval_s: value {settings['interval_s']:g} is longer than duration_s "
+                        f"({settings['duration_s']:g})")
+    if settings["arrivals"] == "poisson" and not all(r > 0 for r in settings["rates_hz"]):
+        raise UserError(f"{path}: key arrivals: value 'poisson' needs every rates_hz above 0")
+    if "oneway" in settings["modes"] and max(settings["clients"]) > 1:
+        raise UserError(f"{path}: key clients: a oneway soak takes one client (harness/PROTOCOL.md, \"Soak runs\")")

@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    if campaign.is_soak:
+        from orbench.commands.soak import run_soak_campaign
+
+        return run_soak_campaign(campaign, store, bool(args.resume), report=not args.no_report)
     runner = Runner(campaign, store, argv=sys.argv, resume=bool(args.resume),
                     retry_skipped=args.retry_skipped)
     interrupt_on_signals()

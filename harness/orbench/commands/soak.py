@@ -1,5 +1,7 @@
-"""`orbench soak TARGET --duration 24h`, `orbench soak FILE`, `orbench soak --resume RUN_DIR`: a target's workers
-for a duration, one histogram per interval, written as it closes (harness/campaigns/README.md, "Soak runs")."""
+"""`orbench soak TARGET --duration 24h`, `orbench soak FILE`, `orbench soak --resume RUN_DIR`: a shortcut for a
+campaign of one soak point (campaign key duration_s) of a target for a duration, one histogram per interval,
+written as it closes (harness/campaigns/README.md, "Soak runs"). `orbench run` runs any soak campaign the same
+way, on remote host pairs too."""
 
 from __future__ import annotations
 
@@ -7,14 +9,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from orbench.commands.common import add_jdk_option, interrupt_on_signals, java_of, make_report
+from orbench.campaign.duration import parse_duration
+from orbench.campaign.soakfile import SoakSettings, load_soak_file, soak_campaign
+from orbench.campaign.spec import Campaign, campaign_from_manifest
+from orbench.commands.common import add_jdk_option, interrupt_on_signals, make_report
 from orbench.errors import UserError
 from orbench.paths import campaigns_dir
+from orbench.results.soak import soak_records
 from orbench.results.store import RunStore, open_run
-from orbench.running.soak.duration import format_duration, parse_duration
-from orbench.running.soak.session import SoakSettings, run_soak, settings_of
-from orbench.running.soak.soakfile import load_soak_file
-from orbench.targets.descriptor import Target, get_target, read_targets
+from orbench.running.runner import Runner
+from orbench.targets.descriptor import get_target, read_targets
 
 NAME = "soak"
 HELP = ("one target for a duration (hours) at a fixed rate or closed loop: one histogram per interval, written "
@@ -37,18 +41,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
     p.add_argument("--name", default="soak", help="results go to results/NAME/<run-id>/ (default soak)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
+    p.add_argument("--no-report", action="store_true", help="skip figures and report.html")
     add_jdk_option(p, "run a Java target on this JDK")
 
 
-def _plan(args: argparse.Namespace) -> tuple[str, list[tuple[Target, SoakSettings]]]:
-    """(results name, [(target, settings)]) from a target and the flags, or from a soak file."""
+def _plan(args: argparse.Namespace) -> Campaign:
+    """The one-point soak campaign of a target and the flags, or of a soak file."""
     spec = args.target
     if spec not in read_targets() and (spec.endswith(".toml") or (campaigns_dir() / f"{spec}.toml").exists()):
         if args.duration:
             raise UserError(f"soak file {spec}: its settings are in the file; give no --duration")
         soak = load_soak_file(Path(spec) if spec.endswith(".toml") else campaigns_dir() / f"{spec}.toml")
-        java = java_of(args)
-        return soak.name, [(t.with_java(java), soak.settings) for t in soak.targets]
+        return soak_campaign(soak.path, soak.name, soak.description, [t.name for t in soak.targets], soak.settings,
+                             jdk=args.jdk)
     if not args.duration:
         raise UserError("orbench soak TARGET needs --duration (24h, 90m, 45s), or give a soak file")
     try:
@@ -56,55 +61,57 @@ def _plan(args: argparse.Namespace) -> tuple[str, list[tuple[Target, SoakSetting
         interval = parse_duration(args.interval)
     except ValueError as exc:
         raise UserError(f"--duration/--interval: {exc}") from None
-    target = get_target(spec).with_java(java_of(args))
     settings = SoakSettings(duration_s=duration, interval_s=min(interval, duration), rate_hz=args.rate,
                             arrivals=args.arrivals, clients=args.clients, mode=args.mode,
                             payload_bytes=args.payload_bytes, placement=args.placement, seed=args.seed)
-    settings.check(target)
-    return args.name, [(target, settings)]
+    settings.check(get_target(spec))
+    return soak_campaign(Path(f"orbench soak {spec}"), args.name, f"soak of {spec}", [spec], settings, jdk=args.jdk)
 
 
-def _report(run_dir: Path) -> None:
-    make_report(run_dir, "soak_report")
+def run_soak_campaign(campaign: Campaign, store: RunStore, resume: bool, report: bool = True) -> int:
+    """Runs a campaign of soak points (`orbench soak`, or `orbench run` of a campaign with duration_s): exit
+    status 0 when every soak finished, 1 when one failed, 130 when interrupted."""
+    runner = Runner(campaign, store, argv=sys.argv, resume=resume)
+    interrupt_on_signals()
+    try:
+        runner.run()
+    except UserError:
+        if not resume:
+            store.remove_if_empty()
+        raise
+    except KeyboardInterrupt:
+        print(f"\norbench: interrupted; every closed interval is kept in {store.path}; to finish the soak: "
+              f"orbench soak --resume {store.path}", file=sys.stderr)
+        return 130
+    if report:
+        make_report(store.path, "soak_report")
+    status = 0
+    for record in soak_records(store.read_manifest()):
+        for k, answer in record.answers.items():
+            if answer.get("ok"):
+                print(f"{record.point.label} client {k}: {answer['calls']} calls, p50 {answer['p50_ns'] / 1000:.1f} "
+                      f"us, p99.9 {answer['p999_ns'] / 1000:.1f} us, max {answer['max_ns'] / 1000:.1f} us, "
+                      f"deadline misses {answer.get('deadline_misses', '-')}")
+        for k, why in record.failures.items():
+            print(f"orbench: soak of {record.point.label}, client {k}: {why}", file=sys.stderr)
+        if record.status not in ("finished", "skipped"):
+            status = 1
+    print(f"results: {store.path}")
+    return status
 
 
 def run(args: argparse.Namespace) -> int:
-    resumed = None
     if args.resume:
         if args.target or args.duration:
             raise UserError("--resume RUN_DIR takes the soak's own settings: give no target and no --duration")
-        resumed = open_run(args.resume)
-        manifest = resumed.read_manifest()
+        store = open_run(args.resume)
+        manifest = store.read_manifest()
         if manifest.get("kind") != "soak":
-            raise UserError(f"{resumed.path}: not a soak run (orbench run --resume finishes a campaign)")
-        name, plan = resumed.path.parent.name, [(get_target(manifest["soak"]["target"]), settings_of(manifest))]
+            raise UserError(f"{store.path}: not a soak run (orbench run --resume finishes a campaign)")
+        campaign = campaign_from_manifest(manifest, store.path)
     elif not args.target:
         raise UserError("give a target or a soak file, or --resume RUN_DIR")
     else:
-        name, plan = _plan(args)
-    interrupt_on_signals()
-    status = 0
-    for target, settings in plan:
-        store = resumed or RunStore.create(name, Path(args.results) if args.results else None)
-        print(f"orbench: soak of {target.name} for {format_duration(settings.duration_s)}, results in {store.path}",
-              file=sys.stderr)
-        try:
-            manifest = run_soak(store, target, settings, sys.argv, lambda m: print(m, file=sys.stderr, flush=True),
-                                resume=resumed is not None)
-        except KeyboardInterrupt:
-            print(f"\norbench: interrupted; every closed interval is kept in {store.path}; to finish the soak: "
-                  f"orbench soak --resume {store.path}", file=sys.stderr)
-            return 130
-        store.mark_latest()
-        _report(store.path)
-        for k, answer in manifest.get("answers", {}).items():
-            if answer.get("ok"):
-                print(f"{target.name} client {k}: {answer['calls']} calls, p50 {answer['p50_ns'] / 1000:.1f} us, "
-                      f"p99.9 {answer['p999_ns'] / 1000:.1f} us, max {answer['max_ns'] / 1000:.1f} us, "
-                      f"deadline misses {answer.get('deadline_misses', '-')}")
-        for k, why in manifest.get("failures", {}).items():
-            print(f"orbench: soak of {target.name}, client {k} failed: {why}", file=sys.stderr)
-        print(f"results: {store.path}")
-        if manifest["status"] != "finished":
-            status = 1
-    return status
+        campaign = _plan(args)
+        store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    return run_soak_campaign(campaign, store, bool(args.resume), report=not args.no_report)

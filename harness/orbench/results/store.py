@@ -55,6 +55,10 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      and launch); summary points' p50_ci95_ns and orb_added_latency_ns are over launches when there are two or
      more, with `launches` (per-launch values) and `variance` (between- and within-launch parts). Older runs read
      as one launch, number 0.
+  10: the manifest has one type (manifest.py) and always says its `kind` (campaign, soak, jmh); a soak is a
+     campaign whose points have a duration (campaign key duration_s): the manifest's `soaks` holds one record
+     per point, target and launch (soak.py), its files in soak/<point slug>-l<launch>/, the workers' memory and
+     CPU read on their own hosts. A version-9 soak reads as one such record whose files are in soak/.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
@@ -70,6 +74,7 @@ from typing import Any
 
 from orbench.errors import UserError
 from orbench.paths import results_dir
+from orbench.results.manifest import Manifest
 from orbench.results.point import Point
 from orbench.results.trial import COLUMNS, Trial, from_row, to_row
 from orbench.results.upgrade import SCHEMA_VERSION, upgrade
@@ -130,12 +135,19 @@ class RunStore:
     def summary_path(self) -> Path:
         return self.path / "summary.json"
 
-    def write_manifest(self, manifest: dict) -> None:
-        write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest})
+    def write_manifest(self, manifest: Manifest) -> None:
+        """The one writer of manifest.json, with the schema version this orbench writes."""
+        if not isinstance(manifest, Manifest):
+            raise TypeError(f"write_manifest takes a Manifest, not {type(manifest).__name__}")
+        write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest.to_json()})
 
     def read_manifest(self) -> dict:
         """The manifest in the current layout, whatever version wrote it."""
         return self.read()[0]
+
+    def manifest(self) -> Manifest:
+        """The manifest as its type, in the current layout (for a writer that goes on with it: a resume)."""
+        return Manifest.from_json(self.read_manifest())
 
     def read_trials(self) -> list[Trial]:
         """Every trial, in the order run, in the current layout, whatever version wrote it."""
@@ -193,7 +205,7 @@ class RunStore:
 
     def remove_if_empty(self) -> None:
         """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""
-        if any(self.samples_dir.rglob("*.i64")) or self.trials_path.exists():
+        if any(self.samples_dir.rglob("*.i64")) or self.trials_path.exists() or (self.path / "soak").exists():
             return
         import shutil
 

@@ -95,9 +95,38 @@ def update_to_9(manifest: dict[str, Any], rows: Rows) -> None:
         campaign.setdefault("launches", 1)
 
 
+def update_to_10(manifest: dict[str, Any], rows: Rows) -> None:
+    """10: every manifest says its kind; a soak is a campaign of soak points, each with a record in `soaks`
+    naming its directory. A version-9 soak (one target on this machine, its settings under `soak`, its files in
+    soak/) becomes a campaign of that one point, its record pointing at soak/."""
+    manifest.setdefault("kind", "campaign")
+    old = manifest.get("soak")
+    if manifest["kind"] != "soak" or not isinstance(old, dict) or "soaks" in manifest:
+        return
+    point = {"host_pair": "local", "placement": old.get("placement", "same-core"), "options": "",
+             "mode": old.get("mode", "twoway"), "payload_type": old.get("payload_type", "octets"),
+             "payload_bytes": old.get("payload_bytes", 64), "clients": old.get("clients", 1),
+             "rate_hz": old.get("rate_hz", 0.0), "target": old["target"]}
+    status = manifest.get("status")
+    manifest["soaks"] = [{**point, "launch": 0, "dir": "soak", "duration_s": old["duration_s"],
+                          "interval_s": old["interval_s"], "arrivals": old.get("arrivals", "fixed"),
+                          "seed": old.get("seed"), "warmup": old.get("warmup") or 0,
+                          "start_unix": manifest.get("soak_start_unix", 0.0), "status": status,
+                          "answers": manifest.get("answers", {}), "failures": manifest.get("failures", {}),
+                          "hosts": {"server": "local", "client": "local"}, "resumed": manifest.get("resumed", [])}]
+    # A version-9 soak ended "finished" or "failed"; a run of soak points ends as a campaign does.
+    manifest["status"] = {"finished": "complete", "failed": "complete-with-failures"}.get(status, status)
+    manifest.setdefault("campaign", {
+        "name": "soak", "targets": [old["target"]], "modes": [point["mode"]],
+        "payload_types": [point["payload_type"]], "payload_bytes": [point["payload_bytes"]],
+        "placements": [point["placement"]], "clients": [point["clients"]], "rates_hz": [point["rate_hz"]],
+        "duration_s": old["duration_s"], "interval_s": old["interval_s"], "arrivals": old.get("arrivals", "fixed"),
+        **({"arrivals_seed": old["seed"]} if old.get("seed") is not None else {}), "launches": 1})
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
-    8: update_to_8, 9: update_to_9,
+    8: update_to_8, 9: update_to_9, 10: update_to_10,
 }
 SCHEMA_VERSION = max(UPDATES)
 

@@ -34,7 +34,9 @@ class Progress:
         s = campaign.settings
         launches = s.get("launches") or 1
         groups = len(campaign.point_groups())
-        if s.get("max_trials") and any(s.get(k) is not None for k in ("target_ci_pct", "target_added_ci_ns",
+        if s.get("duration_s") is not None:
+            per = f"one soak of {fmt_duration(s['duration_s'])}"
+        elif s.get("max_trials") and any(s.get(k) is not None for k in ("target_ci_pct", "target_added_ci_ns",
                                                                          "target_added_ci_pct")):
             per = f"{s['trials']} to {max(s['max_trials'], s['trials'])} trials"
         else:

@@ -15,7 +15,6 @@ trials at once, with the reason. Ctrl-C stops every worker on every host and kee
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -24,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from orbench import __version__
 from orbench.campaign.spec import Campaign
 from orbench.errors import UserError, WorkerError
 from orbench.hosts.environment import collect_environment
@@ -32,7 +30,9 @@ from orbench.hosts.placement import Placement, resolve_on
 from orbench.hosts.readiness import unavailable_reason
 from orbench.hosts.remote import HostSet, PairRuntime
 from orbench.hosts.ssh import HostPair, HostUnreachable
+from orbench.results.manifest import Manifest
 from orbench.results.point import Point, PointGroup
+from orbench.results.soak import SoakRecord, soak_dir_name, soak_records
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.trial import Measurement, Trial
 from orbench.running.clients import measure_group
@@ -51,6 +51,7 @@ from orbench.running.schedule import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
+from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import SteadyState, warm_until_steady
 from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
@@ -128,7 +129,7 @@ class Runner:
             self.done_groups = {(PointGroup.from_record(r), int(r.get("launch", 0))) for r in manifest["stopping"]}
             self.done_groups -= retried
         self.progress = Progress(total_group_runs(campaign, self.pairs) - len(self.done_groups), stream)
-        self.manifest: dict[str, Any] = {}
+        self.manifest: Manifest | None = None
 
     @property
     def sessions(self) -> dict[str, TargetSession]:
@@ -157,8 +158,7 @@ class Runner:
     def _start_manifest(self) -> None:
         self._prepare_hosts()
         if self.resume:
-            self.manifest = self.store.read_manifest()
-            self.manifest.pop("schema_version", None)
+            self.manifest = self.store.manifest()
             self.manifest.setdefault("resumed", []).append({
                 "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": self.argv,
                 "finished_trials_kept": len(self.finished), "hosts": self._hosts_manifest(),
@@ -169,22 +169,18 @@ class Runner:
             self.store.write_manifest(self.manifest)
             return
         skipped = {t.name: r for t in self.campaign.targets if (r := unavailable_reason(t))}
-        self.manifest = {
-            "orbench_version": __version__,
-            "run_id": self.store.run_id,
-            "command": self.argv,
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "status": "running",
-            "campaign": self.campaign.as_run(),
-            "hosts": self._hosts_manifest(),
-            "host_pairs": [{**p.as_dict(), "placements": [] if self.hosts.unreachable(p) else
+        self.manifest = Manifest.start(
+            "soak" if self.campaign.is_soak else "campaign", self.store.run_id, self.argv,
+            collect_environment(self.campaign.jdk.java if self.campaign.jdk else None),
+            campaign=self.campaign.as_run(),
+            hosts=self._hosts_manifest(),
+            host_pairs=[{**p.as_dict(), "placements": [] if self.hosts.unreachable(p) else
                             [self._placement(p, name).as_dict() for name in self.campaign.placements],
                             **({"skipped": why} if (why := self.hosts.unreachable(p)) else {})}
                            for p in self.pairs],
-            "environment": collect_environment(self.campaign.jdk.java if self.campaign.jdk else None),
-            "placements": [self._placement(self.hosts.alive_pairs()[0], p).as_dict()
+            placements=[self._placement(self.hosts.alive_pairs()[0], p).as_dict()
                            for p in self.campaign.placements],
-            "targets": {
+            targets={
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          **({"family": t.family} if t.family else {}),
                          **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
@@ -197,13 +193,10 @@ class Runner:
                          "workers": {}}
                 for t in self.campaign.targets
             },
-            "skipped_targets": skipped,
-            "warnings": [f"host pair {p.label} skipped: {why}" for p in self.pairs
+            skipped_targets=skipped,
+            warnings=[f"host pair {p.label} skipped: {why}" for p in self.pairs
                          if (why := self.hosts.unreachable(p))],
-            "stopping": [],
-            "launches": [],
-            "steady_state": [],
-        }
+            stopping=[], launches=[], steady_state=[], **({"soaks": []} if self.campaign.is_soak else {}))
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
         self.store.write_manifest(self.manifest)
 
@@ -250,15 +243,16 @@ class Runner:
             for lane in self.lanes:
                 lane.stop()
             self.lanes = []
+            if self.manifest is None:  # the hosts were not ready: what the run got to, for the record
+                self.manifest = Manifest.start("soak" if self.campaign.is_soak else "campaign", self.store.run_id,
+                                               self.argv, {})
             if self.hosts is not None:
                 self.manifest.setdefault("warnings", []).extend(self.hosts.collect_gc_logs(self.store.logs_dir))
                 # Belt and braces: whatever a worker's own stop missed (a channel that died) ends here.
                 self.manifest.setdefault("warnings", []).extend(self.hosts.sweep_all())
                 self.hosts.close()
-            self.manifest["status"] = status
-            self.manifest["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            self.manifest.finish(status)
             self.manifest["failed_trials"] = self.failed_trials
-            self.manifest["environment_at_end"] = {"load": {"loadavg": list(os.getloadavg())}}
             self.store.write_manifest(self.manifest)
             self.store.mark_latest()
         return self.failed_trials
@@ -352,6 +346,9 @@ class Runner:
         """The same point group on every pair: rounds of one trial per target, pair after pair (or, with
         concurrent_pairs, the pairs of a wave at once), until each pair's stopping rule ends its group; each
         record goes into the manifest."""
+        if self.campaign.is_soak:
+            self._run_soak_groups(lane_groups)
+            return
         running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group)))
                    for lane, group in lane_groups if (group, self.launch) not in self.done_groups]
         if running:
@@ -377,6 +374,78 @@ class Runner:
                 else:
                     left.append((lane, group, trials))
             running = left
+
+    # -- soak points ------------------------------------------------------------------------------------------
+    def _run_soak_groups(self, lane_groups: list[tuple[Lane, PointGroup]]) -> None:
+        """Soak points (campaign key duration_s): per pair, one soak per target, in the launch's order; the
+        group's stopping record says the soaks ran (a resume then skips it)."""
+        for lane, group in lane_groups:
+            if (group, self.launch) in self.done_groups:
+                continue
+            self.progress.group_started()
+            for t in round_order(self.campaign.targets, group, 0, self.launch_seed, self.baselines):
+                self._run_soak(lane, group.with_target(t.name), t)
+            with self._lock:
+                self.manifest["stopping"].append({**group.as_record(), "launch": self.launch, "rounds": 1,
+                                                  "reason": "soak: one run of duration_s per target"})
+                self.done_groups.add((group, self.launch))
+                self.store.write_manifest(self.manifest)
+
+    def _soak_record(self, lane: Lane, point: Point, target: Target) -> SoakRecord:
+        """The point's record from an earlier (resumed) run, or a new one."""
+        for r in soak_records(self.manifest.to_json()):
+            if r.matches(point, self.launch):
+                return r
+        s = self.campaign.settings
+        seed = s.get("arrivals_seed")
+        if s["arrivals"] == "poisson" and seed is None:
+            seed = new_seed()
+        return SoakRecord(point, self.launch, soak_dir_name(point, self.launch), float(s["duration_s"]),
+                          min(float(s["interval_s"]), float(s["duration_s"])), s["arrivals"], seed,
+                          self.campaign.warmup_for(target), time.time(),
+                          hosts={"server": lane.runtime.server_host.name, "client": lane.runtime.client_host.name})
+
+    def _put_soak(self, record: SoakRecord) -> None:
+        with self._lock:
+            records = self.manifest.setdefault("soaks", [])
+            at = next((i for i, r in enumerate(soak_records({"soaks": records}))
+                       if r.matches(record.point, record.launch)), None)
+            if at is None:
+                records.append(record.to_json())
+            else:
+                records[at] = record.to_json()
+            self.store.write_manifest(self.manifest)
+
+    def _run_soak(self, lane: Lane, point: Point, target: Target) -> None:
+        record = self._soak_record(lane, point, target)
+        if record.status in ("finished", "skipped"):
+            return
+        unsupported = self.campaign.unsupported(target, point.mode, point.payload_type)
+        broken = lane.broken.get(target.name)
+        if unsupported or broken:
+            why = unsupported or broken or ""
+            skipped = bool(unsupported) or why.startswith(("unavailable", "unsupported", "unreachable"))
+            record.status, record.failures = ("skipped" if skipped else "failed"), {"setup": why}
+            self.failed_trials += record.status == "failed"
+            self._put_soak(record)
+            return
+        session = lane.sessions[target.name]
+        self._hold(lane, target.name)
+        where = "" if lane.runtime.is_local else f" on {lane.label}"
+        self.progress.note(f"soak of {point.label}{where} for {record.duration_s:g} s, one histogram per "
+                           f"{record.interval_s:g} s -> {record.dir}")
+        try:
+            run_soak_point(session, record, self.store.path, self.campaign.sync_timeout_ms, self.argv,
+                           self.progress.note, self._put_soak)
+        except WorkerError as exc:
+            self.progress.note(f"{point.label}: soak failed: {exc}")
+            self._check_pair(lane)
+            if target.name not in lane.broken:
+                self._restart(lane, session)
+        if record.status == "failed":
+            self.failed_trials += 1
+            for k, why in record.failures.items():
+                self.progress.note(f"{point.label}: client {k}: {why}")
 
     def _spent_s(self, group: PointGroup) -> float:
         """Seconds this group's finished later rounds took in this launch before a resume (they count against

@@ -32,6 +32,7 @@ class TargetSession:
     starts: int = 0
     # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
     extra_clients: list[ClientWorker] = field(default_factory=list)
+    extra_hellos: list[dict[str, Any]] = field(default_factory=list)  # their hello answers (pid, versions)
     # The points these workers have run a fully warmed trial of: later trials there get `rewarm`.
     warmed: set[Point] = field(default_factory=set)
 
@@ -99,22 +100,35 @@ class TargetSession:
             client.via = self.runtime.via("client")
             self.extra_clients.append(client)
             try:
+                hello: dict[str, Any] = {}
                 for command in ({"cmd": "hello"},
                                 {"cmd": "connect", "endpoint": self.server.endpoint, "options": self.options}):
                     answer = client.call(command, watch=[self.server])
                     if not answer["ok"]:
                         raise WorkerError(f"{self.target.name} client {k}: {command['cmd']} failed: "
                                           f"{answer.get('error')}", "connect")
+                    hello = hello or answer
+                self.extra_hellos.append(hello)
             except WorkerError:
                 self.extra_clients.pop().stop()
                 raise
         return [self.client, *self.extra_clients[:n - 1]]
+
+    def worker_pids(self, n: int) -> tuple[int | None, list[int | None]]:
+        """(server, first n clients): each worker's pid on its own host, as it reported it (a remote worker's
+        local process is its ssh); None when a worker did not say and runs remotely."""
+        assert self.server is not None and self.client is not None
+        clients = [self.client, *self.extra_clients[:n - 1]]
+        hellos = [self.hello, *self.extra_hellos[:n - 1]]
+        return (self.server.ready.get("pid") or (None if self.server.via else self.server.pid),
+                [h.get("pid") or (None if c.via else c.pid) for c, h in zip(clients, hellos)])
 
     def stop(self) -> None:
         self.signal(signal.SIGCONT)  # a paused worker cannot quit
         for extra in self.extra_clients:
             _stop_client(extra)
         self.extra_clients = []
+        self.extra_hellos = []
         if self.client is not None:
             _stop_client(self.client)
             self.client = None

@@ -7,12 +7,12 @@ any run in the same store shows the newest JMH run.
 from __future__ import annotations
 
 import json
-import time
+import sys
 from pathlib import Path
 from typing import Any
 
-from orbench import __version__
 from orbench.errors import UserError
+from orbench.results.manifest import Manifest
 from orbench.results.store import RunStore, write_json_atomic
 
 ALLOC_METRIC = "gc.alloc.rate.norm"
@@ -54,7 +54,8 @@ def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def ingest(paths: Path | list[Path], environment: dict[str, Any], root: Path | None = None) -> RunStore:
+def ingest(paths: Path | list[Path], environment: dict[str, Any], root: Path | None = None,
+           command: list[str] | None = None) -> RunStore:
     """One JMH run in the store from one or more result files (one per ORB), all checked before anything is
     written, with the machine's `environment` (hosts.environment.collect_environment). A benchmark with the
     same parameters in two files is refused: it would show twice in the report."""
@@ -71,11 +72,12 @@ def ingest(paths: Path | list[Path], environment: dict[str, Any], root: Path | N
             seen[key] = path
             data.append(r)
     store = RunStore.create("jmh", root)
+    command = list(command if command is not None else sys.argv)
     write_json_atomic(store.path / "jmh.json", data)
-    store.write_manifest({"orbench_version": __version__, "run_id": store.run_id, "kind": "jmh",
-                          "source_files": [str(p.resolve()) for p in paths],
-                          "ingested_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                          "benchmarks": len(data), "environment": environment, "status": "complete"})
+    manifest = Manifest.start("jmh", store.run_id, command, environment, status="complete",
+                              source_files=[str(p.resolve()) for p in paths], benchmarks=len(data))
+    manifest["ingested_at"] = manifest.started_at  # what the report's JMH section shows
+    store.write_manifest(manifest)
     write_json_atomic(store.path / "jmh-rows.json", rows(data))
     store.mark_latest()
     return store

@@ -39,6 +39,7 @@ class ProcessCounters:
     thread_cpu_ns: dict[int, int]    # by live thread id: on-CPU ns (schedstat)
     voluntary: dict[int, int]        # by live thread id: voluntary context switches
     involuntary: dict[int, int]
+    rss_bytes: int | None = None     # /proc/PID/status VmRSS: resident memory now (a soak's per interval)
 
 
 def parse_stat(text: str) -> tuple[int, int]:
@@ -89,6 +90,16 @@ def thread_switches(text: str) -> tuple[dict[int, int], dict[int, int]]:
     return voluntary, involuntary
 
 
+def parse_rss(text: str) -> int | None:
+    """Bytes from a `VmRSS:  1234 kB` line (None when absent: a kernel thread, a process gone)."""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        parts = value.split()
+        if key.strip() == "VmRSS" and parts and parts[0].isdigit():
+            return int(parts[0]) * 1024
+    return None
+
+
 def process_counters(pid: int, sections: dict[str, str], process_cpu_ns: int | None) -> ProcessCounters | None:
     """Counters from the sections the snapshot script prints for one pid (stat, io, schedstat, status); None
     when the process was gone."""
@@ -98,4 +109,5 @@ def process_counters(pid: int, sections: dict[str, str], process_cpu_ns: int | N
     reads, writes = parse_io(sections.get("io", ""))
     voluntary, involuntary = thread_switches(sections.get("status", ""))
     return ProcessCounters(pid, process_cpu_ns, user, system, reads, writes,
-                           thread_schedstat(sections.get("schedstat", "")), voluntary, involuntary)
+                           thread_schedstat(sections.get("schedstat", "")), voluntary, involuntary,
+                           parse_rss(sections.get("rss", "")))

@@ -43,6 +43,7 @@ for pid in $PIDS; do
   echo "@io $pid"; cat /proc/$pid/io 2>/dev/null
   echo "@schedstat $pid"; grep -H '' /proc/$pid/task/*/schedstat 2>/dev/null
   echo "@status $pid"; grep -H ctxt_switches /proc/$pid/task/*/status 2>/dev/null
+  echo "@rss $pid"; grep VmRSS /proc/$pid/status 2>/dev/null
   echo "@fds $pid"; ls -l /proc/$pid/fd 2>/dev/null | sed -n 's/.*-> \(socket:\[[0-9]*\]\)$/\1/p'
 done
 if [ -n "$SOCKETS" ]; then echo "@ss"; ss -tinHe 2>/dev/null; fi

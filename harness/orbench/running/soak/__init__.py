@@ -1,5 +1,5 @@
-"""Soak runs: a target's workers for hours at a fixed rate or closed loop, one histogram per interval.
-
-duration: "24h", "90m" as seconds; intervals: a worker's interval events as HdrHistogram interval logs;
-procstats: a process's memory and CPU; session: one soak of one target, written as it goes.
+"""Soak points (campaign key duration_s), run by the Runner: point.py runs one on the workers of a host pair,
+intervals.py writes a worker's interval events as HdrHistogram interval logs, resources.py reads the workers'
+memory and CPU on their hosts each interval. The settings and the one-point campaign of `orbench soak` are in
+campaign/soakfile.py.
 """
