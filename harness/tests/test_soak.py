@@ -203,6 +203,27 @@ def test_soak_files_are_checked_key_by_key(tmp_path):
         load_soak_file(path)
 
 
+def test_soak_campaign_keys_are_checked(tmp_path):
+    """A campaign of soak points says what is wrong with its soak keys, naming the file and the key; it adds
+    no baseline (a soak compares nothing with one)."""
+    from orbench.campaign.spec import read_campaign
+    from orbench.errors import UserError
+
+    base = 'name = "s"\ntargets = ["omniorb"]\nmodes = ["twoway"]\npayload_bytes = [64]\nduration_s = 60\n'
+    path = tmp_path / "s.toml"
+    path.write_text(base)
+    campaign = read_campaign(path)
+    assert campaign.is_soak and campaign.settings["targets"] == ["omniorb"] and campaign.interval_s == 10
+    for extra, words in (("interval_s = 120\n", "key interval_s"), ('arrivals = "poisson"\n', "key arrivals"),
+                         ('modes = ["oneway"]\nclients = [2]\n', "key clients"), ("duration_s = 0\n", "duration_s")):
+        text = base.replace("duration_s = 60\n", "") + (extra if "duration_s" in extra else "duration_s = 60\n"
+                                                          + extra)
+        path.write_text(text.replace('modes = ["twoway"]\n', "") if "modes" in extra else text)
+        with pytest.raises(UserError) as exc:
+            read_campaign(path)
+        assert str(path) in str(exc.value) and words in str(exc.value), str(exc.value)
+
+
 def test_tine_short_soak(results_root):
     """The TINE setting's short form, as a user runs it: three JacORB clients at 10 Hz each for 30 s,
     every interval of every client written, every call answered, deadline misses counted."""

@@ -19,6 +19,7 @@ class Progress:
         self.total = max(total_groups, 1)
         self.groups_started = 0
         self.trials = 0
+        self.soaks = 0
         self.stream = stream
         self.started = time.monotonic()
         self.tty = stream.isatty()
@@ -71,7 +72,14 @@ class Progress:
         else:
             self._emit(f"{head}: {trial.status.upper()}: {trial.error}", keep=True)
 
+    def soak(self, label: str, status: str, calls: int) -> None:
+        """A soak point ended (soak points count instead of trials)."""
+        self.soaks += 1
+        self._emit(f"[group {min(self.groups_started, self.total)}/{self.total}] {label}: soak {status}, "
+                   f"{calls} calls", keep=True)
+
     def finish(self) -> None:
         if self.tty:
             self.stream.write("\n")
-        self._emit(f"orbench: {self.trials} trials in {fmt_duration(time.monotonic() - self.started)}", keep=True)
+        done = f"{self.soaks} soak points" if self.soaks and not self.trials else f"{self.trials} trials"
+        self._emit(f"orbench: {done} in {fmt_duration(time.monotonic() - self.started)}", keep=True)

@@ -442,6 +442,7 @@ class Runner:
             self._check_pair(lane)
             if target.name not in lane.broken:
                 self._restart(lane, session)
+        self.progress.soak(point.label, record.status, sum(int(a.get("calls") or 0) for a in record.answers.values()))
         if record.status == "failed":
             self.failed_trials += 1
             for k, why in record.failures.items():
