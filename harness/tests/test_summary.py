@@ -122,6 +122,21 @@ def test_older_runs_are_read_in_the_current_layout(store):
 
 
 
+def test_an_old_skip_by_the_rule_reads_as_given_up(store):
+    """Before schema 11 a trial given up by the skip rule was `skipped` with an error saying so; it reads as
+    `given_up`, while a target that cannot run the point stays `skipped`."""
+    rows = trial_rows()
+    rows[0].update(status="skipped", error="skipped after 2 failed or stalled trials in a row; the last: no progress")
+    rows[1].update(status="skipped", error="unsupported: oneway")
+    with open(store.path / "trials.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    by_seq = {t.seq: t for t in store.read_trials()}
+    assert by_seq[int(rows[0]["seq"])].status == "given_up"
+    assert by_seq[int(rows[1]["seq"])].status == "skipped"
+
+
 def test_a_known_answer_is_judged_against_its_interval():
     from orbench.summary.summary import known_answer
     from orbench.summary.table import known_answer_lines

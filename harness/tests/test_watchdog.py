@@ -54,7 +54,7 @@ def test_a_server_that_stops_reading_is_caught_and_its_point_given_up(write_camp
             assert "after the server counted 400 messages (a trial of 100 warm-up and 2000 timed" in t.error, t.error
             assert t.duration_s is not None and t.duration_s < BOUND_S + RESTART_MARGIN_S, t.duration_s
         skipped = by_trial[2]
-        assert skipped.status == "skipped"
+        assert skipped.status == "given_up"
         assert skipped.error.startswith("skipped after 2 failed or stalled trials in a row; the last: no progress")
     assert store.read_manifest()["targets"]["c-socket"]["workers"]["same-core"]["starts"] == 5  # 1 + 4 restarts
 

@@ -59,6 +59,9 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      campaign whose points have a duration (campaign key duration_s): the manifest's `soaks` holds one record
      per point, target and launch (soak.py), its files in soak/<point slug>-l<launch>/, the workers' memory and
      CPU read on their own hosts. A version-9 soak reads as one such record whose files are in soak/.
+  11: a trial not run because its point's trials failed or stalled in a row has status `given_up` (it was
+     `skipped` with an error beginning "skipped after"; `skipped` now means only that the target cannot run the
+     point).
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 

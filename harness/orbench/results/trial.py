@@ -15,11 +15,11 @@ from typing import Any
 
 from orbench.results.point import Point
 
-# Statuses of a trial: ok (measured), failed (with the reason), skipped (the target cannot run the point).
-STATUSES = ("ok", "failed", "skipped")
-# The error text of a trial skipped because its point's trials failed or stalled in a row (running/skips.py);
-# `orbench run --resume` runs such trials again only with --retry-skipped.
-SKIPPED_AFTER_FAILURES = "skipped after"
+# Statuses of a trial: ok (measured), failed (with the reason), skipped (the target cannot run the point),
+# given_up (not run: its point's trials failed or stalled in a row, running/skips.py; the error says why;
+# `orbench run --resume` runs such trials again only with --retry-skipped).
+STATUSES = ("ok", "failed", "skipped", "given_up")
+GIVEN_UP = "given_up"
 
 
 @dataclass(frozen=True, kw_only=True)

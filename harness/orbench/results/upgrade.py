@@ -124,9 +124,17 @@ def update_to_10(manifest: dict[str, Any], rows: Rows) -> None:
         **({"arrivals_seed": old["seed"]} if old.get("seed") is not None else {}), "launches": 1})
 
 
+def update_to_11(manifest: dict[str, Any], rows: Rows) -> None:
+    """11: trials given up by the skip rule have a status of their own; before, only their error text said so."""
+    for row in rows:
+        if row.get("status") == "skipped" and (row.get("error") or "").startswith("skipped after"):
+            row["status"] = "given_up"
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
+    11: update_to_11,
 }
 SCHEMA_VERSION = max(UPDATES)
 

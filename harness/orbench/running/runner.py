@@ -34,7 +34,7 @@ from orbench.results.manifest import Manifest
 from orbench.results.point import Point, PointGroup
 from orbench.results.soak import SoakRecord, soak_dir_name, soak_records
 from orbench.results.store import SCHEMA_VERSION, RunStore
-from orbench.results.trial import Measurement, Trial
+from orbench.results.trial import GIVEN_UP, Measurement, Trial
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
@@ -57,7 +57,7 @@ from orbench.running.stopping import StoppingRule
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
 
 # Trial statuses that --resume does not run again.
-FINISHED_STATUSES = ("ok", "skipped")
+FINISHED_STATUSES = ("ok", "skipped", GIVEN_UP)
 
 # A trial's timeout and the grace given a dead server are in measure.py, which runs the trials.
 
@@ -537,7 +537,7 @@ class Runner:
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
         if given_up := self.skips.reason(point):
-            return self._finish(point, trial, Measurement(status="skipped", error=given_up))
+            return self._finish(point, trial, Measurement(status=GIVEN_UP, error=given_up))
         if target.name in broken:
             status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
                       else "failed")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orbench.results.point import Point
-from orbench.results.trial import SKIPPED_AFTER_FAILURES, Trial
+from orbench.results.trial import GIVEN_UP, Trial
 from orbench.stats.stalls import find_stall
 from orbench.stats.stats import read_samples
 
@@ -22,8 +22,8 @@ DEFAULT_STALL_S = 5.0
 
 
 def is_rule_skip(trial: Trial) -> bool:
-    """Whether the trial was skipped by this rule (not for a target that cannot run the point)."""
-    return trial.status == "skipped" and trial.error.startswith(SKIPPED_AFTER_FAILURES)
+    """Whether the trial was given up by this rule (not skipped for a target that cannot run the point)."""
+    return trial.status == GIVEN_UP
 
 
 class PointSkips:
@@ -41,7 +41,7 @@ class PointSkips:
 
     def note(self, trial: Trial) -> str | None:
         """Count a finished trial; returns the skip reason when this trial makes its point given up."""
-        if trial.status == "skipped" or trial.point in self.reasons:
+        if trial.status in ("skipped", GIVEN_UP) or trial.point in self.reasons:
             return None
         why = self._bad(trial)
         if why is None:
@@ -51,8 +51,7 @@ class PointSkips:
         bad.append(why)
         if len(bad) < FAILURES_IN_A_ROW:
             return None
-        self.reasons[trial.point] = (f"{SKIPPED_AFTER_FAILURES} {len(bad)} failed or stalled trials in a row; the "
-                                     f"last: {bad[-1]}")
+        self.reasons[trial.point] = f"skipped after {len(bad)} failed or stalled trials in a row; the last: {bad[-1]}"
         return self.reasons[trial.point]
 
     def _bad(self, trial: Trial) -> str | None:

@@ -16,7 +16,7 @@ import numpy as np
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
-from orbench.results.trial import SKIPPED_AFTER_FAILURES, Trial
+from orbench.results.trial import GIVEN_UP, Trial
 from orbench.results.units import fmt_ns
 from orbench.running.anatomy.summary import anatomy_section, orb_added_cpu
 from orbench.stats import equivalence, stats
@@ -72,7 +72,7 @@ def summarize(store: RunStore) -> dict[str, Any]:
             "errors": sorted({t.error for t in trials if not t.ok and t.error}),
             "status": "ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0].status),
         }
-        given_up = [t.error for t in trials if t.status == "skipped" and t.error.startswith(SKIPPED_AFTER_FAILURES)]
+        given_up = [t.error for t in trials if t.status == GIVEN_UP]
         if given_up:
             # The point's remaining trials were skipped after failures in a row (running/skips.py): say why.
             entry["skipped"] = given_up[0]
