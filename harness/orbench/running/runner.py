@@ -616,7 +616,8 @@ class Runner:
         measure = measure_group if point.clients > 1 else measure_single
         # The fixed warm-up once per worker launch, at its first point (the JIT's first compilations); at later
         # points the short rewarm, and the chunks go on until the latency is steady there too.
-        full = self.campaign.warmup_for(session.target, len(session.warmed) <= 1)
+        full = self.campaign.warmup_for(session.target, not session.fixed_warmup_done)
+        session.fixed_warmup_done = True
 
         def chunk(n: int, warmup: int) -> Measurement:
             return measure(session, point, TrialPlan(

@@ -35,6 +35,8 @@ class TargetSession:
     extra_hellos: list[dict[str, Any]] = field(default_factory=list)  # their hello answers (pid, versions)
     # The points these workers have run a fully warmed trial of: later trials there get `rewarm`.
     warmed: set[Point] = field(default_factory=set)
+    # Whether these workers ran the campaign's fixed warm-up (once per launch of them, at their first point).
+    fixed_warmup_done: bool = False
 
     def first_at(self, point: Point) -> bool:
         """Whether this is the first trial these workers run at `point` (it then gets the full warm-up); from
@@ -59,6 +61,7 @@ class TargetSession:
     def start(self) -> None:
         self.starts += 1
         self.warmed = set()  # fresh workers: a cold JIT and caches
+        self.fixed_warmup_done = False
         tag = self.tag
         # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
         gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
