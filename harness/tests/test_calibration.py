@@ -11,7 +11,8 @@ busy-machine measurement says so: the test is skipped with that reason rather th
 import pytest
 from orbench.results.store import RunStore
 from orbench.summary.model import KnownAnswer
-from orbench.summary.summary import foreign_share, read_summary
+from orbench.summary.run_checks import foreign_share
+from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
 

@@ -34,7 +34,8 @@ from orbench.results.units import fmt_ns
 from orbench.stats.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
 from orbench.summary.envdiff import environment_differences
 from orbench.summary.model import PointSummary, RunSummary
-from orbench.summary.summary import BUSY_FOREIGN_CPU_PCT, summarize
+from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
+from orbench.summary.summary import summarize
 from orbench.summary.table import columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 

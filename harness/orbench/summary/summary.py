@@ -29,11 +29,8 @@ from orbench.summary.model import (
 )
 from orbench.summary.pairing import pair_with_baselines
 from orbench.summary.point_summary import TrialKey, summarize_point
-from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT, foreign_share, median, run_warnings
+from orbench.summary.run_checks import foreign_share, median, run_warnings
 from orbench.summary.sections import with_interop
-
-__all__ = ["BUSY_FOREIGN_CPU_PCT", "current_summary", "foreign_share", "latest_trials", "read_summary",
-           "summarize", "write_summary"]
 
 UNITS = "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)"
 
