@@ -159,6 +159,9 @@ def test_summary_json_round_trips_through_its_types(store):
             "equivalence", "machine", "known_answer_fits"} <= set(data)
     omniorb = next(p for p in data["points"] if p["target"] == "omniorb")
     assert {"latency_ns", "p50_ci95_ns", "trial_p50_ns", "load", "orb_added_latency_ns"} <= set(omniorb)
+    # Null where null is the answer: a baseline's family, a tail percentile from 900 calls.
+    assert all("family" in p and p["latency_ns"]["p99.99"] is None for p in data["points"])
+    assert next(p for p in data["points"] if p["target"] == "c-socket")["family"] is None
 
 
 def test_an_older_summary_json_is_recomputed_not_misread(store):

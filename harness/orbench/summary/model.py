@@ -2,8 +2,9 @@
 
 One codec turns them into JSON and back (`to_json`, `from_json`). Its rules, which keep the keys older
 summary.json files have:
-- a field's JSON key is its name, or `key=` where the name cannot be one (p99.9);
-- a field with a default is an optional key: absent from the JSON when its value is None;
+- a field's JSON key is its name, or the `key` its field gives where the name cannot be one (p99.9);
+- a field with a default is an optional key: absent from the JSON when its value is None, unless it is
+  `nullable()` (written as null: "no value" is the figure, e.g. a p99.99 from too few samples);
 - a `flat` field (a Point, a PointGroup, the known answer of a row) spreads its keys into the object holding it;
 - a class's `DERIVED` names are properties written into the JSON for its readers and ignored when read back.
 
@@ -24,7 +25,7 @@ from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
 
-# 2: the summary is written from these types (a key whose value is None is absent); 1 had no summary_version.
+# 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
 SUMMARY_VERSION = 2
 
 T = TypeVar("T")
@@ -35,9 +36,9 @@ def optional(key: str | None = None) -> Any:
     return field(default=None, metadata={"key": key} if key else {})
 
 
-def named(key: str) -> Any:
-    """A required key whose JSON name is not a Python name."""
-    return field(metadata={"key": key})
+def nullable(key: str | None = None) -> Any:
+    """A key always written, null when the value is None."""
+    return field(default=None, metadata={"key": key, "keep": True} if key else {"keep": True})
 
 
 def flat() -> Any:
@@ -59,8 +60,8 @@ class Latency:
     mean: float
     stdev: float
     count: int
-    p99_9: float | None = optional("p99.9")
-    p99_99: float | None = optional("p99.99")
+    p99_9: float | None = nullable("p99.9")
+    p99_99: float | None = nullable("p99.99")
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ class Launches:
 
     n: int
     values: tuple[LaunchValue, ...]
-    variance: VarianceSplit | None = None
-    disagreement: Disagreement | None = None
+    variance: VarianceSplit | None = nullable()
+    disagreement: Disagreement | None = nullable()
 
 
 @dataclass(frozen=True)
@@ -323,9 +324,9 @@ class PointSummary:
     """One point of a run: its trials' outcome and, when any succeeded, its statistics."""
 
     point: Point = flat()
-    kind: str | None = None
-    language: str | None = None
-    family: str | None = None          # corba, grpc, ice; None: a baseline
+    kind: str | None = nullable()
+    language: str | None = nullable()
+    family: str | None = nullable()    # corba, grpc, ice; None: a baseline
     trials_ok: int = 0
     trials_failed: int = 0
     errors: tuple[str, ...] = ()
@@ -492,7 +493,7 @@ def _key(f: dataclasses.Field) -> str:
 
 
 def _is_optional(f: dataclasses.Field) -> bool:
-    return f.default is None
+    return f.default is None and not f.metadata.get("keep")
 
 
 def to_json(value: Any) -> Any:
