@@ -4,13 +4,13 @@ the report's section and `orbench export`, with the socket baselines' wire bytes
 from __future__ import annotations
 
 import csv
-import json
 import os
 
 import pytest
 from orbench.results.store import RunStore
 from orbench.results.trial import MEASUREMENT_FIELDS
 from orbench.running.anatomy.delta import trial_fields
+from orbench.summary.summary import read_summary
 
 from tests.conftest import campaign_error, require_targets, run_cli
 
@@ -82,11 +82,12 @@ def test_the_anatomy_of_the_socket_baselines(write_campaign, results_root):
     # One send per call; one recv per reply (header and body arrive together).
     assert abs(float(calls["sendto"]) - 1) <= 0.05 and 1 <= float(calls["recvfrom"]) <= 2.05
 
-    summary = json.loads((run_dir / "summary.json").read_text())
-    point = next(p for p in summary["points"] if p["target"] == "c-socket")
-    anatomy = point["anatomy"]
-    assert anatomy["wire_out_bytes"]["median"] == trials[0].wire_out_bytes
-    assert anatomy["wire_out_bytes"]["trials"] == 2 and anatomy["syscalls"]["client"]["sendto"] > 0.95
+    summary = read_summary(RunStore(run_dir))
+    assert summary is not None
+    point = next(p for p in summary.points if p.point.target == "c-socket")
+    anatomy = point.anatomy
+    assert anatomy.wire_out_bytes.median == trials[0].wire_out_bytes
+    assert anatomy.wire_out_bytes.trials == 2 and anatomy.syscalls.client["sendto"] > 0.95
     report = (run_dir / "report.html").read_text()
     assert "Anatomy of a call" in report and "anatomy-cpu-" in report
 

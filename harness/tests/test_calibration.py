@@ -7,11 +7,12 @@ time). On a machine that other processes
 keep busy the known answer does not hold (the extra server work then also waits for the CPU), and the run's own
 busy-machine measurement says so: the test is skipped with that reason rather than failed."""
 
-import json
 
 import pytest
 from orbench.results.store import RunStore
-from orbench.summary.summary import foreign_share
+from orbench.summary.model import KnownAnswer
+from orbench.summary.run_checks import foreign_share
+from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
 
@@ -30,14 +31,15 @@ rewarm = 50
 BUSY_FOREIGN_PCT = 20.0
 
 
-def _run_point(write_campaign, results_root) -> tuple[dict, float]:
+def _run_point(write_campaign, results_root) -> tuple[KnownAnswer, float]:
     code, _out, err = run_cli("run", str(write_campaign(POINT, "calibration-point.toml")), "--no-report")
     assert code == 0, err
     run = results_root / "calibration-point" / "latest"
-    summary = json.loads((run / "summary.json").read_text())
+    summary = read_summary(RunStore(run.resolve()))
+    assert summary is not None
     foreign = foreign_share([t for t in RunStore(run.resolve()).read_trials() if t.ok])
-    (known,) = summary["known_answers"]
-    return known, foreign or 0.0
+    (known,) = summary.known_answers
+    return known.answer, foreign or 0.0
 
 
 def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_root):
@@ -47,8 +49,8 @@ def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_r
         known, foreign = _run_point(write_campaign, results_root)
     if foreign > BUSY_FOREIGN_PCT:
         pytest.skip(f"machine shared: other processes used {foreign:.0f}% of the CPUs during the trials; "
-                    f"known answers hold only on a machine orbench has to itself (recovered {known['text']})")
-    assert known["known_ns"] == N_NS and known["trials"] == 20
+                    f"known answers hold only on a machine orbench has to itself (recovered {known.text})")
+    assert known.known_ns == N_NS and known.trials == 20
     # 10%, not the campaign goal's 5% (the summary's within_tolerance): a server spinning N ns adds a little more
     # than N on a VM (about +4% and 20-60 ns on a 2-vCPU VM, C and Java alike; README, "Known answers"), which a
     # tight interval shows; a property of the known-answer server, not of the pipeline. The errors this test is
@@ -57,8 +59,9 @@ def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_r
     assert _recovered(known), known
 
 
-def _recovered(known: dict) -> bool:
+def _recovered(known: KnownAnswer) -> bool:
     """The interval covers N, or the estimate and one end of the interval are within 10% of N."""
-    low, high, x = known["ci95_low"], known["ci95_high"], known["recovered_ns"]
-    near = abs(x - N_NS) <= 0.10 * N_NS and min(abs(low - N_NS), abs(high - N_NS)) <= 0.10 * N_NS
-    return known["covered"] or near
+    low, high, x = known.ci95_low, known.ci95_high, known.recovered_ns
+    near = (low is not None and high is not None and abs(x - N_NS) <= 0.10 * N_NS
+            and min(abs(low - N_NS), abs(high - N_NS)) <= 0.10 * N_NS)
+    return known.covered or near

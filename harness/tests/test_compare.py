@@ -4,7 +4,19 @@ import json
 
 import numpy as np
 import pytest
+from orbench.results.point import Point
+from orbench.results.store import RunStore
 from orbench.summary.compare import compare_summaries, format_comparison
+from orbench.summary.model import (
+    Latency,
+    MachineLoad,
+    OrbAdded,
+    PointSummary,
+    RunSummary,
+    TrialInterval,
+    TrialP50s,
+)
+from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
 
@@ -30,18 +42,18 @@ def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root
                                                                    f"{name}.toml")), "--no-report")
         assert code == 0, errs[name]
     assert errs["cmp-a"].splitlines()[-1].startswith("warning:")  # warnings are the last thing a run prints
-    a = json.loads((results_root / "cmp-a" / "latest" / "summary.json").read_text())
-    b = json.loads((results_root / "cmp-b" / "latest" / "summary.json").read_text())
-    assert {p["stopping"]["reason"] for p in a["points"]} == {"max_trials"}
-    assert all(p["trials_ok"] == 4 and p["stopping"]["trials"] == 4 for p in a["points"])
-    assert any("ended by max_trials" in w for w in a["warnings"])
+    a, b = (read_summary(RunStore((results_root / name / "latest").resolve())) for name in ("cmp-a", "cmp-b"))
+    assert a is not None and b is not None
+    assert {p.stopping.reason for p in a.points} == {"max_trials"}
+    assert all(p.trials_ok == 4 and p.stopping.trials == 4 for p in a.points)
+    assert any("ended by max_trials" in w for w in a.warnings)
     # A 100% target is met at the minimum of 3 trials, or (trial p50s on a small VM differ by 20% and more now
     # and then, and t on 2 degrees of freedom is 4.3) a round or two later: never at max_trials.
-    assert {p["stopping"]["reason"] for p in b["points"]} == {"ci"}
-    assert all(3 <= p["trials_ok"] == p["stopping"]["trials"] < 10 for p in b["points"])
-    for p in a["points"]:
-        ci = p["p50_ci95_ns"]
-        assert ci["low"] <= ci["estimate"] <= ci["high"] and ci["trials"] == 4
+    assert {p.stopping.reason for p in b.points} == {"ci"}
+    assert all(3 <= p.trials_ok == p.stopping.trials < 10 for p in b.points)
+    for p in a.points:
+        ci = p.p50_ci95_ns
+        assert ci.low <= ci.estimate <= ci.high and ci.trials == 4
 
     out_json = tmp_path / "cmp.json"
     code, out, err = run_cli("compare", str(results_root / "cmp-a" / "latest"), str(results_root / "cmp-b"),
@@ -57,15 +69,23 @@ def test_stopping_rule_and_compare_on_two_real_runs(write_campaign, results_root
     assert code == 0 and "0 change(s) flagged" in out
 
 
-def point(target, kind, p50s, per_pair=None):
-    p = {"placement": "same-core", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1,
-         "target": target, "kind": kind, "latency_ns": {"p50": p50s[0]},
-         "p50_ci95_ns": {"estimate": sum(p50s) / len(p50s), "low": min(p50s), "high": max(p50s)},
-         "trial_p50_ns": {"values": p50s}}
-    if per_pair is not None:
-        p["orb_added_latency_ns"] = {"estimate": sum(per_pair) / len(per_pair), "ci95_low": min(per_pair),
-                                     "ci95_high": max(per_pair), "per_pair": per_pair}
-    return p
+def point(target, kind, p50s, per_pair=None, **dims):
+    """A point summary with the figures compare reads: its trial p50s and, for an ORB, its paired differences."""
+    where = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target=target, **dims)
+    added = None if per_pair is None else OrbAdded(
+        baseline="c-socket", estimate=sum(per_pair) / len(per_pair), ci95_low=min(per_pair), ci95_high=max(per_pair),
+        per_pair=tuple(per_pair))
+    return PointSummary(
+        point=where, kind=kind, latency_ns=Latency(p50=p50s[0], p90=max(p50s), p99=max(p50s), min=min(p50s),
+                                                  max=max(p50s), mean=sum(p50s) / len(p50s), stdev=0.0, count=len(p50s)),
+        p50_ci95_ns=TrialInterval(estimate=sum(p50s) / len(p50s), low=min(p50s), high=max(p50s)),
+        trial_p50_ns=TrialP50s(tuple(p50s), None), orb_added_latency_ns=added)
+
+
+def run(run_id, points, foreign_cpu_pct=None):
+    return RunSummary(schema_version=0, campaign=None, run_id=run_id, status="finished", units="ns",
+                      points=tuple(points), equivalence=(), machine=MachineLoad(foreign_cpu_pct, None),
+                      known_answer_fits=(), warnings_detail=())
 
 
 def trials(center, n=20, seed=0):
@@ -76,15 +96,15 @@ def trials(center, n=20, seed=0):
 def test_drift_is_no_change_and_a_change_beyond_it_is_flagged():
     # Run B: the machine is 20% slower (both baselines), omniorb moved with it, jacorb 40% (beyond the drift);
     # jacorb's ORB-added latency rose by 0.5 us, omniorb's did not move.
-    a = {"run_id": "a", "points": [
+    a = run("a", [
         point("c-socket", "socket", trials(15_000, seed=1)), point("java-socket", "socket", trials(25_000, seed=2)),
         point("omniorb", "orb", trials(17_000, seed=3), trials(2_000, seed=4)),
         point("jacorb", "orb", trials(45_000, seed=5), trials(2_000, seed=6)),
-        point("gone", "orb", trials(1_000, seed=7))]}
-    b = {"run_id": "b", "points": [
+        point("gone", "orb", trials(1_000, seed=7))])
+    b = run("b", [
         point("c-socket", "socket", trials(18_000, seed=11)), point("java-socket", "socket", trials(30_000, seed=12)),
         point("omniorb", "orb", trials(20_400, seed=13), trials(2_000, seed=14)),
-        point("jacorb", "orb", trials(63_000, seed=15), trials(2_500, seed=16))]}
+        point("jacorb", "orb", trials(63_000, seed=15), trials(2_500, seed=16))])
     result = compare_summaries(a, b)
     assert result["drift"][0]["drift_pct"] == pytest.approx(20, abs=1.5)
     by = {r["target"]: r for r in result["points"]}
@@ -107,27 +127,27 @@ def test_drift_is_no_change_and_a_change_beyond_it_is_flagged():
 
 def test_a_baseline_that_moved_apart_from_the_others_is_flagged():
     # Three socket targets: the machine is 10% slower for two, java-nio 30% (its own change on top).
-    a = {"run_id": "a", "points": [point(t, "socket", trials(20_000, seed=i)) for i, t in
-                                   enumerate(("c-socket", "java-socket", "java-nio"))]}
-    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(22_000, seed=11)),
+    a = run("a", [point(t, "socket", trials(20_000, seed=i)) for i, t in
+                                   enumerate(("c-socket", "java-socket", "java-nio"))])
+    b = run("b", [point("c-socket", "socket", trials(22_000, seed=11)),
                                    point("java-socket", "socket", trials(22_000, seed=12)),
-                                   point("java-nio", "socket", trials(26_000, seed=13))]}
+                                   point("java-nio", "socket", trials(26_000, seed=13))])
     by = {r["target"]: r["p50"] for r in compare_summaries(a, b)["points"]}
     assert by["java-nio"]["flag"] == "slower" and by["java-nio"]["beyond_drift_pct"] == pytest.approx(18, abs=3)
     assert by["c-socket"]["flag"] is None and by["java-socket"]["flag"] is None
 
 
 def test_a_busy_run_is_named_in_the_comparison():
-    a = {"run_id": "a", "points": [point("c-socket", "socket", trials(15_000))], "machine": {"foreign_cpu_pct": 80.0}}
-    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(15_000))], "machine": {"foreign_cpu_pct": 1.0}}
+    a = run("a", [point("c-socket", "socket", trials(15_000))], foreign_cpu_pct=80.0)
+    b = run("b", [point("c-socket", "socket", trials(15_000))], foreign_cpu_pct=1.0)
     result = compare_summaries(a, b)
     assert len(result["warnings"]) == 1 and result["warnings"][0].startswith("run A shared the machine: other "
                                                                              "processes used 80%")
 
 
 def test_a_change_smaller_than_two_runs_differ_is_not_flagged():
-    a = {"run_id": "a", "points": [point("omniorb", "orb", trials(17_000, n=60, seed=1), trials(2_000, n=60, seed=2))]}
-    b = {"run_id": "b", "points": [point("omniorb", "orb", trials(17_300, n=60, seed=3), trials(2_060, n=60, seed=4))]}
+    a = run("a", [point("omniorb", "orb", trials(17_000, n=60, seed=1), trials(2_000, n=60, seed=2))])
+    b = run("b", [point("omniorb", "orb", trials(17_300, n=60, seed=3), trials(2_060, n=60, seed=4))])
     row = compare_summaries(a, b)["points"][0]
     # +60 ns (3%): significant with 60 trials a side, but below 100 ns and 5%
     assert row["orb_added"]["significant"] and row["orb_added"]["flag"] is None
@@ -136,12 +156,12 @@ def test_a_change_smaller_than_two_runs_differ_is_not_flagged():
 def test_a_known_change_of_the_known_answer_is_reported():
     # Run A: the calibration server spins 2 us per call; run B: 2.5 us. The two instances compare as one row,
     # and the ORB-added latency moved by +0.5 us.
-    a = {"run_id": "a", "points": [point("c-socket", "socket", trials(15_000, seed=1)),
+    a = run("a", [point("c-socket", "socket", trials(15_000, seed=1)),
                                    point("c-socket-delay@2000", "known-answer", trials(17_000, seed=2),
-                                         (2000 + np.random.default_rng(3).normal(0, 150, 30)).tolist())]}
-    b = {"run_id": "b", "points": [point("c-socket", "socket", trials(15_000, seed=4)),
+                                         (2000 + np.random.default_rng(3).normal(0, 150, 30)).tolist())])
+    b = run("b", [point("c-socket", "socket", trials(15_000, seed=4)),
                                    point("c-socket-delay@2500", "known-answer", trials(17_500, seed=5),
-                                         (2500 + np.random.default_rng(6).normal(0, 150, 30)).tolist())]}
+                                         (2500 + np.random.default_rng(6).normal(0, 150, 30)).tolist())])
     result = compare_summaries(a, b)
     assert result["only_in_a"] == [] and result["only_in_b"] == []
     row = next(r for r in result["points"] if r["target"].startswith("c-socket-delay"))
@@ -155,9 +175,8 @@ def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_
     """Keyed by the whole point: the same target and payload at another load, host pair or option set is
     another row (keyed by placement, mode, payload and target only, these 4 points became 1 row)."""
     dims = [{}, {"clients": 2}, {"rate_hz": 1000.0}, {"host_pair": "alpha--beta"}, {"options": "tcp_nodelay=false"}]
-    a = {"run_id": "a", "points": [{**point("x", "socket", trials(10_000, seed=i)), **d} for i, d in enumerate(dims)]}
-    b = {"run_id": "b", "points": [{**point("x", "socket", trials(10_000 + 1000 * i, seed=9 + i)), **d}
-                                   for i, d in enumerate(dims)]}
+    a = run("a", [point("x", "socket", trials(10_000, seed=i), **d) for i, d in enumerate(dims)])
+    b = run("b", [point("x", "socket", trials(10_000 + 1000 * i, seed=9 + i), **d) for i, d in enumerate(dims)])
     result = compare_summaries(a, b)
     assert len(result["points"]) == len(dims) and not result["only_in_a"]
     for i, row in enumerate(result["points"]):

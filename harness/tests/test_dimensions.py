@@ -104,7 +104,7 @@ def test_nagle_on_shows_the_delayed_ack_stall_and_off_does_not(write_campaign, r
     store = RunStore.create(campaign.name)
     assert Runner(campaign, store).run() == 0
     summary = write_summary(store)
-    p50 = {(p["target"], p["options"]): p.get("latency_ns", {}).get("p50") for p in summary["points"]}
+    p50 = {(p.point.target, p.point.options): p.latency_ns and p.latency_ns.p50 for p in summary.points}
     assert p50[("c-socket", "tcp_nodelay=false")] > 20e6
     assert p50[("c-socket", "tcp_nodelay=true")] < 1e6
     assert p50[("omniorb", "tcp_nodelay=true")] < 1e6
@@ -114,8 +114,8 @@ def test_nagle_on_shows_the_delayed_ack_stall_and_off_does_not(write_campaign, r
     assert "SyncScopePolicy" in skipped[("omniorb", "sync_scope=none")]  # the worker's own refusal
     assert "sync_scope" in skipped[("c-socket", "sync_scope=none")]
     # ORB-added latency pairs within one option set only.
-    orb = next(p for p in summary["points"] if p["target"] == "omniorb" and p["options"] == "tcp_nodelay=true")
-    assert orb["orb_added_latency_ns"]["estimate"] is not None
+    orb = next(p for p in summary.points if p.point.target == "omniorb" and p.point.options == "tcp_nodelay=true")
+    assert orb.added is not None
     manifest = json.loads(store.manifest_path.read_text())
     assert manifest["targets"]["c-socket"]["option_sets"]["tcp_nodelay=false"]["server_args"] == \
         ["--option", "tcp_nodelay=false"]
@@ -145,5 +145,5 @@ def test_payload_types_run_and_count_their_bytes(write_campaign, results_root):
     for t in trials:
         assert t.received_bytes == 100 * counted_payload_bytes(t.point.payload_type, 1000), t
     summary = write_summary(store)
-    assert {p["payload_type"] for p in summary["points"] if p.get("orb_added_latency_ns", {}).get("estimate")} == \
+    assert {p.point.payload_type for p in summary.points if p.added} == \
         {"longs", "doubles", "strings"}

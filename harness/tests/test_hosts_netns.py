@@ -159,7 +159,7 @@ def test_remote_server_killed_is_reported_and_the_campaign_goes_on(lab, workdir,
     groups = list(dict.fromkeys(t.point.group for t in trials))
     assert trials[-1].ok and trials[-1].point.group == groups[-1] != bad[0].point.group, "the campaign went on"
     summary = write_summary(store)
-    status = {p["payload_bytes"]: p["status"] for p in summary["points"] if p["target"] == "omniorb"}
+    status = {p.point.payload_bytes: p.status for p in summary.points if p.point.target == "omniorb"}
     assert status == {bad[0].point.payload_bytes: "partial", groups[-1].payload_bytes: "ok"}
     assert_no_workers(lab)
 

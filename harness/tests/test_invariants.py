@@ -1,4 +1,4 @@
-"""The run's invariants (summary/invariants.py) on point entries shaped as summarize() builds them, with the
+"""The run's invariants (summary/invariants.py) on point summaries (summary/model.py), with the
 numbers of a quick run on a 2-vCPU VM before the C socket baseline's receive-buffer fix (omniORB twoway 64 KB
 read 8.6 us faster than c-socket; c-socket 52.5 us against java-socket 39.3 us)."""
 
@@ -6,31 +6,40 @@ from __future__ import annotations
 
 from orbench.results.point import Point
 from orbench.summary.invariants import invariant_warnings
+from orbench.summary.model import OrbAdded, PointSummary, TrialInterval
 
 
 def point(target: str, size: int = 65536, mode: str = "twoway") -> Point:
     return Point(placement="same-core", mode=mode, payload_type="octets", payload_bytes=size, target=target)
 
 
-def socket(language: str, p50: float, low: float, high: float) -> dict:
-    return {"kind": "socket", "language": language, "p50_ci95_ns": {"estimate": p50, "low": low, "high": high}}
+def with_points(entries: dict[Point, PointSummary]) -> dict[Point, PointSummary]:
+    """Each summary at the point it is keyed by, as summarize() builds them."""
+    return {p: s.replace(point=p) for p, s in entries.items()}
 
 
-def orb(estimate: float, low: float, high: float) -> dict:
-    return {"kind": "orb", "language": "c++", "p50_ci95_ns": {"estimate": 44_300.0, "low": 44_000.0, "high": 44_600.0},
-            "orb_added_latency_ns": {"baseline": "c-socket", "estimate": estimate, "ci95_low": low, "ci95_high": high}}
+def socket(language: str, p50: float, low: float, high: float) -> PointSummary:
+    return PointSummary(point=point("?"), kind="socket", language=language,
+                        p50_ci95_ns=TrialInterval(estimate=p50, low=low, high=high))
+
+
+def orb(estimate: float, low: float, high: float) -> PointSummary:
+    return PointSummary(point=point("?"), kind="orb", language="c++",
+                        p50_ci95_ns=TrialInterval(estimate=44_300.0, low=44_000.0, high=44_600.0),
+                        orb_added_latency_ns=OrbAdded(baseline="c-socket", estimate=estimate, ci95_low=low,
+                                                      ci95_high=high))
 
 
 def test_a_middleware_faster_than_its_baseline_names_the_point_and_the_baseline():
     entries = {point("omniorb"): orb(-8_600.0, -9_900.0, -7_100.0), point("c-socket"): socket("c++", 52_500, 52_100, 53_000)}
-    (w,) = [w for w in invariant_warnings(entries) if "faster than its baseline" in w.text]
+    (w,) = [w for w in invariant_warnings(with_points(entries)) if "faster than its baseline" in w.text]
     assert w.kind == "baseline suspect" and w.where == "same-core twoway 65536 B omniorb"
     assert "c-socket" in w.text and "-8.60 us" in w.text and "suspect" in w.text and w.severity == 7_100.0
 
 
 def test_an_interval_reaching_zero_is_no_warning():
     entries = {point("omniorb"): orb(-2_600.0, -5_000.0, 400.0), point("omniorb", 1): orb(900.0, 700.0, 1_100.0)}
-    assert invariant_warnings(entries) == []
+    assert invariant_warnings(with_points(entries)) == []
 
 
 def test_a_c_baseline_slower_than_java_beyond_its_interval_is_a_warning_at_its_point_only():
@@ -43,13 +52,14 @@ def test_a_c_baseline_slower_than_java_beyond_its_interval_is_a_warning_at_its_p
                point("java-socket", 16): socket("java", 19_000, 18_800, 19_300),
                # Another mode is another group: never compared with the twoway points.
                point("java-socket", mode="oneway"): socket("java", 9_000, 8_900, 9_100)}
-    (w,) = invariant_warnings(entries)
+    (w,) = invariant_warnings(with_points(entries))
     assert w.where == "same-core twoway 65536 B c-socket" and "java-socket" in w.text
     assert "52.50 us" in w.text and "39.30 us" in w.text and abs(w.severity - (52_100 / 39_300 - 1)) < 1e-9
 
 
 def test_points_without_intervals_are_skipped():
-    entries = {point("c-socket"): {"kind": "socket", "language": "c++"},
+    entries = {point("c-socket"): PointSummary(point=point("c-socket"), kind="socket", language="c++"),
                point("java-socket"): socket("java", 39_300, 38_900, 39_800),
-               point("omniorb"): {"kind": "orb", "orb_added_latency_ns": {"baseline": "c-socket", "estimate": None}}}
-    assert invariant_warnings(entries) == []
+               point("omniorb"): PointSummary(point=point("omniorb"), kind="orb",
+                                              orb_added_latency_ns=OrbAdded(baseline="c-socket", estimate=None))}
+    assert invariant_warnings(with_points(entries)) == []

@@ -7,10 +7,12 @@ import math
 import numpy as np
 import pytest
 from orbench.results.point import PointGroup
+from orbench.results.store import RunStore
 from orbench.results.trial import Measurement
 from orbench.running.schedule import launch_order, round_order
 from orbench.running.steady import SteadyState, warm_until_steady
 from orbench.stats.launches import over_launches, paired_by_launch, variance_split
+from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
 
@@ -115,15 +117,17 @@ def test_a_multi_launch_point_end_to_end(write_campaign, results_root):
     assert sorted((s["target"], s["launch"]) for s in steady) == sorted(
         (t, k) for t in ("omniorb", "c-socket") for k in range(3))
     assert all(s["steady_calls"] >= 200 for s in steady)
-    summary = json.loads((run_dir / "summary.json").read_text())
-    orb = next(p for p in summary["points"] if p["target"] == "omniorb")
-    added = orb["orb_added_latency_ns"]
-    assert added["n_launches"] == 3 and added["pairs"] == 12
-    assert math.isfinite(added["ci95_low"]) and added["ci95_low"] <= added["estimate"] <= added["ci95_high"]
-    split = added["variance"]
-    for key in ("within_launch_sd_ns", "between_launch_sd_ns", "launch_values_sd_ns", "between_launch_share"):
-        assert split[key] is not None and math.isfinite(split[key]), (key, split)
-    assert orb["p50_ci95_ns"]["launches"] == 3 and orb["launches"]["variance"]["dominant"] in ("launch", "trial")
+    summary = read_summary(RunStore(run_dir.resolve()))
+    assert summary is not None
+    orb = next(p for p in summary.points if p.point.target == "omniorb")
+    added = orb.orb_added_latency_ns
+    assert added.n_launches == 3 and added.pairs == 12 and len(added.launches) == 3
+    assert math.isfinite(added.ci95_low) and added.ci95_low <= added.estimate <= added.ci95_high
+    split = added.variance
+    for value in (split.within_launch_sd_ns, split.between_launch_sd_ns, split.launch_values_sd_ns,
+                  split.between_launch_share):
+        assert value is not None and math.isfinite(value), split
+    assert orb.p50_ci95_ns.launches == 3 and orb.launches.variance.dominant in ("launch", "trial")
     assert "3 launches" in out
 
 

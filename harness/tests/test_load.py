@@ -111,13 +111,12 @@ def test_two_clients_against_one_server_and_an_interop_pair(write_campaign, resu
             assert t.received_messages == 800 and t.lost_messages == 0, t
             assert t.sync_complete is True
         assert t.aggregate_calls_per_s > 0
-    points = {(p["mode"], p["target"]): p for p in summary["points"]}
-    assert points[("twoway", "omniorb")]["load"]["client_p50s_ns"] and points[("oneway", "jacorb")]["oneway"][
-        "lost_messages"] == 0
+    points = {(p.point.mode, p.point.target): p for p in summary.points}
+    assert points[("twoway", "omniorb")].load.client_p50s_ns and points[("oneway", "jacorb")].oneway.lost_messages == 0
     cross = points[("twoway", "jacorb->omniorb")]
-    assert cross["kind"] == "interop" and "orb_added_latency_ns" not in cross
-    assert cross["interop"]["server_pair_p50_ns"] == points[("twoway", "omniorb")]["latency_ns"]["p50"]
-    assert cross["interop"]["client_pair_p50_ns"] == points[("twoway", "jacorb")]["latency_ns"]["p50"]
+    assert cross.kind == "interop" and cross.orb_added_latency_ns is None
+    assert cross.interop.server_pair_p50_ns == points[("twoway", "omniorb")].latency_ns.p50
+    assert cross.interop.client_pair_p50_ns == points[("twoway", "jacorb")].latency_ns.p50
     # the jacorb client really reached the omniORB server: it answered in the workers' manifest entry
     workers = store.read_manifest()["targets"]["jacorb->omniorb"]["workers"]["same-core"]
     assert workers["server"]["orb"] == "omniORB" and workers["client"]["orb"] == "JacORB"

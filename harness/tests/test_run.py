@@ -82,11 +82,11 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
     bad = [t for t in trials if t.status == "failed"]
     assert bad[0].point.target == "omniorb" and bad[0].point.group == groups[1]
     assert "server" in bad[0].error and "SIGKILL" in bad[0].error
-    by = {p["mode"] + str(p["payload_bytes"]) + p["target"]: p for p in summary["points"]}
+    by = {p.point: p for p in summary.points}
     first, last = groups[0], groups[-1]
-    assert by[first.mode + str(first.payload_bytes) + "omniorb"]["status"] == "ok", "the finished point stays"
+    assert by[first.with_target("omniorb")].status == "ok", "the finished point stays"
     # the harness restarted omniORB and went on
-    assert by[last.mode + str(last.payload_bytes) + "omniorb"]["status"] == "ok"
+    assert by[last.with_target("omniorb")].status == "ok"
     assert store.read_manifest()["status"] == "complete-with-failures"
     assert store.read_manifest()["targets"]["omniorb"]["workers"]["same-core"]["starts"] == 2
 

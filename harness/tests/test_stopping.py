@@ -5,7 +5,7 @@ from orbench.results.point import Point
 from orbench.results.trial import Measurement, Trial
 from orbench.running.cpu_usage import Snapshot, pair_usage, usage_between
 from orbench.running.stopping import StoppingRule
-from orbench.summary.summary import foreign_share
+from orbench.summary.run_checks import foreign_share
 
 POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="a")
 

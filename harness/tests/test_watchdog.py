@@ -59,8 +59,8 @@ def test_a_server_that_stops_reading_is_caught_and_its_point_given_up(write_camp
     assert store.read_manifest()["targets"]["c-socket"]["workers"]["same-core"]["starts"] == 5  # 1 + 4 restarts
 
     summary = write_summary(store)
-    points = [p for p in summary["points"] if p["target"] == "c-socket"]
-    assert all(p["skipped"].startswith("skipped after 2") for p in points)
+    points = [p for p in summary.points if p.point.target == "c-socket"]
+    assert points and all(p.skipped.startswith("skipped after 2") for p in points)
     assert "skipped after 2 failed or stalled trials in a row" in format_table(summary)
 
     # --resume keeps a given-up point given up: nothing runs ...

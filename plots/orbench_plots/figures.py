@@ -9,39 +9,40 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from orbench.results.point import PointSlice
+from orbench.summary.model import PointSummary
 
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, grouped, saved
 
 
-def _groups(points: list[dict]) -> dict[PointSlice, list[dict]]:
-    return grouped([p for p in points if p.get("latency_ns")], "payload_bytes", "target")
+def _groups(points: list[PointSummary]) -> dict[PointSlice, list[PointSummary]]:
+    return grouped([p for p in points if p.latency_ns], "payload_bytes", "target")
 
 
-def _by_target(points: list[dict]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = defaultdict(list)
-    for p in sorted(points, key=lambda p: p["payload_bytes"]):
-        out[p["target"]].append(p)
+def _by_target(points: list[PointSummary]) -> dict[str, list[PointSummary]]:
+    out: dict[str, list[PointSummary]] = defaultdict(list)
+    for p in sorted(points, key=lambda p: p.point.payload_bytes):
+        out[p.point.target].append(p)
     return out
 
 
-def _by_place(points: list[dict]) -> dict[PointSlice, list[dict]]:
+def _by_place(points: list[PointSummary]) -> dict[PointSlice, list[PointSummary]]:
     return grouped(points, "mode", "payload_bytes", "target")
 
 
-def _mode_panels(points: list[dict]) -> tuple[object, list[tuple[object, str, list[tuple[str, list[dict]]]]]]:
+def _mode_panels(points: list[PointSummary]) -> tuple[object, list[tuple[object, str, list[tuple[str, list[PointSummary]]]]]]:
     """One panel per mode of points, side by side: the figure, and each panel's axes, mode and per-target series."""
-    modes = sorted({p["mode"] for p in points}, key=["twoway", "oneway", "echo"].index)
+    modes = sorted({p.point.mode for p in points}, key=["twoway", "oneway", "echo"].index)
     fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.8), squeeze=False)
-    return fig, [(ax, mode, sorted(_by_target([p for p in points if p["mode"] == mode]).items()))
+    return fig, [(ax, mode, sorted(_by_target([p for p in points if p.point.mode == mode]).items()))
                  for ax, mode in zip(axes[0], modes)]
 
 
-def _p50_band(ax, target: str, series: list[dict], style: str, alpha: float) -> tuple[list[int], list[float]]:
+def _p50_band(ax, target: str, series: list[PointSummary], style: str, alpha: float) -> tuple[list[int], list[float]]:
     """A target's p50 per payload (the mean of its trials' p50s, as in the table), shaded up to its p99 (over every
     call); returns the payloads and the p99s."""
-    x = [p["payload_bytes"] for p in series]
-    p50 = [(p.get("p50_ci95_ns") or {}).get("estimate", p["latency_ns"]["p50"]) / 1e3 for p in series]
-    p99 = [p["latency_ns"]["p99"] / 1e3 for p in series]
+    x = [p.point.payload_bytes for p in series]
+    p50 = [(p.p50 or 0.0) / 1e3 for p in series]
+    p99 = [p.latency_ns.p99 / 1e3 for p in series if p.latency_ns]
     ax.plot(x, p50, style, marker="o", ms=4, color=colour(target), label=f"{target} p50 (band: to p99)")
     ax.fill_between(x, p50, p99, color=colour(target), alpha=alpha, lw=0)
     return x, p99
@@ -71,14 +72,14 @@ def _finish_payload_panel(ax, sizes: list[int], ylabel: str, title: str, log_y: 
     ax.legend(fontsize=8)
 
 
-def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
+def latency_vs_payload(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     figures = []
     for key, pts in sorted(_groups(points).items()):
-        mode = key["mode"]
+        mode = key.of.mode
         fig, ax = plt.subplots(figsize=(8, 5))
         sizes = []
         for target, series in sorted(_by_target(pts).items()):
-            x, p99 = _p50_band(ax, target, series, "-" if series[0].get("kind") == "orb" else "--", 0.10)
+            x, p99 = _p50_band(ax, target, series, "-" if series[0].kind == "orb" else "--", 0.10)
             sizes += x
             ax.plot(x, p99, ":", lw=0.8, color=colour(target))
         what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
@@ -94,19 +95,19 @@ def latency_vs_payload(points: list[dict], out_dir: Path) -> list[Figure]:
 LANGUAGE_ROWS = {"c++": "C++ middleware − C sockets", "java": "Java middleware − Java sockets"}
 
 
-def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
+def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """The headline: middleware latency (CORBA ORBs, gRPC, Ice) minus the same-language socket baseline, per
     payload, with 95% intervals; one row of panels per language, one panel per mode."""
     figures = []
-    added = [p for p in points if (p.get("orb_added_latency_ns") or {}).get("estimate") is not None]
+    added = [p for p in points if p.added is not None]
     for key, pts in sorted(_by_place(added).items()):
-        languages = sorted({p.get("language") or "?" for p in pts}, key=lambda lang: (lang not in LANGUAGE_ROWS, lang))
-        modes = sorted({p["mode"] for p in pts}, key=["twoway", "oneway", "echo"].index)
+        languages = sorted({p.language or "?" for p in pts}, key=lambda lang: (lang not in LANGUAGE_ROWS, lang))
+        modes = sorted({p.point.mode for p in pts}, key=["twoway", "oneway", "echo"].index)
         fig, axes = plt.subplots(len(languages), len(modes), figsize=(6.5 * len(modes), 4.6 * len(languages)),
                                  squeeze=False)
         for row, language in zip(axes, languages):
             for ax, mode in zip(row, modes):
-                here = [p for p in pts if p["mode"] == mode and (p.get("language") or "?") == language]
+                here = [p for p in pts if p.point.mode == mode and (p.language or "?") == language]
                 sizes = []
                 for target, series in sorted(_by_target(here).items()):
                     sizes += _added_series(ax, target, series)
@@ -126,27 +127,27 @@ def orb_added(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def _added_series(ax, target: str, series: list[dict]) -> list[int]:
+def _added_series(ax, target: str, series: list[PointSummary]) -> list[int]:
     """One target's added latency per payload with its interval as error bars; returns the payloads."""
-    x = [p["payload_bytes"] for p in series]
-    added = [p["orb_added_latency_ns"] for p in series]
-    est = [a["estimate"] / 1e3 for a in added]
-    lo = [(a["ci95_low"] if a["ci95_low"] is not None else a["estimate"]) / 1e3 for a in added]
-    hi = [(a["ci95_high"] if a["ci95_high"] is not None else a["estimate"]) / 1e3 for a in added]
-    family = series[0].get("family")
+    x = [p.point.payload_bytes for p in series]
+    added = [p.orb_added_latency_ns for p in series if p.orb_added_latency_ns and p.orb_added_latency_ns.estimate is not None]
+    est = [a.estimate / 1e3 for a in added]
+    lo = [(a.ci95_low if a.ci95_low is not None else a.estimate) / 1e3 for a in added]
+    hi = [(a.ci95_high if a.ci95_high is not None else a.estimate) / 1e3 for a in added]
+    family = series[0].family
     ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
                 marker="o", ms=4, capsize=3, color=colour(target),
-                label=f"{target}{f' ({family})' if family else ''} − {added[0]['baseline']}")
+                label=f"{target}{f' ({family})' if family else ''} − {added[0].baseline}")
     return x
 
 
-def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
+def throughput(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """Payload MB/s: oneway as the receiver counted it, twoway as the client's timed calls carried it."""
     figures = []
-    by: dict[PointSlice, dict[str, list[dict]]] = defaultdict(dict)
-    for key, pts in _by_place([p for p in points if p.get("latency_ns")]).items():
+    by: dict[PointSlice, dict[str, list[PointSummary]]] = defaultdict(dict)
+    for key, pts in _by_place([p for p in points if p.latency_ns]).items():
         for p in pts:
-            by[key].setdefault(p["mode"], []).append(p)
+            by[key].setdefault(p.point.mode, []).append(p)
     for key, modes in sorted(by.items()):
         panels = [m for m in ("oneway", "twoway") if m in modes]
         fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.8), squeeze=False)
@@ -155,16 +156,16 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
             sizes = []
             for target, series in sorted(_by_target(modes[mode]).items()):
                 if mode == "oneway":
-                    series = [p for p in series if (p.get("oneway") or {}).get("receiver_throughput_mb_per_s")]
-                    y = [p["oneway"]["receiver_throughput_mb_per_s"] for p in series]
+                    y = [p.oneway.receiver_throughput_mb_per_s for p in series if p.oneway and p.oneway.receiver_throughput_mb_per_s]
+                    series = [p for p in series if p.oneway and p.oneway.receiver_throughput_mb_per_s]
                 else:
-                    series = [p for p in series if p.get("client_throughput_mb_per_s")]
-                    y = [p["client_throughput_mb_per_s"] for p in series]
+                    y = [p.client_throughput_mb_per_s for p in series if p.client_throughput_mb_per_s]
+                    series = [p for p in series if p.client_throughput_mb_per_s]
                 if not series:
                     continue
-                x = [p["payload_bytes"] for p in series]
+                x = [p.point.payload_bytes for p in series]
                 sizes += x
-                style = "-" if series[0].get("kind") == "orb" else "--"
+                style = "-" if series[0].kind == "orb" else "--"
                 ax.plot(x, y, style, marker="o", ms=4, color=colour(target), label=target)
             if not sizes:
                 continue
@@ -182,10 +183,10 @@ def throughput(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def socket_baselines(points: list[dict], out_dir: Path) -> list[Figure]:
+def socket_baselines(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """The socket baselines alone, side by side: how far apart the languages' plain sockets already are."""
-    sockets = [p for p in points if p.get("kind") == "socket" and p.get("latency_ns")]
-    if len({p["target"] for p in sockets}) < 2:
+    sockets = [p for p in points if p.kind == "socket" and p.latency_ns]
+    if len({p.point.target for p in sockets}) < 2:
         return []
     figures = []
     for key, pts in sorted(_by_place(sockets).items()):

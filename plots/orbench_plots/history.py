@@ -12,7 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from orbench.summary.history import PointKey, RunEntry, build_history, point_label  # noqa: E402
+from orbench.summary.history import HistoryValue, PointKey, RunEntry, build_history, point_label  # noqa: E402
 
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
 from orbench_plots.style import save  # noqa: E402
@@ -45,7 +45,7 @@ def _runs_table(results: Path, runs: list[RunEntry]) -> str:
     return ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
 
 
-def _trend_figure(path: Path, label: str, by_target: dict[str, list[dict]], run_ids: list[str]) -> list[str]:
+def _trend_figure(path: Path, label: str, by_target: dict[str, list[HistoryValue]], run_ids: list[str]) -> list[str]:
     """Two panels, p50 and ORB-added, a line per target over the campaign's runs; returns the moves flagged."""
     x_of = {run_id: i for i, run_id in enumerate(run_ids)}
     colour = {t: f"C{i}" for i, t in enumerate(sorted(by_target))}  # one colour per target in both panels
@@ -54,22 +54,21 @@ def _trend_figure(path: Path, label: str, by_target: dict[str, list[dict]], run_
     for panel, (quantity, ax) in enumerate(zip(("p50", "orb_added"), axes)):
         drawn = False
         for target, points in sorted(by_target.items()):
-            pts = [p for p in points if p.get(quantity) and p[quantity].get("estimate") is not None]
+            pts = [(p, i, flag) for p in points for i, flag in [p.quantity(quantity)]
+                   if i is not None and i.estimate is not None]
             if not pts:
                 continue
-            xs = [x_of[p["run_id"]] for p in pts]
-            ys = [p[quantity]["estimate"] / 1000 for p in pts]
-            lo = [max(0.0, (p[quantity]["estimate"] - (p[quantity]["low"] if p[quantity]["low"] is not None
-                                                        else p[quantity]["estimate"])) / 1000) for p in pts]
-            hi = [((p[quantity]["high"] if p[quantity]["high"] is not None else p[quantity]["estimate"])
-                   - p[quantity]["estimate"]) / 1000 for p in pts]
+            xs = [x_of[p.run_id] for p, _i, _f in pts]
+            est = [i.estimate or 0.0 for _p, i, _f in pts]
+            ys = [e / 1000 for e in est]
+            lo = [max(0.0, (e - (i.low if i.low is not None else e)) / 1000) for e, (_p, i, _f) in zip(est, pts)]
+            hi = [((i.high if i.high is not None else e) - e) / 1000 for e, (_p, i, _f) in zip(est, pts)]
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=4, capsize=3, label=target, color=colour[target])
             drawn = True
-            for p, x, y in zip(pts, xs, ys):
-                flag = p.get(f"{quantity}_flag")
+            for (p, _i, flag), x, y in zip(pts, xs, ys):
                 if flag:
                     ax.plot([x], [y], marker="o", ms=12, mfc="none", mec=FLAG_COLOURS[flag], mew=2)
-                    moves.append(f"{target} {'p50' if quantity == 'p50' else 'ORB-added'} {flag} in {p['run_id']}")
+                    moves.append(f"{target} {'p50' if quantity == 'p50' else 'ORB-added'} {flag} in {p.run_id}")
         ax.set_title(f"{'p50' if quantity == 'p50' else 'ORB-added latency'} (95% interval)", fontsize=10)
         ax.set_ylabel("us")
         ax.set_xticks(range(len(run_ids)))
@@ -90,16 +89,16 @@ def make_history_page(results: Path | str) -> Path:
     """Writes results/index.html and results/history-figures/; returns the page's path."""
     results = Path(results).resolve()
     history = build_history(results)
-    runs: list[RunEntry] = history["runs"]
+    runs: list[RunEntry] = history.runs
     fig_dir = results / FIGURES_DIR
     fig_dir.mkdir(exist_ok=True)
     for old in fig_dir.glob("*.png"):
         old.unlink()
     sections = []
     all_moves: list[str] = []
-    for n, (campaign, points) in enumerate(sorted(history["series"].items())):
+    for n, (campaign, points) in enumerate(sorted(history.series.items())):
         run_ids = [r.run_id for r in runs if r.campaign == campaign and r.summary is not None]
-        by_key: dict[PointKey, dict[str, list[dict]]] = {}
+        by_key: dict[PointKey, dict[str, list[HistoryValue]]] = {}
         for (key, target), values in points.items():
             by_key.setdefault(key, {})[target] = values
         parts = [f"<h2>{_esc(campaign)}: {len(run_ids)} run(s)</h2>"]

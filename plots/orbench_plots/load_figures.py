@@ -9,19 +9,20 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, NullLocator
 from orbench.results.point import PointSlice
+from orbench.summary.model import Latency, PointSummary
 
-from orbench_plots.style import Figure, _us_axis, colour, grouped, point_of, saved
+from orbench_plots.style import Figure, _us_axis, colour, grouped, saved
 
 
-def base_load(points: list[dict]) -> tuple[int, float]:
+def base_load(points: list[PointSummary]) -> tuple[int, float]:
     """The lightest load of a run (1 client, closed loop, where measured): what the per-payload figures show."""
-    loads = {(point_of(p).clients, point_of(p).rate_hz) for p in points}
+    loads = {(p.point.clients, p.point.rate_hz) for p in points}
     return min(loads) if loads else (1, 0.0)
 
 
-def at_base_load(points: list[dict]) -> list[dict]:
+def at_base_load(points: list[PointSummary]) -> list[PointSummary]:
     base = base_load(points)
-    return [p for p in points if (point_of(p).clients, point_of(p).rate_hz) == base]
+    return [p for p in points if (p.point.clients, p.point.rate_hz) == base]
 
 
 def _rate_label(rate: float) -> str:
@@ -30,17 +31,22 @@ def _rate_label(rate: float) -> str:
     return f"{rate / 1000:g} kHz per client" if rate >= 1000 else f"{rate:g} Hz per client"
 
 
-def _groups(points: list[dict]) -> dict[PointSlice, list[dict]]:
+def _groups(points: list[PointSummary]) -> dict[PointSlice, list[PointSummary]]:
     """One figure per everything but the load and the target."""
-    return grouped([p for p in points if p.get("latency_ns")], "clients", "rate_hz", "target")
+    return grouped([p for p in points if p.latency_ns], "clients", "rate_hz", "target")
 
 
-def _by_target(points: list[dict]) -> list[tuple[str, list[dict]]]:
+def _by_target(points: list[PointSummary]) -> list[tuple[str, list[PointSummary]]]:
     """Each target's points in order of clients, targets sorted."""
-    out: dict[str, list[dict]] = defaultdict(list)
-    for p in sorted(points, key=lambda p: p["clients"]):
-        out[p["target"]].append(p)
+    out: dict[str, list[PointSummary]] = defaultdict(list)
+    for p in sorted(points, key=lambda p: p.point.clients):
+        out[p.point.target].append(p)
     return sorted(out.items())
+
+
+def _latency(p: PointSummary) -> Latency:
+    assert p.latency_ns is not None, "figures draw measured points only"
+    return p.latency_ns
 
 
 def _line_style(target: str) -> str:
@@ -56,21 +62,21 @@ def _clients_axis(ax, clients: list[int]) -> None:
     ax.set_xlabel("clients against one server")
 
 
-def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
+def latency_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     figures = []
     for key, group in sorted(_groups(points).items()):
-        clients = sorted({p["clients"] for p in group})
+        clients = sorted({p.point.clients for p in group})
         if len(clients) < 2:
             continue
-        rates = sorted({p["rate_hz"] for p in group})
+        rates = sorted({p.point.rate_hz for p in group})
         fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates) + 2.5, 4.8), sharey=True, squeeze=False)
         for ax, rate in zip(axes[0], rates):
-            for target, series in _by_target([p for p in group if p["rate_hz"] == rate]):
-                x = [p["clients"] for p in series]
+            for target, series in _by_target([p for p in group if p.point.rate_hz == rate]):
+                x = [p.point.clients for p in series]
                 style = _line_style(target)
-                ax.plot(x, [p["latency_ns"]["p50"] / 1e3 for p in series], style, marker="o", color=colour(target),
+                ax.plot(x, [_latency(p).p50 / 1e3 for p in series], style, marker="o", color=colour(target),
                         label=f"{target} p50")
-                ax.plot(x, [p["latency_ns"]["p99"] / 1e3 for p in series], style, marker="^", alpha=0.45,
+                ax.plot(x, [_latency(p).p99 / 1e3 for p in series], style, marker="^", alpha=0.45,
                         color=colour(target), label=f"{target} p99")
             ax.set_yscale("log")
             _clients_axis(ax, clients)
@@ -91,18 +97,18 @@ def latency_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
+def throughput_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     figures = []
     for key, group in sorted(_groups(points).items()):
-        clients = sorted({p["clients"] for p in group})
+        clients = sorted({p.point.clients for p in group})
         if len(clients) < 2:
             continue
-        closed = [p for p in group if not p["rate_hz"] and (p.get("load") or {}).get("aggregate_calls_per_s")]
+        closed = [p for p in group if not p.point.rate_hz and p.load and p.load.aggregate_calls_per_s]
         if not closed:
             continue
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
         for target, series in _by_target(closed):
-            ax.plot([p["clients"] for p in series], [p["load"]["aggregate_calls_per_s"] / 1e3 for p in series],
+            ax.plot([p.point.clients for p in series], [(p.load.aggregate_calls_per_s or 0.0) / 1e3 for p in series if p.load],
                     _line_style(target), marker="o", color=colour(target), label=target)
         _clients_axis(ax, clients)
         ax.set_ylabel("calls per second, all clients (thousands)")
@@ -119,24 +125,24 @@ def throughput_vs_clients(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
-    paced = [p for p in points if p.get("rate")]
+def deadline_misses(points: list[PointSummary], out_dir: Path) -> list[Figure]:
+    paced = [p for p in points if p.rate]
     if not paced:
         return []
     figures = []
     for key, group in sorted(grouped(paced, "clients", "target").items()):
-        rate = key["rate_hz"]
-        targets = sorted({p["target"] for p in group})
-        clients = sorted({p["clients"] for p in group})
+        rate = key.of.rate_hz
+        targets = sorted({p.point.target for p in group})
+        clients = sorted({p.point.clients for p in group})
         fig, ax = plt.subplots(figsize=(max(6.5, 1.1 * len(targets) * len(clients)), 4.6))
         width = 0.8 / len(clients)
-        by = {(p["target"], p["clients"]): p for p in group}
+        by = {(p.point.target, p.point.clients): p.rate for p in group if p.rate}
         for j, n in enumerate(clients):
             xs, ys = [], []
             for i, t in enumerate(targets):
                 if (t, n) in by:
                     xs.append(i + (j - (len(clients) - 1) / 2) * width)
-                    ys.append(by[(t, n)]["rate"]["deadline_miss_pct"] or 0.0)
+                    ys.append(by[(t, n)].deadline_miss_pct or 0.0)
             ax.bar(xs, ys, width, label=f"{n} client{'s' if n > 1 else ''}", alpha=0.55 + 0.45 * j / max(1, len(clients) - 1))
         ax.set_xticks(range(len(targets)))
         ax.set_xticklabels(targets, rotation=20, ha="right", fontsize=8)
@@ -152,26 +158,26 @@ def deadline_misses(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def interop(points: list[dict], out_dir: Path) -> list[Figure]:
-    pairs = [p for p in at_base_load(points) if p.get("interop") and p.get("latency_ns")]
+def interop(points: list[PointSummary], out_dir: Path) -> list[Figure]:
+    pairs = [p for p in at_base_load(points) if p.interop and p.latency_ns]
     if not pairs:
         return []
     figures = []
-    lookup = {point_of(p): p for p in points if p.get("latency_ns")}
+    lookup = {p.point: p.latency_ns for p in points if p.latency_ns}
     for key, group in sorted(grouped(pairs, "target").items()):
-        bars: list[tuple[str, dict]] = []
-        for p in sorted(group, key=lambda p: p["target"]):
-            for name in (p["interop"]["client_target"], p["target"], p["interop"]["server_target"]):
-                same = lookup.get(point_of(p).group.with_target(name))
+        bars: list[tuple[str, Latency]] = []
+        for p in sorted(group, key=lambda p: p.point.target):
+            assert p.interop is not None
+            for name in (p.interop.client_target, p.point.target, p.interop.server_target):
+                same = lookup.get(p.point.group.with_target(name))
                 if same is not None and name not in [b[0] for b in bars]:
                     bars.append((name, same))
         fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(bars)), 4.6))
-        for i, (name, p) in enumerate(bars):
-            lat = p["latency_ns"]
-            ax.bar(i, lat["p50"] / 1e3, 0.6, color=colour(name.split("->")[0]),
+        for i, (name, lat) in enumerate(bars):
+            ax.bar(i, lat.p50 / 1e3, 0.6, color=colour(name.split("->")[0]),
                    hatch="//" if "->" in name else None, edgecolor="black" if "->" in name else None)
-            ax.plot([i, i], [lat["p50"] / 1e3, lat["p99"] / 1e3], color="black", lw=1)
-            ax.plot(i, lat["p99"] / 1e3, marker="_", color="black", ms=12)
+            ax.plot([i, i], [lat.p50 / 1e3, lat.p99 / 1e3], color="black", lw=1)
+            ax.plot(i, lat.p99 / 1e3, marker="_", color="black", ms=12)
         ax.set_xticks(range(len(bars)))
         ax.set_xticklabels([b[0] for b in bars], rotation=20, ha="right", fontsize=8)
         ax.set_yscale("log")
@@ -190,7 +196,7 @@ def interop(points: list[dict], out_dir: Path) -> list[Figure]:
 LOAD_FIGURES = (latency_vs_clients, throughput_vs_clients, deadline_misses, interop)
 
 
-def make_load_figures(points: list[dict], out_dir: Path) -> list[Figure]:
+def make_load_figures(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     figures: list[Figure] = []
     for make in LOAD_FIGURES:
         figures += make(points, out_dir)

@@ -6,8 +6,8 @@ import html
 import json
 from pathlib import Path
 
-from orbench.results.point import Point, PointGroup
 from orbench.results.store import RunStore
+from orbench.summary.model import Equivalence, PointSummary, RunSummary
 from orbench.summary.summary import current_summary
 from orbench.summary.table import P50_LEGEND, columns, interval_over
 
@@ -58,32 +58,27 @@ def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
-def _summary_table(points: list[dict]) -> str:
+def _summary_table(points: tuple[PointSummary, ...]) -> str:
     head = ("placement", "mode", "payload", "target", "trials ok/failed", "p50 µs", "p90 µs", "p99 µs", "max µs",
             "ORB-added µs", "95% CI µs", "interval over", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
             "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
-        lat = p.get("latency_ns") or {}
-        added = p.get("orb_added_latency_ns") or {}
-        ci = (f"[{_us(added['ci95_low'])}, {_us(added['ci95_high'])}]"
-              if added.get("ci95_low") is not None else "")
-        ow = p.get("oneway") or {}
-        tput = ow.get("receiver_throughput_mb_per_s") or p.get("client_throughput_mb_per_s")
-        p50ci = p.get("p50_ci95_ns") or {}
-        p50ci_text = (f"[{_us(p50ci['low'])}, {_us(p50ci['high'])}] ({p50ci['trials']})"
-                      if p50ci.get("low") is not None else "")
-        stop = p.get("stopping") or {}
-        stop_text = f"{stop.get('reason')} after {stop.get('trials')}" if stop else ""
-        rate = p.get("rate") or {}
-        missed = f"{rate['deadline_misses']} of {rate['calls']}" if rate else ""
-        cells = [*columns(Point.from_record(p)), f"{p['trials_ok']}/{p['trials_failed']}"]
-        nums = [_us(p50ci.get("estimate", lat.get("p50"))), _us(lat.get("p90")), _us(lat.get("p99")), _us(lat.get("max")),
-                _us(added.get("estimate")), ci, interval_over(p), p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
-                str(ow.get("lost_messages", "")), missed]
+        lat, added, ow, p50ci, stop, rate = (p.latency_ns, p.orb_added_latency_ns, p.oneway, p.p50_ci95_ns,
+                                             p.stopping, p.rate)
+        ci = (f"[{_us(added.ci95_low)}, {_us(added.ci95_high)}]" if added and added.ci95_low is not None else "")
+        tput = (ow.receiver_throughput_mb_per_s if ow else None) or p.client_throughput_mb_per_s
+        p50ci_text = (f"[{_us(p50ci.low)}, {_us(p50ci.high)}] ({p50ci.trials})"
+                      if p50ci and p50ci.low is not None else "")
+        stop_text = f"{stop.reason} after {stop.trials}" if stop else ""
+        missed = f"{rate.deadline_misses} of {rate.calls}" if rate else ""
+        cells = [*columns(p.point), f"{p.trials_ok}/{p.trials_failed}"]
+        nums = [_us(p.p50), _us(lat and lat.p90), _us(lat and lat.p99), _us(lat and lat.max), _us(p.added), ci,
+                interval_over(p), p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
+                "" if ow is None else str(ow.lost_messages), missed]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
                     + "".join(f'<td class="num">{_esc(c)}</td>' for c in nums)
-                    + f"<td>{_esc('; '.join(p.get('errors') or []))}</td></tr>")
+                    + f"<td>{_esc('; '.join(p.errors))}</td></tr>")
     return "<table>" + "\n".join(rows) + "</table>"
 
 
@@ -122,24 +117,22 @@ def _workers_table(targets: dict) -> str:
     return "<table>" + "\n".join(rows) + "</table>"
 
 
-def _equivalence_table(rows: list[dict]) -> str:
+def _equivalence_table(rows: tuple[Equivalence, ...]) -> str:
     head = ("placement", "mode", "payload", "A", "B", "mean A µs", "mean B µs", "sd A µs", "sd B µs",
             "beta per trial p50", "beta per call", "outlier pairs", "B in A's band", "A in B's band", "equivalent")
     out = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for e in rows:
-        if "capture" not in e:
-            out.append(f"<tr><td colspan='{len(head)}'>{_esc(e.get('why_missing'))}</td></tr>")
+        if e.capture is None or e.moments is None or e.regression_b_on_a is None:
+            out.append(f"<tr><td colspan='{len(head)}'>{_esc(e.why_missing)}</td></tr>")
             continue
-        a, b = e["a"], e["b"]
-        m = e["moments"]
-        g = PointGroup.from_record(e)
+        a, b, m, g = e.a, e.b, e.moments, e.group
+        per_trial = e.regression_trial_p50_b_on_a
         cells = [g.label_of("host_pair", "placement", "options", "clients", "rate_hz"), g.mode,
-                 g.label_of("payload_type", "payload_bytes"), a, b, _us(m[a]["mean"]), _us(m[b]["mean"]),
-                 _us(m[a]["stdev"]), _us(m[b]["stdev"]),
-                 f"{e['regression_trial_p50_b_on_a']['beta']:.3f}" if "regression_trial_p50_b_on_a" in e else "",
-                 f"{e['regression_b_on_a']['beta']:.3f}",
-                 e["regression_b_on_a"]["outlier_pairs_dropped"], f"{e['capture'][f'{b} in {a}' + chr(39) + 's band']:.1%}",
-                 f"{e['capture'][f'{a} in {b}' + chr(39) + 's band']:.1%}", "yes" if e["equivalent_by_capture"] else "no"]
+                 g.label_of("payload_type", "payload_bytes"), a, b, _us(m[a].mean), _us(m[b].mean),
+                 _us(m[a].stdev), _us(m[b].stdev), f"{per_trial.beta:.3f}" if per_trial else "",
+                 f"{e.regression_b_on_a.beta:.3f}", e.regression_b_on_a.outlier_pairs_dropped,
+                 f"{e.captured(b, a) or 0.0:.1%}", f"{e.captured(a, b) or 0.0:.1%}",
+                 "yes" if e.equivalent_by_capture else "no"]
         out.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
     return "<table>" + "\n".join(out) + "</table>"
 
@@ -167,7 +160,7 @@ def _hosts(manifest: dict) -> str:
     return "<h2>Environment of every host</h2>" + "".join(parts)
 
 
-def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
+def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Figure],
            not_made: list[tuple[str, str]] | None = None) -> str:
     campaign = manifest.get("campaign", {})
     env = manifest.get("environment", {})
@@ -189,14 +182,14 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
         f"placements {_esc(', '.join(p['name'] + ' (server CPU ' + str(p['server_cpus']) + ', client CPU ' + str(p['client_cpus']) + ')' for p in manifest.get('placements', [])))}. "
         "All latencies are per call, in microseconds, including one clock read (see the timer column).</p>",
     ]
-    if summary.get("warnings"):
-        detail = summary.get("warnings_detail") or []
+    lines, detail = summary.warnings, summary.warnings_detail
+    if lines:
         parts.append("<h2>Warnings</h2><div class='warn'><ul>"
-                     + "".join(f"<li>{_esc(w)}</li>" for w in summary["warnings"]) + "</ul>"
+                     + "".join(f"<li>{_esc(w)}</li>" for w in lines) + "</ul>"
                      + (f"<details><summary>every warning ({len(detail)})</summary><ul>"
-                        + "".join(f"<li>{_esc(w['kind'])}: {_esc(w['where'] + ': ' if w['where'] else '')}"
-                                  f"{_esc(w['text'])}</li>" for w in detail) + "</ul></details>"
-                        if len(detail) > len(summary["warnings"]) else "")
+                        + "".join(f"<li>{_esc(w.kind)}: {_esc(w.where + ': ' if w.where else '')}"
+                                  f"{_esc(w.text)}</li>" for w in detail) + "</ul></details>"
+                        if len(detail) > len(lines) else "")
                      + "</div>")
     if manifest.get("skipped_targets"):
         parts.append("<h2>Targets not run</h2><ul>" + "".join(
@@ -214,26 +207,26 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
     if not_made:
         parts.append("<h3>Figures not made</h3><ul>" + "".join(
             f"<li><b>{_esc(t)}</b>: {_esc(why)}</li>" for t, why in not_made) + "</ul>")
-    known = summary.get("known_answers") or []
+    known = summary.known_answers
     if known:
         parts.append(
             "<h2>Known answers</h2><p>Known-answer targets: a socket baseline whose server spins a known N ns per "
             "call, measured against the plain baseline as if it were an ORB. Its ORB-added latency X must come "
-            f"out as N: {sum(k['covered'] for k in known)} of {len(known)} intervals cover N.</p><table><tr>"
+            f"out as N: {sum(k.answer.covered for k in known)} of {len(known)} intervals cover N.</p><table><tr>"
             + "".join(f"<th>{h}</th>" for h in ("placement", "mode", "payload", "target", "known N µs",
                                                  "recovered X µs [95% CI]", "covers N", "|X − N| ≤ max(half-width, 5% N)"))
             + "</tr>" + "".join(
-                "<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in columns(Point.from_record(k)))
-                + f"<td class='num'>{_us(k['known_ns'])}</td>"
-                f"<td class='num'>{_us(k['recovered_ns'])} "
-                + (f"[{_us(k['ci95_low'])}, {_us(k['ci95_high'])}]" if k.get("ci95_low") is not None else "")
-                + f"</td><td>{'yes' if k['covered'] else 'NO'}</td><td>{'yes' if k['within_tolerance'] else 'NO'}</td>"
-                "</tr>" for k in known) + "</table>")
-    parts.append("<h2>Summary</h2>" + _summary_table(summary.get("points", [])) + f"<p>{_esc(P50_LEGEND)}</p>")
-    parts.append(variance_section(summary.get("points", [])))
-    parts.append(section_placement.section(summary.get("points", [])))
+                "<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in columns(k.point))
+                + f"<td class='num'>{_us(k.answer.known_ns)}</td>"
+                f"<td class='num'>{_us(k.answer.recovered_ns)} "
+                + (f"[{_us(k.answer.ci95_low)}, {_us(k.answer.ci95_high)}]" if k.answer.ci95_low is not None else "")
+                + f"</td><td>{'yes' if k.answer.covered else 'NO'}</td>"
+                f"<td>{'yes' if k.answer.within_tolerance else 'NO'}</td></tr>" for k in known) + "</table>")
+    parts.append("<h2>Summary</h2>" + _summary_table(summary.points) + f"<p>{_esc(P50_LEGEND)}</p>")
+    parts.append(variance_section(summary.points))
+    parts.append(section_placement.section(summary.points))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
-    if summary.get("equivalence"):
+    if summary.equivalence:
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
                      "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "
                      "coefficient beta of B on A through the origin (1.0: A's value predicts B's), on the paired trials' p50s and on "
@@ -242,7 +235,7 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
                      "the other's empirical 95% band; equivalent when both shares are at least 95%. With heavy-tailed latencies "
                      "the running MSE is large and the band wide, so the capture test rarely rejects; read it together "
                      "with the CDF overlay and beta.</p>"
-                     + _equivalence_table(summary["equivalence"]))
+                     + _equivalence_table(summary.equivalence))
     parts.append(_gc_table(run_dir))
     parts += extra_sections(run_dir)
     parts.append("<h2>Targets and workers</h2>" + _workers_table(manifest.get("targets", {})))
@@ -252,12 +245,12 @@ def render(run_dir: Path, summary: dict, manifest: dict, figures: list[Figure],
     return "\n".join(parts)
 
 
-def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
+def make_figures(summary: RunSummary, out_dir: Path) -> list[Figure]:
     """Every figure drawn from summary.json. Each is keyed by its points' own dimensions (style.grouped): points
     of different host pairs (links) or option sets never share a figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
-    points = summary["points"]
+    points = list(summary.points)
     # The per-payload figures show one load (1 client, closed loop, where measured); the load figures the rest.
     for make in payload_figures.ALL_FIGURES:
         figures += make(at_base_load(points), out_dir)
@@ -287,7 +280,7 @@ def make_report(run_dir: Path | str) -> Path:
     return out
 
 
-def not_made(summary: dict, manifest: dict, figures: list[Figure]) -> list[tuple[str, str]]:
+def not_made(summary: RunSummary, manifest: dict, figures: list[Figure]) -> list[tuple[str, str]]:
     """Figures the report has no data for, and why, so a missing figure is never silent."""
     names = " ".join(f.path.name for f in figures)
     out = list(NOT_MADE_ALWAYS)

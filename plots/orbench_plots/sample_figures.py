@@ -9,11 +9,12 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter
-from orbench.results.point import Point, PointGroup, PointSlice
+from orbench.results.point import Point, PointSlice
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
 from orbench.stats import stats
 from orbench.stats.equivalence import empirical_band
+from orbench.summary.model import RunSummary
 
 from orbench_plots.gclog import GcPause, gc_logs, parse_gc_log
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, saved
@@ -208,18 +209,19 @@ def gc_timelines(run: RunSamples, out_dir: Path, manifest: dict) -> list[Figure]
     return figures
 
 
-def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Figure]:
+def equivalence_figure(run: RunSamples, summary: RunSummary, out_dir: Path) -> list[Figure]:
     """CDF overlay and empirical band of two socket baselines at the largest twoway payload (Krintz and
     Wolski's equivalence tests)."""
-    rows = [(PointGroup.from_record(e), e) for e in summary.get("equivalence", []) if "capture" in e]
-    rows = [(g, e) for g, e in rows if g.with_target(e["a"]) in run.trials and g.with_target(e["b"]) in run.trials]
+    rows = [e for e in summary.equivalence if e.capture is not None
+            and e.group.with_target(e.a) in run.trials and e.group.with_target(e.b) in run.trials]
     if not rows:
         return []
-    group, pick = max(rows, key=lambda r: (r[0].mode == "twoway", r[0].host_pair == "local", r[0].options == "",
-                                           r[0].payload_bytes))
-    a, b = run.samples(group.with_target(pick["a"])), run.samples(group.with_target(pick["b"]))
+    pick = max(rows, key=lambda e: (e.group.mode == "twoway", e.group.host_pair == "local", e.group.options == "",
+                                    e.group.payload_bytes))
+    group, name_a, name_b = pick.group, pick.a, pick.b
+    a, b = run.samples(group.with_target(name_a)), run.samples(group.with_target(name_b))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
-    for name, x in ((pick["a"], a), (pick["b"], b)):
+    for name, x in ((name_a, a), (name_b, b)):
         xs = np.sort(x) / 1e3
         ax1.plot(xs, np.arange(1, xs.size + 1) / xs.size, color=colour(name), label=name)
     ax1.set_xscale("log")
@@ -232,26 +234,26 @@ def equivalence_figure(run: RunSamples, summary: dict, out_dir: Path) -> list[Fi
     lo, hi, first = empirical_band(a[:n])
     idx = np.arange(first, first + lo.size)
     floor = float(min(a[:n].min(), b[:n].min())) * 0.5  # a band reaching below 0 is drawn to the axis' floor
-    ax2.fill_between(idx, np.maximum(lo, floor) / 1e3, hi / 1e3, color=colour(pick["a"]), alpha=0.2, lw=0,
-                     label=f"{pick['a']} empirical 95% band")
-    ax2.plot(np.arange(n), b[:n] / 1e3, ".", ms=2, color=colour(pick["b"]), label=f"{pick['b']} calls")
+    ax2.fill_between(idx, np.maximum(lo, floor) / 1e3, hi / 1e3, color=colour(name_a), alpha=0.2, lw=0,
+                     label=f"{name_a} empirical 95% band")
+    ax2.plot(np.arange(n), b[:n] / 1e3, ".", ms=2, color=colour(name_b), label=f"{name_b} calls")
     ax2.set_yscale("log")
     _tidy_log_axis(ax2)
     ax2.set_xlabel("call index (trial 0)")
     ax2.set_ylabel("latency per call (µs)")
-    cap = pick["capture"]
-    ax2.set_title(f"{pick['b']} in {pick['a']}'s band: {cap[pick['b'] + ' in ' + pick['a'] + chr(39) + 's band']:.0%}")
+    ax2.set_title(f"{name_b} in {name_a}'s band: {pick.captured(name_b, name_a) or 0.0:.0%}")
     ax2.legend(fontsize=8)
-    fig.suptitle(f"{pick['a']} vs {pick['b']}, {group.label}; beta per trial p50 = "
-                 f"{pick['regression_trial_p50_b_on_a']['beta']:.3f}")
-    return [_saved(fig, out_dir / f"equivalence-{pick['a']}-{pick['b']}.png",
-                   f"Equivalence of {pick['a']} and {pick['b']}",
+    per_trial = pick.regression_trial_p50_b_on_a
+    fig.suptitle(f"{name_a} vs {name_b}, {group.label}"
+                 + ("" if per_trial is None else f"; beta per trial p50 = {per_trial.beta:.3f}"))
+    return [_saved(fig, out_dir / f"equivalence-{name_a}-{name_b}.png",
+                   f"Equivalence of {name_a} and {name_b}",
                    "Left: the two traces' CDFs, overlaid (equivalent traces mask each other). Right: one trace's calls "
                    "against the other's empirical 95% band (sliding-mean forecast ± 2√MSE); Krintz and Wolski call "
                    "them equivalent when each captures ≥ 95% of the other.")]
 
 
-def make_sample_figures(run_dir: Path, summary: dict, manifest: dict, out_dir: Path) -> list[Figure]:
+def make_sample_figures(run_dir: Path, summary: RunSummary, manifest: dict, out_dir: Path) -> list[Figure]:
     run = RunSamples(run_dir)
     figures: list[Figure] = []
     figures += cdfs(run, out_dir)

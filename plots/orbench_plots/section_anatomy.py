@@ -16,8 +16,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from orbench.summary.model import Anatomy, PointSummary, RunSummary
 
-from orbench_plots.style import Figure, colour, grouped, point_of, saved
+from orbench_plots.style import Figure, colour, grouped, saved
 
 # The file names of this section's figures start with it (report.py shows them in this section).
 ANATOMY_PREFIX = "anatomy-"
@@ -26,48 +27,48 @@ PARTS = (("client_user_us", "client user", "#1f4e79"), ("client_sys_us", "client
          ("server_user_us", "server user", "#8c3b00"), ("server_sys_us", "server system", "#f4b183"))
 
 
-def _mean(anatomy: dict, name: str) -> float | None:
-    value = (anatomy.get(name) or {}).get("median") if isinstance(anatomy.get(name), dict) else None
+def _mean(anatomy: Anatomy | None, name: str) -> float | None:
+    value = None if anatomy is None else anatomy.median(name)
     return None if value is None else float(value)
 
 
-def _ordered(points: list[dict]) -> list[dict]:
+def _ordered(points: list[PointSummary]) -> list[PointSummary]:
     """ORBs each followed by its baseline, then the other sockets, as a reader compares them."""
-    by_target = {p["target"]: p for p in points}
-    out: list[dict] = []
-    for p in sorted(points, key=lambda p: (p.get("kind") != "orb", p["target"])):
+    by_target = {p.point.target: p for p in points}
+    out: list[PointSummary] = []
+    for p in sorted(points, key=lambda p: (p.kind != "orb", p.point.target)):
         if p in out:
             continue
         out.append(p)
-        base = (p.get("orb_added_latency_ns") or {}).get("baseline")
+        base = None if p.orb_added_latency_ns is None else p.orb_added_latency_ns.baseline
         if base in by_target and by_target[base] not in out:
             out.append(by_target[base])
     return out
 
 
-def cpu_figures(points: list[dict], out_dir: Path) -> list[Figure]:
+def cpu_figures(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """One row of per-payload panels per slice of the run and mode: stacked CPU bars per target."""
-    with_cpu = [p for p in points if (p.get("anatomy") or {}).get("client_cpu_us")]
+    with_cpu = [p for p in points if p.anatomy and p.anatomy.client_cpu_us]
     figures = []
     for key, group in sorted(grouped(with_cpu, "payload_bytes", "target").items(), key=lambda kv: kv[0].slug):
-        sizes = sorted({p["payload_bytes"] for p in group})
+        sizes = sorted({p.point.payload_bytes for p in group})
         fig, axes = plt.subplots(1, len(sizes), figsize=(max(4.5, 3.2 * len(sizes)), 4.2), squeeze=False)
         for ax, size in zip(axes[0], sizes, strict=True):
-            at = _ordered([p for p in group if p["payload_bytes"] == size])
-            names = [p["target"] for p in at]
+            at = _ordered([p for p in group if p.point.payload_bytes == size])
+            names = [p.point.target for p in at]
             bottom = [0.0] * len(at)
             for field, label, part_colour in PARTS:
-                heights = [_mean(p["anatomy"], field) or 0.0 for p in at]
+                heights = [_mean(p.anatomy, field) or 0.0 for p in at]
                 ax.bar(range(len(at)), heights, bottom=bottom, color=part_colour, label=label, width=0.7)
                 bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
             # Where the user/system split is unknown (no tick fell in a short trial), the total still shows.
             for i, p in enumerate(at):
-                total = (_mean(p["anatomy"], "client_cpu_us") or 0.0) + (_mean(p["anatomy"], "server_cpu_us") or 0.0)
+                total = (_mean(p.anatomy, "client_cpu_us") or 0.0) + (_mean(p.anatomy, "server_cpu_us") or 0.0)
                 if total > bottom[i] * 1.001:
                     ax.bar(i, total - bottom[i], bottom=bottom[i], color="none", edgecolor="#555", hatch="//",
                            width=0.7, label="split unknown" if i == 0 else None)
             ax.set_xticks(range(len(at)), names, rotation=30, ha="right", fontsize=8)
-            ax.set_title(point_of(at[0]).label_of("payload_type", "payload_bytes"), fontsize=9)
+            ax.set_title(at[0].point.label_of("payload_type", "payload_bytes"), fontsize=9)
             ax.set_ylabel("CPU µs per call" if size == sizes[0] else "")
             ax.grid(axis="y", alpha=0.3)
         axes[0][0].legend(fontsize=7, loc="upper right")
@@ -81,21 +82,21 @@ def cpu_figures(points: list[dict], out_dir: Path) -> list[Figure]:
     return figures
 
 
-def added_figures(points: list[dict], out_dir: Path) -> list[Figure]:
+def added_figures(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """ORB-added latency beside ORB-added CPU per ORB and payload: one panel per slice of the run and mode."""
-    orbs = [p for p in points if (p.get("orb_added_cpu_us") or {}).get("estimate") is not None
-            and (p.get("orb_added_latency_ns") or {}).get("estimate") is not None]
+    orbs = [p for p in points if p.orb_added_cpu_us and p.orb_added_cpu_us.estimate is not None
+            and p.added is not None]
     figures = []
     for key, group in sorted(grouped(orbs, "payload_bytes", "target").items(), key=lambda kv: kv[0].slug):
-        targets = sorted({p["target"] for p in group})
-        sizes = sorted({p["payload_bytes"] for p in group})
+        targets = sorted({p.point.target for p in group})
+        sizes = sorted({p.point.payload_bytes for p in group})
         fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(sizes) * len(targets)), 4.0))
         width = 0.8 / (2 * len(targets))
         for j, target in enumerate(targets):
-            by_size = {p["payload_bytes"]: p for p in group if p["target"] == target}
+            by_size = {p.point.payload_bytes: p for p in group if p.point.target == target}
             for k, (label, value, hatch) in enumerate((
-                    ("latency", lambda p: p["orb_added_latency_ns"]["estimate"] / 1e3, None),
-                    ("CPU", lambda p: p["orb_added_cpu_us"]["estimate"], "//"))):
+                    ("latency", lambda p: (p.added or 0.0) / 1e3, None),
+                    ("CPU", lambda p: p.orb_added_cpu_us.estimate or 0.0, "//"))):
                 x = [i + (2 * j + k - len(targets) + 0.5) * width for i, s in enumerate(sizes) if s in by_size]
                 y = [value(by_size[s]) for s in sizes if s in by_size]
                 ax.bar(x, y, width=width, color=colour(target), hatch=hatch, edgecolor="white",
@@ -120,47 +121,52 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
+def _blank(value: object) -> str:
+    return "" if value is None else str(value)
+
+
 def _pair(a: float | None, b: float | None, digits: int = 2) -> str:
     if a is None and b is None:
         return ""
     return f"{_num(a, digits) or '–'} / {_num(b, digits) or '–'}"
 
 
-def _top(calls: dict, n: int = 4) -> str:
+def _top(calls: dict[str, int], n: int = 4) -> str:
     return ", ".join(f"{k} {v:g}" for k, v in list(calls.items())[:n])
 
 
-def _table(points: list[dict]) -> str:
+def _table(points: list[PointSummary]) -> str:
     head = ("point", "target", "p50 µs", "CPU µs client (user / sys)", "CPU µs server (user / sys)",
             "ctx switches client vol / invol", "server vol / invol", "reads / writes client", "server",
             "syscalls client (traced)", "syscalls server (traced)", "wire B out / in", "segments out / in",
             "allocs client / server", "alloc B client (thread) / server", "GC client / server", "TCP events")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
-    by_group: dict[str, list[dict]] = defaultdict(list)
+    by_group: dict[str, list[PointSummary]] = defaultdict(list)
     for p in points:
-        if p.get("anatomy"):
-            by_group[point_of(p).group.label].append(p)
+        if p.anatomy:
+            by_group[p.point.group.label].append(p)
     for label, group in by_group.items():
         for p in _ordered(group):
-            a = p["anatomy"]
+            a = p.anatomy
+            assert a is not None
 
-            def m(name: str, a: dict = a) -> float | None:
+            def m(name: str, a: Anatomy = a) -> float | None:
                 return _mean(a, name)
 
-            sc = a.get("syscalls") or {}
+            sc = a.syscalls
             thread = m("client_thread_alloc_bytes")
-            gc = (f"{a.get('client_gc_count', '')} ({a.get('client_gc_ms', '')} ms) / "
-                  f"{a.get('server_gc_count', '')} ({a.get('server_gc_ms', '')} ms)"
-                  if "client_gc_count" in a or "server_gc_count" in a else "")
-            events = "; ".join(f"{k.split('.')[-1]} {v}" for k, v in (a.get("tcp_events") or {}).items())
+            gc = (f"{_blank(a.client_gc_count)} ({_blank(a.client_gc_ms)} ms) / "
+                  f"{_blank(a.server_gc_count)} ({_blank(a.server_gc_ms)} ms)"
+                  if a.client_gc_count is not None or a.server_gc_count is not None else "")
+            events = "; ".join(f"{k.split('.')[-1]} {v}" for k, v in a.tcp_events.items())
             cells = [
-                label, p["target"], _num(((p.get("latency_ns") or {}).get("p50") or 0) / 1e3),
+                label, p.point.target, _num((p.latency_ns.p50 if p.latency_ns else 0) / 1e3),
                 f"{_num(m('client_cpu_us'))} ({_pair(m('client_user_us'), m('client_sys_us'))})",
                 f"{_num(m('server_cpu_us'))} ({_pair(m('server_user_us'), m('server_sys_us'))})",
                 _pair(m("client_vcsw"), m("client_ivcsw")), _pair(m("server_vcsw"), m("server_ivcsw")),
                 _pair(m("client_reads"), m("client_writes")), _pair(m("server_reads"), m("server_writes")),
-                f"{_num(sc.get('client_total'))}: {_top(sc.get('client') or {})}" if sc else "",
-                f"{_num(sc.get('server_total'))}: {_top(sc.get('server') or {})}" if sc else "",
+                f"{_num(sc.client_total)}: {_top(sc.client)}" if sc else "",
+                f"{_num(sc.server_total)}: {_top(sc.server)}" if sc else "",
                 _pair(m("wire_out_bytes"), m("wire_in_bytes"), 1), _pair(m("wire_out_segs"), m("wire_in_segs")),
                 _pair(m("client_allocs"), m("server_allocs")),
                 f"{_num(m('client_alloc_bytes'), 0)}{f' ({thread:.0f})' if thread is not None else ''} / "
@@ -170,28 +176,29 @@ def _table(points: list[dict]) -> str:
     return "<table>" + "\n".join(rows) + "</table>"
 
 
-def _added_table(points: list[dict]) -> str:
+def _added_table(points: list[PointSummary]) -> str:
     head = ("point", "ORB", "baseline", "ORB-added latency µs [95% CI]", "ORB-added CPU µs [95% CI]",
             "added CPU / added latency")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
-        cpu, lat = p.get("orb_added_cpu_us") or {}, p.get("orb_added_latency_ns") or {}
-        if cpu.get("estimate") is None or lat.get("estimate") is None:
+        cpu, lat = p.orb_added_cpu_us, p.orb_added_latency_ns
+        if cpu is None or lat is None or cpu.estimate is None or lat.estimate is None:
             continue
-        lat_us = lat["estimate"] / 1e3
-        lat_ci = (f" [{lat['ci95_low'] / 1e3:.2f}, {lat['ci95_high'] / 1e3:.2f}]"
-                  if lat.get("ci95_low") is not None else "")
-        cpu_ci = f" [{cpu['ci95_low']:.2f}, {cpu['ci95_high']:.2f}]" if cpu.get("ci95_low") is not None else ""
-        share = f"{cpu['estimate'] / lat_us:.2f}" if abs(lat_us) > 1e-9 else ""
-        cells = [point_of(p).group.label, p["target"], cpu.get("baseline", ""), f"{lat_us:.2f}{lat_ci}",
-                 f"{cpu['estimate']:.2f}{cpu_ci}", share]
+        lat_us = lat.estimate / 1e3
+        lat_ci = (f" [{lat.ci95_low / 1e3:.2f}, {lat.ci95_high / 1e3:.2f}]"
+                  if lat.ci95_low is not None and lat.ci95_high is not None else "")
+        cpu_ci = (f" [{cpu.ci95_low:.2f}, {cpu.ci95_high:.2f}]"
+                  if cpu.ci95_low is not None and cpu.ci95_high is not None else "")
+        share = f"{cpu.estimate / lat_us:.2f}" if abs(lat_us) > 1e-9 else ""
+        cells = [p.point.group.label, p.point.target, cpu.baseline, f"{lat_us:.2f}{lat_ci}",
+                 f"{cpu.estimate:.2f}{cpu_ci}", share]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     return "<table>" + "\n".join(rows) + "</table>" if len(rows) > 1 else ""
 
 
-def section(summary: dict, figures: list[Figure], run_dir: Path) -> str:
+def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
     """The section's HTML around its figures (made by make_figures below); empty when no point has an anatomy."""
-    points = [p for p in summary.get("points", []) if p.get("anatomy")]
+    points = [p for p in summary.points if p.anatomy]
     if not points:
         return ""
     parts = ["<h2>Anatomy of a call</h2>",
@@ -212,7 +219,7 @@ def section(summary: dict, figures: list[Figure], run_dir: Path) -> str:
         rel = f.path.relative_to(run_dir)
         parts.append(f"<figure><img src='{html.escape(str(rel))}' alt='{html.escape(f.title)}'>"
                      f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption></figure>")
-    added = _added_table(summary.get("points", []))
+    added = _added_table(list(summary.points))
     if added:
         parts.append("<h3>ORB-added latency and ORB-added CPU</h3><p>Both paired trial by trial with the ORB's "
                      "baseline. A ratio near 1: the extra time is CPU work; well below 1: waiting (a thread "
@@ -222,7 +229,7 @@ def section(summary: dict, figures: list[Figure], run_dir: Path) -> str:
     return "\n".join(parts)
 
 
-def make_figures(summary: dict, out_dir: Path) -> list[Figure]:
-    points = summary.get("points", [])
+def make_figures(summary: RunSummary, out_dir: Path) -> list[Figure]:
+    points = list(summary.points)
     out_dir.mkdir(parents=True, exist_ok=True)
     return cpu_figures(points, out_dir) + added_figures(points, out_dir)

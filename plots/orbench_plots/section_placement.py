@@ -8,12 +8,19 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 
+from orbench.summary.model import PointSummary
+
 # The sizes shown, where measured: the smallest call and Buesing's large size.
 SHOWN_BYTES = (1, 32168)
 
 
 def _us(ns: float | None) -> str:
     return "" if ns is None else f"{ns / 1e3:.1f}"
+
+
+def _p50(p: PointSummary) -> float:
+    """The p50 over every call of a measured point (section() keeps only those)."""
+    return p.latency_ns.p50 if p.latency_ns else float("nan")
 
 
 def fastest_placement(p50_by_placement: dict[str, dict[int, float]]) -> str | None:
@@ -28,14 +35,14 @@ def fastest_placement(p50_by_placement: dict[str, dict[int, float]]) -> str | No
     return max(placements, key=lambda pl: (wins[pl], -sum(p50_by_placement[pl][s] for s in common)))
 
 
-def section(points: list[dict]) -> str:
-    base = [p for p in points if p.get("latency_ns") and p.get("clients", 1) == 1 and not p.get("rate_hz")]
-    placements = sorted({p["placement"] for p in base})
+def section(points: tuple[PointSummary, ...]) -> str:
+    base = [p for p in points if p.latency_ns and p.point.clients == 1 and not p.point.rate_hz]
+    placements = sorted({p.point.placement for p in base})
     if len(placements) < 2:
         return ""
-    by: dict[tuple[str, str], dict[str, dict[int, dict]]] = defaultdict(lambda: defaultdict(dict))
+    by: dict[tuple[str, str], dict[str, dict[int, PointSummary]]] = defaultdict(lambda: defaultdict(dict))
     for p in base:
-        by[(p["target"], p["mode"])][p["placement"]][p["payload_bytes"]] = p
+        by[(p.point.target, p.point.mode)][p.point.placement][p.point.payload_bytes] = p
     head = ["target", "mode"] + [f"{pl} {size} B p50 / added µs" for size in SHOWN_BYTES for pl in placements]
     rows = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head + ["fastest at"]) + "</tr>"]
     for (target, mode), per_pl in sorted(by.items()):
@@ -43,10 +50,10 @@ def section(points: list[dict]) -> str:
         for size in SHOWN_BYTES:
             for pl in placements:
                 p = per_pl.get(pl, {}).get(size)
-                added = ((p or {}).get("orb_added_latency_ns") or {}).get("estimate")
-                cells.append("" if p is None else _us(p["latency_ns"]["p50"])
+                added = None if p is None else p.added
+                cells.append("" if p is None else _us(_p50(p))
                              + ("" if added is None else f" / {added / 1e3:+.1f}"))
-        fastest = fastest_placement({pl: {s: q["latency_ns"]["p50"] for s, q in sizes.items()}
+        fastest = fastest_placement({pl: {s: _p50(q) for s, q in sizes.items()}
                                      for pl, sizes in per_pl.items()})
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells + [fastest or "-"]) + "</tr>")
     return ("<h2>Placements</h2><p>Each target at every placement of the run: p50 and, for middleware, the latency "

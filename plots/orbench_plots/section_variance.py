@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from orbench.results.point import Point
+from orbench.summary.model import PointSummary
 from orbench.summary.table import columns
 
 
@@ -13,19 +13,19 @@ def _us(ns: float | None) -> str:
     return "" if ns is None else f"{ns / 1000:.2f}"
 
 
-def variance_section(points: list[dict]) -> str:
+def variance_section(points: tuple[PointSummary, ...]) -> str:
     rows = []
     for p in points:
-        added = p.get("orb_added_latency_ns") or {}
-        split = added.get("variance")
-        if not added.get("n_launches") or not split:
+        added = p.orb_added_latency_ns
+        split = None if added is None else added.variance
+        if added is None or not added.n_launches or split is None:
             continue
-        share = split.get("between_launch_share")
-        values = ", ".join(_us(v["estimate"]) for v in added.get("launches") or [])
-        cells = [*columns(Point.from_record(p)), str(added["n_launches"]), values,
-                 _us(split.get("launch_values_sd_ns")), _us(split.get("between_launch_sd_ns")),
-                 _us(split.get("within_launch_sd_ns")), "" if share is None else f"{share:.0%}",
-                 split.get("dominant") or "", (added.get("disagreement") or {}).get("text", "")]
+        share = split.between_launch_share
+        values = ", ".join(_us(v.estimate) for v in added.launches or ())
+        cells = [*columns(p.point), str(added.n_launches), values,
+                 _us(split.launch_values_sd_ns), _us(split.between_launch_sd_ns),
+                 _us(split.within_launch_sd_ns), "" if share is None else f"{share:.0%}",
+                 split.dominant or "", "" if added.disagreement is None else added.disagreement.text]
         rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
     if not rows:
         return ""

@@ -14,7 +14,8 @@ matplotlib.use("Agg")  # files only, no display: runs the same on a headless CI 
 
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 from matplotlib.ticker import FuncFormatter  # noqa: E402
-from orbench.results.point import Point, PointSlice  # noqa: E402
+from orbench.results.point import PointSlice  # noqa: E402
+from orbench.summary.model import PointSummary  # noqa: E402
 
 # One colour per target across every figure, so a reader follows a target from plot to plot.
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
@@ -79,16 +80,11 @@ def saved(fig, path: Path, title: str, caption: str, dpi: int = 110) -> Figure:
     return Figure(path, title, caption)
 
 
-def point_of(p: dict) -> Point:
-    """The point a summary.json entry describes."""
-    return Point.from_record(p)
-
-
-def grouped(points: list[dict], *open_dims: str) -> dict[PointSlice, list[dict]]:
+def grouped(points: list[PointSummary], *open_dims: str) -> dict[PointSlice, list[PointSummary]]:
     """Summary points by what they share once `open_dims` are left open: one figure (or one panel row) each,
     e.g. grouped(points, "payload_bytes", "target") is one latency-vs-payload figure per everything else
     (host pair, placement, option set, mode, payload type, load), so no two links or option sets share one."""
-    out: dict[PointSlice, list[dict]] = defaultdict(list)
+    out: dict[PointSlice, list[PointSummary]] = defaultdict(list)
     for p in points:
-        out[point_of(p).without(*open_dims)].append(p)
+        out[p.point.without(*open_dims)].append(p)
     return out

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_report and not interrupted:
         make_report(store.path)
     print(f"results: {store.path}")
-    for w in summary["warnings"]:  # last, so they are what a reader sees when the run ends
+    for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:
         return 130

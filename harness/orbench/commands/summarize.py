@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_run(args.run)
     summary = write_summary(store)
     print(format_table(summary))
-    for w in summary["warnings"]:
+    for w in summary.warnings:
         print(f"warning: {w}", file=sys.stderr)
     print(f"summary: {store.summary_path}")
     return 0

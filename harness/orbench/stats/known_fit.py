@@ -14,23 +14,16 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from orbench.results.point import Point
+from orbench.results.point import PointGroup
 from orbench.stats.tdist import quantile
 
 # How far from 1 the fitted slope may be: a 2% proportional bias must fail the check.
 SLOPE_TOLERANCE = 0.01
-
-
-def _replicates(entry: dict[str, Any]) -> list[float]:
-    added = entry.get("orb_added_latency_ns") or {}
-    launches = added.get("launches") or []
-    if len(launches) >= 2:
-        return [float(v["estimate"]) for v in launches]
-    return [] if added.get("estimate") is None else [float(added["estimate"])]
 
 
 def fit_line(xs: list[float], ys: list[float]) -> dict[str, Any] | None:
@@ -52,15 +45,12 @@ def fit_line(xs: list[float], ys: list[float]) -> dict[str, Any] | None:
             "values": int(x.size), "residual_sd_ns": math.sqrt(s2)}
 
 
-def known_answer_fits(entries: dict[Point, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One fit per point group and baseline with known answers at two or more N."""
+def known_answer_fits(answers: Iterable[tuple[PointGroup, str | None, float, list[float]]]) -> list[dict[str, Any]]:
+    """One fit per point group and baseline with known answers at two or more N, from each known-answer point's
+    (group, baseline, known N, replicates of X): each launch's value when it has two or more, else its estimate."""
     by_group: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
-    for point, entry in entries.items():
-        known = entry.get("known_answer")
-        if not known:
-            continue
-        key = (point.group, (entry.get("orb_added_latency_ns") or {}).get("baseline"))
-        by_group[key] += [(float(known["known_ns"]), y) for y in _replicates(entry)]
+    for group, baseline, known_ns, replicates in answers:
+        by_group[(group, baseline)] += [(float(known_ns), y) for y in replicates]
     out = []
     for (group, baseline), pairs in sorted(by_group.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         fit = fit_line([n for n, _ in pairs], [y for _, y in pairs])
@@ -73,8 +63,9 @@ def known_answer_fits(entries: dict[Point, dict[str, Any]]) -> list[dict[str, An
     return out
 
 
-def fit_text(fit: dict[str, Any]) -> str:
-    s_lo, s_hi = fit["slope_ci95"]
-    i_lo, i_hi = fit["intercept_ci95_ns"]
-    return (f"X = {fit['slope']:.4f} [{s_lo:.4f}, {s_hi:.4f}] N + {fit['intercept_ns']:.0f} ns "
-            f"[{i_lo:.0f}, {i_hi:.0f}] over {fit['values']} values")
+def fit_text(fit: Any) -> str:
+    """A fit (an object with the fields fit_line gives) as one line."""
+    s_lo, s_hi = fit.slope_ci95
+    i_lo, i_hi = fit.intercept_ci95_ns
+    return (f"X = {fit.slope:.4f} [{s_lo:.4f}, {s_hi:.4f}] N + {fit.intercept_ns:.0f} ns "
+            f"[{i_lo:.0f}, {i_hi:.0f}] over {fit.values} values")

@@ -20,6 +20,7 @@ from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.stats.tdist import quantile, two_sided_p
 from orbench.summary.compare import compare_summaries
+from orbench.summary.model import RunSummary
 from orbench.summary.summary import current_summary
 
 # The capture rate of honest 95% intervals of known spread between two independent runs of equal precision.
@@ -62,13 +63,9 @@ class Agreement:
         return out
 
 
-def _added(summary: dict) -> dict[Point, tuple[float, float | None, float | None]]:
-    out = {}
-    for p in summary["points"]:
-        a = p.get("orb_added_latency_ns") or {}
-        if a.get("estimate") is not None:
-            out[Point.from_record(p)] = (a["estimate"], a.get("ci95_low"), a.get("ci95_high"))
-    return out
+def _added(summary: RunSummary) -> dict[Point, tuple[float, float | None, float | None]]:
+    return {p.point: (a.estimate, a.ci95_low, a.ci95_high) for p in summary.points
+            if (a := p.orb_added_latency_ns) is not None and a.estimate is not None}
 
 
 def agreement(stores: list[RunStore]) -> Agreement:

@@ -33,7 +33,9 @@ from orbench.results.store import RunStore
 from orbench.results.units import fmt_ns
 from orbench.stats.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
 from orbench.summary.envdiff import environment_differences
-from orbench.summary.summary import BUSY_FOREIGN_CPU_PCT, summarize
+from orbench.summary.model import PointSummary, RunSummary
+from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
+from orbench.summary.summary import summarize
 from orbench.summary.table import columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
@@ -60,36 +62,37 @@ class Interval:
         return f"{fmt_ns(self.estimate)} [{fmt_ns(self.low)}, {fmt_ns(self.high)}]"
 
 
-def _p50(p: dict) -> Interval:
-    ci = p.get("p50_ci95_ns") or {}
-    return Interval(ci.get("estimate", (p.get("latency_ns") or {}).get("p50")), ci.get("low"), ci.get("high"))
+def _p50(p: PointSummary) -> Interval:
+    ci = p.p50_ci95_ns
+    return Interval(p.p50, None if ci is None else ci.low, None if ci is None else ci.high)
 
 
-def _added(p: dict) -> Interval:
-    a = p.get("orb_added_latency_ns") or {}
-    return Interval(a.get("estimate"), a.get("ci95_low"), a.get("ci95_high"))
+def _added(p: PointSummary) -> Interval:
+    a = p.orb_added_latency_ns
+    return Interval(None, None, None) if a is None else Interval(a.estimate, a.ci95_low, a.ci95_high)
 
 
-def _trial_p50s(p: dict) -> list[float]:
+def _trial_p50s(p: PointSummary) -> list[float]:
     """The values a p50 move is tested on: each launch's value when the point has two launches or more (the
     launch is where the variance is), else the trials' p50s."""
-    launches = (p.get("launches") or {}).get("values") or []
+    launches = () if p.launches is None else p.launches.values
     if len(launches) >= 2:
-        return [v["estimate"] for v in launches]
-    return list((p.get("trial_p50_ns") or {}).get("values") or [])
+        return [v.estimate for v in launches]
+    return [] if p.trial_p50_ns is None else list(p.trial_p50_ns.values)
 
 
-def _launch_added(p: dict) -> list[float]:
-    return [v["estimate"] for v in (p.get("orb_added_latency_ns") or {}).get("launches") or []]
+def _launch_added(p: PointSummary) -> list[float]:
+    a = p.orb_added_latency_ns
+    return [v.estimate for v in (a.launches or ())] if a is not None else []
 
 
-def _baseline_moves(pa: dict[Point, dict], pb: dict[Point, dict]) -> dict[PointGroup, dict[str, float]]:
+def _baseline_moves(pa: dict[Point, PointSummary], pb: dict[Point, PointSummary]) -> dict[PointGroup, dict[str, float]]:
     """Per point group (its targets' trials ran in the same minutes, so a load that came and went hit them
     alike): each socket baseline's move, the log ratio of its mean trial p50 B/A."""
     moves: dict[PointGroup, dict[str, float]] = {}
     for key, a in pa.items():
         b = pb.get(key)
-        if b is None or a.get("kind") != "socket":
+        if b is None or a.kind != "socket":
             continue
         la, lb = log_values(_trial_p50s(a)), log_values(_trial_p50s(b))
         if la and lb:
@@ -129,7 +132,7 @@ def _p50_null(key: Point, row_has_added: bool, moves: dict[PointGroup, dict[str,
     return group_drift, None
 
 
-def _p50_change(a: dict, b: dict, log_drift: float, untested: str | None) -> dict[str, Any]:
+def _p50_change(a: PointSummary, b: PointSummary, log_drift: float, untested: str | None) -> dict[str, Any]:
     ia, ib = _p50(a), _p50(b)
     out: dict[str, Any] = {"a": ia.__dict__, "b": ib.__dict__, "change_pct": None, "beyond_drift_pct": None,
                            "p": None, "flag": None, "untested": untested}
@@ -144,14 +147,14 @@ def _p50_change(a: dict, b: dict, log_drift: float, untested: str | None) -> dic
     return out
 
 
-def _added_change(a: dict, b: dict) -> dict[str, Any] | None:
+def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
     ia, ib = _added(a), _added(b)
     if ia.estimate is None and ib.estimate is None:
         return None
     out: dict[str, Any] = {"a": ia.__dict__, "b": ib.__dict__, "change_ns": None, "change_pct": None, "p": None,
                            "flag": None}
-    pa = (a.get("orb_added_latency_ns") or {}).get("per_pair") or []
-    pb = (b.get("orb_added_latency_ns") or {}).get("per_pair") or []
+    pa = list((a.orb_added_latency_ns and a.orb_added_latency_ns.per_pair) or ())
+    pb = list((b.orb_added_latency_ns and b.orb_added_latency_ns.per_pair) or ())
     la, lb = _launch_added(a), _launch_added(b)
     if len(la) >= 2 and len(lb) >= 2:
         # Judged against the launches' spread: rows that differ by launch alone are not a change.
@@ -176,9 +179,9 @@ def _large_enough(quantity: str, change: dict) -> bool:
     return ns >= MIN_ADDED_CHANGE_NS and (change["change_pct"] is None or abs(change["change_pct"]) >= MIN_ADDED_CHANGE_PCT)
 
 
-def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = None) -> dict[str, Any]:
-    pa = {Point.from_record(p): p for p in a["points"] if p.get("latency_ns")}
-    pb = {Point.from_record(p): p for p in b["points"] if p.get("latency_ns")}
+def compare_summaries(a: RunSummary, b: RunSummary, manifests: tuple[dict, dict] | None = None) -> dict[str, Any]:
+    pa = {p.point: p for p in a.measured()}
+    pb = {p.point: p for p in b.measured()}
     moves = _baseline_moves(pa, pb)
     drifts, drift_summary = _drift_summary(moves)
     pairs = [(k, k) for k in pa if k in pb] + _instance_pairs(pa, pb)
@@ -187,7 +190,7 @@ def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = No
         target = key.target if key_b == key else f"{key.target} / {key_b.target.split(PARAMETER_SEPARATOR)[1]}"
         added = _added_change(pa[key], pb[key_b])
         null, untested = _p50_null(key, added is not None, moves, drifts)
-        row: dict[str, Any] = {**key.as_record(), "target": target, "kind": pa[key].get("kind"),
+        row: dict[str, Any] = {**key.as_record(), "target": target, "kind": pa[key].kind,
                                "p50": _p50_change(pa[key], pb[key_b], null, untested)}
         if added is not None:
             row["orb_added"] = added
@@ -206,11 +209,11 @@ def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = No
     env = [d.text() for d in environment_differences(*manifests)] if manifests else []
     env = [f"the runs' environments differ: {d}" for d in env]
     for side, summary in (("A", a), ("B", b)):
-        foreign = (summary.get("machine") or {}).get("foreign_cpu_pct")
+        foreign = summary.machine.foreign_cpu_pct
         if foreign is not None and foreign > BUSY_FOREIGN_CPU_PCT:
             env.append(f"run {side} shared the machine: other processes used {foreign:.0f}% of the CPUs' time over the "
                        "trials; latency and ORB-added latency grow with contention, so a flag may be the load")
-    return {"run_a": a.get("run_id"), "run_b": b.get("run_id"), "points": rows,
+    return {"run_a": a.run_id, "run_b": b.run_id, "points": rows,
             "drift": drift_summary, "tests": len(tests), "fdr_q": FDR_Q,
             "min_change": {"p50_beyond_drift_pct": MIN_P50_CHANGE_PCT, "orb_added_ns": MIN_ADDED_CHANGE_NS,
                            "orb_added_pct": MIN_ADDED_CHANGE_PCT},
@@ -221,11 +224,11 @@ def compare_summaries(a: dict, b: dict, manifests: tuple[dict, dict] | None = No
             "flagged_rows": flagged_rows}
 
 
-def _instance_pairs(pa: dict[Point, dict], pb: dict[Point, dict]) -> list[tuple[Point, Point]]:
+def _instance_pairs(pa: dict[Point, PointSummary], pb: dict[Point, PointSummary]) -> list[tuple[Point, Point]]:
     """Instances of one descriptor with a parameter that only one run has at a point (c-socket-delay@2000 in A,
     c-socket-delay@2500 in B) compare as one row when each run has exactly one such instance there: the row
     then shows what the change of the parameter did."""
-    def by_descriptor(points: dict[Point, dict], other: dict[Point, dict]) -> dict[tuple, list[Point]]:
+    def by_descriptor(points: dict[Point, PointSummary], other: dict[Point, PointSummary]) -> dict[tuple, list[Point]]:
         out: dict[tuple, list[Point]] = {}
         for k in points:
             if k not in other and PARAMETER_SEPARATOR in k.target:

@@ -28,6 +28,7 @@ from orbench.results.trial import Trial
 from orbench.running.anatomy.delta import pairs_text
 from orbench.running.anatomy.summary import PER_CALL, PER_TRIAL
 from orbench.stats.stats import read_samples
+from orbench.summary.model import RunSummary
 
 HDR_LOWEST_NS = 1
 HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
@@ -94,9 +95,9 @@ ANATOMY_FIELDS = [*Point.columns(), *(f"{n}{s}" for n in (*PER_CALL, "cpu_us") f
                   "server_syscalls_total", "orb_added_cpu_us", "orb_added_cpu_us_low", "orb_added_cpu_us_high"]
 
 
-def export_anatomy(summary: dict, path: Path) -> int:
+def export_anatomy(summary: RunSummary, path: Path) -> int:
     """anatomy.csv from summary.json's points; the number of rows (0: no file written)."""
-    points = [p for p in summary.get("points", []) if p.get("anatomy")]
+    points = [p for p in summary.points if p.anatomy]
     if not points:
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,22 +105,22 @@ def export_anatomy(summary: dict, path: Path) -> int:
         w = csv.DictWriter(f, fieldnames=ANATOMY_FIELDS, extrasaction="ignore")
         w.writeheader()
         for p in points:
-            a = p["anatomy"]
-            row = dict(Point.from_record(p).as_record())
+            a = p.anatomy
+            assert a is not None
+            row = dict(p.point.as_record())
             for name in (*PER_CALL, "cpu_us"):
-                if name in a:
-                    row.update({name: a[name]["median"], f"{name}_low": a[name]["low"],
-                                f"{name}_high": a[name]["high"]})
-            row.update({name: a[name] for name in PER_TRIAL if name in a})
-            row["tcp_events"] = pairs_text(a.get("tcp_events") or {})
-            calls = a.get("syscalls") or {}
-            for role in ("client", "server"):
-                if calls:
-                    row[f"{role}_syscalls"] = pairs_text(calls.get(role) or {})
-                    row[f"{role}_syscalls_total"] = calls.get(f"{role}_total")
-            added = p.get("orb_added_cpu_us") or {}
-            row.update({"orb_added_cpu_us": added.get("estimate"), "orb_added_cpu_us_low": added.get("ci95_low"),
-                        "orb_added_cpu_us_high": added.get("ci95_high")})
+                fig = a.figure(name)
+                if fig is not None:
+                    row.update({name: fig.median, f"{name}_low": fig.low, f"{name}_high": fig.high})
+            row.update({name: count for name in PER_TRIAL if (count := getattr(a, name)) is not None})
+            row["tcp_events"] = pairs_text(a.tcp_events)
+            if a.syscalls:
+                row.update(client_syscalls=pairs_text(a.syscalls.client), client_syscalls_total=a.syscalls.client_total,
+                           server_syscalls=pairs_text(a.syscalls.server), server_syscalls_total=a.syscalls.server_total)
+            added = p.orb_added_cpu_us
+            if added is not None:
+                row.update({"orb_added_cpu_us": added.estimate, "orb_added_cpu_us_low": added.ci95_low,
+                            "orb_added_cpu_us_high": added.ci95_high})
             w.writerow(row)
     return len(points)
 

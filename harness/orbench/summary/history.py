@@ -3,7 +3,7 @@ versions) and, per point, its p50 and ORB-added latency run after run, each run 
 run of its campaign with the statistics of `orbench compare` (compare_summaries).
 
 Rebuilt from the results directory alone: each run's summary.json, recomputed from its raw samples when it is
-missing. The page itself is plots/orbench_plots/history.py.
+missing or an older orbench wrote it (summary.read_summary). The page itself is plots/orbench_plots/history.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from orbench.results.store import RunStore
-from orbench.summary.compare import compare_summaries
+from orbench.summary.compare import Interval, compare_summaries
+from orbench.summary.model import RunSummary
+from orbench.summary.summary import read_summary, summarize
 
 
 @dataclass
@@ -32,7 +34,7 @@ class RunEntry:
     report: Path | None
     flagged: int = 0             # points that moved against the previous run of the campaign
     compared_with: str | None = None
-    summary: dict | None = field(default=None, repr=False)
+    summary: RunSummary | None = field(default=None, repr=False)
 
 
 def _orb_versions(manifest: dict) -> dict[str, str]:
@@ -48,13 +50,12 @@ def _orb_versions(manifest: dict) -> dict[str, str]:
     return out
 
 
-def _summary(store: RunStore) -> dict | None:
-    if store.summary_path.is_file():
-        return json.loads(store.summary_path.read_text())
-    if not store.trials_path.is_file():
-        return None
-    from orbench.summary.summary import summarize
-
+def _summary(store: RunStore) -> RunSummary | None:
+    """The run's summary as this orbench reads it; recomputed (not written back: the history only reads) when
+    summary.json is missing or of another version."""
+    current = read_summary(store)
+    if current is not None or not store.trials_path.is_file():
+        return current
     return summarize(store)
 
 
@@ -98,11 +99,38 @@ def point_label(key: PointKey) -> str:
     return f"{placement} {mode} {size} B" + ("" if payload_type == "octets" else f" {payload_type}")
 
 
-def build_history(results: Path) -> dict[str, Any]:
-    """{"runs": [RunEntry...], "series": {campaign: {(point key, target): [per run: run_id, p50 and
-    orb_added intervals and flags]}}}. A run's flags are against the previous run of its campaign."""
+@dataclass(frozen=True)
+class HistoryValue:
+    """One point of one target in one run: its p50 and ORB-added intervals, each flagged when it moved against
+    the previous run of the campaign (None: not compared)."""
+
+    run_id: str
+    started_at: str
+    p50: Interval | None
+    p50_flag: str | None
+    orb_added: Interval | None
+    orb_added_flag: str | None
+
+    def quantity(self, name: str) -> tuple[Interval | None, str | None]:
+        """The interval and flag of "p50" or "orb_added"."""
+        return (self.p50, self.p50_flag) if name == "p50" else (self.orb_added, self.orb_added_flag)
+
+
+@dataclass(frozen=True)
+class History:
+    runs: list[RunEntry]
+    series: dict[str, dict[tuple[PointKey, str], list[HistoryValue]]]   # campaign -> (point key, target) -> runs
+
+
+def _interval(change: dict[str, Any] | None) -> Interval | None:
+    return None if not change or change.get("b") is None else Interval(**change["b"])
+
+
+def build_history(results: Path) -> History:
+    """Every run, and per campaign, point and target its values run after run. A run's flags are against the
+    previous run of its campaign."""
     runs = find_runs(results)
-    series: dict[str, dict[tuple[PointKey, str], list[dict]]] = {}
+    series: dict[str, dict[tuple[PointKey, str], list[HistoryValue]]] = {}
     previous: dict[str, RunEntry] = {}
     for run in runs:
         if run.summary is None:
@@ -121,10 +149,10 @@ def build_history(results: Path) -> dict[str, Any]:
                      if (point_key(r), r["target"]) not in known]
         per_campaign = series.setdefault(run.campaign, {})
         for r in rows:
-            per_campaign.setdefault((point_key(r), r["target"]), []).append({
-                "run_id": run.run_id, "started_at": run.started_at,
-                "p50": r["p50"]["b"], "p50_flag": r["p50"]["flag"] if before else None,
-                "orb_added": (r.get("orb_added") or {}).get("b"),
-                "orb_added_flag": (r.get("orb_added") or {}).get("flag") if before else None})
+            per_campaign.setdefault((point_key(r), r["target"]), []).append(HistoryValue(
+                run_id=run.run_id, started_at=run.started_at,
+                p50=_interval(r["p50"]), p50_flag=r["p50"]["flag"] if before else None,
+                orb_added=_interval(r.get("orb_added")),
+                orb_added_flag=(r.get("orb_added") or {}).get("flag") if before else None))
         previous[run.campaign] = run
-    return {"runs": runs, "series": series}
+    return History(runs, series)

@@ -10,51 +10,50 @@ builds on (a baseline) is suspect, not the middleware that looks fast or slow ag
 
 from __future__ import annotations
 
-from typing import Any
-
 from orbench.results.point import Point
 from orbench.results.run_warnings import RunWarning
+from orbench.summary.model import PointSummary
 
 SOCKET_KIND = "socket"
 
 
-def invariant_warnings(entries: dict[Point, dict[str, Any]]) -> list[RunWarning]:
-    """The warnings of both invariants over the summary's point entries (kind, language, p50_ci95_ns,
-    orb_added_latency_ns as summarize() builds them)."""
-    return _below_baseline(entries) + _c_slower_than_java(entries)
+def invariant_warnings(points: dict[Point, PointSummary]) -> list[RunWarning]:
+    """The warnings of both invariants over the summary's points (kind, language, p50_ci95_ns,
+    orb_added_latency_ns)."""
+    return _below_baseline(points) + _c_slower_than_java(points)
 
 
-def _below_baseline(entries: dict[Point, dict[str, Any]]) -> list[RunWarning]:
+def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
     out = []
-    for point, entry in entries.items():
-        added = entry.get("orb_added_latency_ns") or {}
-        high = added.get("ci95_high")
-        if high is None or high >= 0:
+    for point, summary in points.items():
+        added = summary.orb_added_latency_ns
+        if added is None or added.ci95_high is None or added.ci95_high >= 0:
             continue
+        high, low, estimate = added.ci95_high, added.ci95_low or 0.0, added.estimate or 0.0
         out.append(RunWarning(
             "baseline suspect", point.label,
-            f"faster than its baseline {added.get('baseline')}: added latency {added['estimate'] / 1e3:+.2f} us, "
-            f"interval [{added['ci95_low'] / 1e3:+.2f}, {high / 1e3:+.2f}] us entirely below zero; the baseline "
+            f"faster than its baseline {added.baseline}: added latency {estimate / 1e3:+.2f} us, "
+            f"interval [{low / 1e3:+.2f}, {high / 1e3:+.2f}] us entirely below zero; the baseline "
             "does work the middleware does not, its number is suspect", -high))
     return out
 
 
-def _c_slower_than_java(entries: dict[Point, dict[str, Any]]) -> list[RunWarning]:
-    sockets = {p: e for p, e in entries.items() if e.get("kind") == SOCKET_KIND and e.get("p50_ci95_ns")}
+def _c_slower_than_java(points: dict[Point, PointSummary]) -> list[RunWarning]:
+    sockets = {p: s.p50_ci95_ns for p, s in points.items()
+               if s.kind == SOCKET_KIND and s.p50_ci95_ns is not None and s.p50_ci95_ns.estimate is not None}
     out = []
-    for point, entry in sockets.items():
-        if entry.get("language") not in ("c", "c++"):
+    for point, c_p50 in sockets.items():
+        if points[point].language not in ("c", "c++"):
             continue
-        c_p50 = entry["p50_ci95_ns"]
         for other, java in sockets.items():
-            if java.get("language") != "java" or other.group != point.group:
+            if points[other].language != "java" or other.group != point.group:
                 continue
-            java_p50 = java["p50_ci95_ns"]["estimate"]
-            if c_p50.get("low") is None or c_p50["low"] <= java_p50:
+            java_p50 = java.estimate or 0.0
+            if c_p50.low is None or c_p50.low <= java_p50:
                 continue
             out.append(RunWarning(
                 "baseline suspect", point.label,
-                f"C socket baseline slower than {other.target}: p50 {c_p50['estimate'] / 1e3:.2f} us, interval from "
-                f"{c_p50['low'] / 1e3:.2f} us, vs {java_p50 / 1e3:.2f} us; the C baseline's number is suspect",
-                c_p50["low"] / java_p50 - 1))
+                f"C socket baseline slower than {other.target}: p50 {(c_p50.estimate or 0.0) / 1e3:.2f} us, interval "
+                f"from {c_p50.low / 1e3:.2f} us, vs {java_p50 / 1e3:.2f} us; the C baseline's number is suspect",
+                c_p50.low / java_p50 - 1))
     return out

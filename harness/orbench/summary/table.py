@@ -8,35 +8,36 @@ from orbench.results.point import Point
 from orbench.results.units import fmt_ns
 from orbench.stats.intervals import PAIRED_FEW_METHOD
 from orbench.stats.known_fit import fit_text
+from orbench.summary.model import KnownAnswerRow, PointSummary, RunSummary
 
 
-def _added(entry: dict) -> str:
-    added = entry.get("orb_added_latency_ns")
+def _added(p: PointSummary) -> str:
+    added = p.orb_added_latency_ns
     if not added:
         return ""
-    if added.get("estimate") is None:
+    if added.estimate is None:
         return "n/a"
-    text = fmt_ns(added["estimate"]) + ("*" if added.get("unpaired") else "")
-    if added.get("ci95_low") is not None:
-        text += f" [{fmt_ns(added['ci95_low'])}, {fmt_ns(added['ci95_high'])}]"
+    text = fmt_ns(added.estimate) + ("*" if added.unpaired else "")
+    if added.ci95_low is not None and added.ci95_high is not None:
+        text += f" [{fmt_ns(added.ci95_low)}, {fmt_ns(added.ci95_high)}]"
     return text
 
 
-def interval_over(entry: dict) -> str:
+def interval_over(p: PointSummary) -> str:
     """What the ORB-added interval is over: launches, or the pairs of one launch (and, below 6 pairs, that it is
     the mean's t interval: the median has none there). With launches, which level its variance comes from."""
-    added = entry.get("orb_added_latency_ns") or {}
-    if added.get("estimate") is None:
+    added = p.orb_added_latency_ns
+    if added is None or added.estimate is None:
         return ""
-    if added.get("n_launches"):
-        text = f"{added['n_launches']} launches"
-        share = (added.get("variance") or {}).get("between_launch_share")
+    if added.n_launches:
+        text = f"{added.n_launches} launches"
+        share = None if added.variance is None else added.variance.between_launch_share
         if share is not None:
             text += f", {share:.0%} launch"
-        if added.get("disagreement"):
+        if added.disagreement:
             text += " MIXED"
         return text
-    return f"{added.get('pairs')} pairs" + (" (mean, t)" if added.get("ci_method") == PAIRED_FEW_METHOD else "")
+    return f"{added.pairs} pairs" + (" (mean, t)" if added.ci_method == PAIRED_FEW_METHOD else "")
 
 
 def columns(p: Point) -> tuple[str, str, str, str]:
@@ -48,33 +49,31 @@ def columns(p: Point) -> tuple[str, str, str, str]:
             " ".join([p.target, p.label_of(*[n for n in rest if n != "target"])]).strip())
 
 
-def format_table(summary: dict) -> str:
+def format_table(summary: RunSummary) -> str:
     header = ("placement", "mode", "payload", "target", "p50", "p90", "p99", "max", "ORB-added p50 [95% CI]",
               "interval over", "oneway rx")
     rows = [header]
-    for e in summary["points"]:
-        lat = e.get("latency_ns")
+    for e in summary.points:
+        lat = e.latency_ns
         if lat is None:
             cells = ["-"] * 4
-            extra = e.get("skipped") or (e.get("errors") or [e.get("status", "")])[0]
+            extra = e.skipped or (list(e.errors) or [e.status])[0]
         else:
-            p50 = (e.get("p50_ci95_ns") or {}).get("estimate", lat["p50"])
-            cells = [fmt_ns(p50), fmt_ns(lat["p90"]), fmt_ns(lat["p99"]), fmt_ns(lat["max"])]
+            cells = [fmt_ns(e.p50 or lat.p50), fmt_ns(lat.p90), fmt_ns(lat.p99), fmt_ns(lat.max)]
             extra = ""
-            ow = e.get("oneway")
+            ow = e.oneway
             if ow:
-                tput = ow.get("receiver_throughput_mb_per_s")
+                tput = ow.receiver_throughput_mb_per_s
                 extra = f"{tput:.1f} MB/s" if tput is not None else ""
-                if ow["lost_messages"]:
-                    extra += f" LOST {ow['lost_messages']}"
-            rate = e.get("rate")
-            if rate:
-                extra += f" {rate['deadline_misses']} of {rate['calls']} missed"
-            if e["status"] != "ok":
-                extra += f" ({e['trials_failed']} trials failed)"
-            if e.get("skipped"):
-                extra += f" {e['skipped']}"
-        rows.append((*columns(Point.from_record(e)), *cells, _added(e), interval_over(e), extra.strip()))
+                if ow.lost_messages:
+                    extra += f" LOST {ow.lost_messages}"
+            if e.rate:
+                extra += f" {e.rate.deadline_misses} of {e.rate.calls} missed"
+            if e.status != "ok":
+                extra += f" ({e.trials_failed} trials failed)"
+            if e.skipped:
+                extra += f" {e.skipped}"
+        rows.append((*columns(e.point), *cells, _added(e), interval_over(e), extra.strip()))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines = []
     for n, r in enumerate(rows):
@@ -83,26 +82,26 @@ def format_table(summary: dict) -> str:
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     lines += textwrap.wrap(P50_LEGEND, 118)
-    lines += known_answer_lines(summary.get("known_answers") or [])
-    for fit in summary.get("known_answer_fits") or []:
-        group = Point.from_record({**fit, "target": fit["baseline"]}).group
-        lines.append(f"known answers across N ({group.label}, against {fit['baseline']}): {fit_text(fit)}; slope within "
-                     f"1% of 1: {'yes' if fit['slope_ok'] else 'NO'}; intercept interval covers 0: "
-                     f"{'yes' if fit['intercept_ok'] else 'NO'}")
+    lines += known_answer_lines(summary.known_answers)
+    for fit in summary.known_answer_fits:
+        lines.append(f"known answers across N ({fit.group.label}, against {fit.baseline}): {fit_text(fit)}; slope "
+                     f"within 1% of 1: {'yes' if fit.slope_ok else 'NO'}; intercept interval covers 0: "
+                     f"{'yes' if fit.intercept_ok else 'NO'}")
     return "\n".join(lines)
 
 
-def known_answer_lines(rows: list[dict]) -> list[str]:
+def known_answer_lines(rows: tuple[KnownAnswerRow, ...]) -> list[str]:
     """Known-answer targets: the known added latency N against what the pipeline recovered."""
     if not rows:
         return []
     table = [("placement", "mode", "payload", "target", "known N", "recovered X [95% CI]", "covers N",
               "|X - N| <= max(half-width, 5% N)")]
     for r in rows:
-        table.append((r["placement"], r["mode"], f"{r['payload_bytes']} B", r["target"], fmt_ns(r["known_ns"]),
-                      r["text"], "yes" if r["covered"] else "NO", "yes" if r["within_tolerance"] else "NO"))
+        a = r.answer
+        table.append((r.point.placement, r.point.mode, f"{r.point.payload_bytes} B", r.point.target,
+                      fmt_ns(a.known_ns), a.text, "yes" if a.covered else "NO", "yes" if a.within_tolerance else "NO"))
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    out = ["", f"known answers: {sum(r['covered'] for r in rows)} of {len(rows)} intervals cover the known N"]
+    out = ["", f"known answers: {sum(r.answer.covered for r in rows)} of {len(rows)} intervals cover the known N"]
     for n, row in enumerate(table):
         out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if n == 0:

@@ -1,0 +1,570 @@
+"""summary.json as types: every section a frozen dataclass, so the keys are written down here and nowhere else.
+
+One codec turns them into JSON and back (`to_json`, `from_json`). Its rules, which keep the keys older
+summary.json files have:
+- a field's JSON key is its name, or the `key` its field gives where the name cannot be one (p99.9);
+- a field with a default is an optional key: absent from the JSON when its value is None, unless it is
+  `nullable()` (written as null: "no value" is the figure, e.g. a p99.99 from too few samples);
+- a `flat` field (a Point, a PointGroup, the known answer of a row) spreads its keys into the object holding it;
+- a class's `DERIVED` names are properties written into the JSON for its readers and ignored when read back.
+
+`SUMMARY_VERSION` counts changes of this layout; `schema_version` beside it is the version of the results the
+summary was computed from. A file of another version of either is recomputed from the raw samples
+(summary.current_summary), never parsed as if it were current.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from orbench.results.point import Point, PointGroup
+from orbench.results.run_warnings import RunWarning, grouped_lines
+from orbench.stats.launches import LaunchValue
+
+# 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
+SUMMARY_VERSION = 2
+
+T = TypeVar("T")
+
+
+def optional(key: str | None = None) -> Any:
+    """An optional key: absent from the JSON when None."""
+    return field(default=None, metadata={"key": key} if key else {})
+
+
+def nullable(key: str | None = None) -> Any:
+    """A key always written, null when the value is None."""
+    return field(default=None, metadata={"key": key, "keep": True} if key else {"keep": True})
+
+
+def flat() -> Any:
+    return field(metadata={"flat": True})
+
+
+# --- latency and intervals -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Latency:
+    """Over every timed call of a point (stats.latency_summary, stats.tail_percentiles); a tail percentile is
+    None where too few samples lie beyond it."""
+
+    p50: float
+    p90: float
+    p99: float
+    min: float
+    max: float
+    mean: float
+    stdev: float
+    count: int
+    p99_9: float | None = nullable("p99.9")
+    p99_99: float | None = nullable("p99.99")
+
+
+@dataclass(frozen=True)
+class TrialInterval:
+    """A point's p50 (or p99) over its trials or launches: the estimate with its 95% interval (stats.trial_ci95;
+    over launches `launches` says how many). Only `why_missing` when there is none."""
+
+    estimate: float | None = None
+    low: float | None = None
+    high: float | None = None
+    width_pct: float | None = None
+    half_width: float | None = None
+    method: str | None = None
+    trials: int | None = None
+    launches: int | None = None
+    why_missing: str | None = None
+
+
+@dataclass(frozen=True)
+class VarianceSplit:
+    """Between- and within-launch parts of the launch values' variance (stats/launches.variance_split)."""
+
+    launch_values_sd_ns: float
+    within_launch_sd_ns: float | None
+    between_launch_sd_ns: float | None
+    between_launch_share: float | None
+    dominant: str | None
+    trials_per_launch: float
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Launches that fall into two groups far apart (stats/launches.disagreement)."""
+
+    text: str
+    low_launches: tuple[int, ...]
+    high_launches: tuple[int, ...]
+    low_ns: float
+    high_ns: float
+
+
+@dataclass(frozen=True)
+class Launches:
+    """A point's p50 over two or more launches: each launch's value, the variance split, any disagreement."""
+
+    n: int
+    values: tuple[LaunchValue, ...]
+    variance: VarianceSplit | None = nullable()
+    disagreement: Disagreement | None = nullable()
+
+
+@dataclass(frozen=True)
+class TrialP50s:
+    values: tuple[float, ...]            # in (launch, trial) order
+    robust_cv_pct: float | None
+
+
+@dataclass(frozen=True)
+class Stall:
+    """One trial where a few calls took most of its time (stats/stalls.py)."""
+
+    launch: int
+    trial: int
+    calls: int
+    of_calls: int
+    share: float
+    longest_ns: float
+
+
+# --- load, oneway, interop --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Load:
+    clients: int
+    aggregate_calls_per_s: float | None
+    client_p50s_ns: tuple[tuple[float, ...], ...] | None = optional()   # per trial, per client (N > 1)
+    start_barrier_incomplete_trials: int | None = optional()
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A fixed-rate point's deadline misses and achieved rate."""
+
+    rate_hz: float
+    deadline_misses: int
+    calls: int
+    deadline_miss_pct: float | None
+    achieved_rate_hz: float | None
+    definition: str
+
+
+@dataclass(frozen=True)
+class Oneway:
+    client_time_per_call_ns: Latency
+    calls: int
+    received_messages: int
+    lost_messages: int
+    receiver_throughput_msgs_per_s: float | None
+    receiver_throughput_mb_per_s: float | None
+    sync_incomplete_trials: int
+    warmup_sync_incomplete_trials: int
+
+
+@dataclass(frozen=True)
+class Interop:
+    """An interop point (client->server) beside the two homogeneous pairs of its point group."""
+
+    client_target: str
+    server_target: str
+    client_pair_p50_ns: float | None
+    minus_client_pair_p50_ns: float | None
+    server_pair_p50_ns: float | None
+    minus_server_pair_p50_ns: float | None
+
+
+# --- anatomy ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AnatomyFigure:
+    """One per-call figure over a point's trials: their median, and their mean with its t interval."""
+
+    median: float
+    mean: float | None
+    low: float | None
+    high: float | None
+    trials: int
+
+
+@dataclass(frozen=True)
+class Syscalls:
+    """The traced trial's system calls by name, per worker."""
+
+    client: dict[str, int]
+    client_total: int | None
+    server: dict[str, int]
+    server_total: int | None
+    traced_p50_ns: float | None
+
+
+@dataclass(frozen=True)
+class Anatomy:
+    """A point's anatomy (running/anatomy/summary.py): per-call figures over trials, per-trial counts summed."""
+
+    per_call: str
+    tcp_events: dict[str, int]
+    client_cpu_us: AnatomyFigure | None = optional()
+    client_user_us: AnatomyFigure | None = optional()
+    client_sys_us: AnatomyFigure | None = optional()
+    server_cpu_us: AnatomyFigure | None = optional()
+    server_user_us: AnatomyFigure | None = optional()
+    server_sys_us: AnatomyFigure | None = optional()
+    client_vcsw: AnatomyFigure | None = optional()
+    client_ivcsw: AnatomyFigure | None = optional()
+    server_vcsw: AnatomyFigure | None = optional()
+    server_ivcsw: AnatomyFigure | None = optional()
+    client_reads: AnatomyFigure | None = optional()
+    client_writes: AnatomyFigure | None = optional()
+    server_reads: AnatomyFigure | None = optional()
+    server_writes: AnatomyFigure | None = optional()
+    wire_out_bytes: AnatomyFigure | None = optional()
+    wire_in_bytes: AnatomyFigure | None = optional()
+    wire_out_segs: AnatomyFigure | None = optional()
+    wire_in_segs: AnatomyFigure | None = optional()
+    client_allocs: AnatomyFigure | None = optional()
+    client_alloc_bytes: AnatomyFigure | None = optional()
+    client_thread_alloc_bytes: AnatomyFigure | None = optional()
+    server_allocs: AnatomyFigure | None = optional()
+    server_alloc_bytes: AnatomyFigure | None = optional()
+    cpu_us: AnatomyFigure | None = optional()          # both workers
+    tcp_retrans: int | None = optional()
+    tcp_timeouts: int | None = optional()
+    client_gc_count: int | None = optional()
+    client_gc_ms: int | None = optional()
+    server_gc_count: int | None = optional()
+    server_gc_ms: int | None = optional()
+    client_threads_ended: int | None = optional()
+    server_threads_ended: int | None = optional()
+    syscalls: Syscalls | None = optional()
+
+    def figure(self, name: str) -> AnatomyFigure | None:
+        """A per-call figure by its name (a trial field's name, running/anatomy/summary.PER_CALL)."""
+        value = getattr(self, name, None)
+        return value if isinstance(value, AnatomyFigure) else None
+
+    def median(self, name: str) -> float | None:
+        fig = self.figure(name)
+        return None if fig is None else fig.median
+
+
+# --- the pairing: ORB against its baseline ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OrbAdded:
+    """ORB-added latency: the ORB's trial p50s minus its baseline's, paired (summary/pairing.py). Over launches
+    the launch fields are set; without a paired trial only `why_missing`."""
+
+    baseline: str
+    estimate: float | None
+    ci95_low: float | None = None
+    ci95_high: float | None = None
+    ci_method: str | None = None
+    pairs: int | None = None
+    unpaired: int | None = None
+    per_pair: tuple[float, ...] | None = None
+    mean: float | None = None
+    n_launches: int | None = None
+    launches: tuple[LaunchValue, ...] | None = None
+    variance: VarianceSplit | None = None
+    disagreement: Disagreement | None = None
+    why_missing: str | None = None
+    why_not_p50_difference: str | None = None
+
+
+@dataclass(frozen=True)
+class OrbAddedCpu:
+    """CPU per call (both workers) an ORB adds over its baseline (running/anatomy/summary.orb_added_cpu)."""
+
+    baseline: str
+    estimate: float | None
+    ci95_low: float | None
+    ci95_high: float | None
+    pairs: int
+    method: str
+    unit: str
+
+
+@dataclass(frozen=True)
+class KnownAnswer:
+    """A known-answer point: the known N against the recovered ORB-added latency X (summary.known_answer)."""
+
+    known_ns: int
+    recovered_ns: float
+    ci95_low: float | None
+    ci95_high: float | None
+    text: str
+    covered: bool
+    error_ns: float
+    within_tolerance: bool
+    trials: int
+    mean_p50_ns: float | None
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """Why the point group's trials stopped (running/stopping.py), as it concerns this point."""
+
+    reason: str
+    trials: int
+    target_ci_pct: float | None
+    p50_ci_width_pct: float | None
+    target_added_ci_ns: float | None = optional()
+    target_added_ci_pct: float | None = optional()
+    orb_added_ci_half_width_ns: float | None = optional()
+
+
+# --- one point ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PointSummary:
+    """One point of a run: its trials' outcome and, when any succeeded, its statistics."""
+
+    point: Point = flat()
+    kind: str | None = nullable()
+    language: str | None = nullable()
+    family: str | None = nullable()    # corba, grpc, ice; None: a baseline
+    trials_ok: int = 0
+    trials_failed: int = 0
+    errors: tuple[str, ...] = ()
+    status: str = "ok"
+    skipped: str | None = optional()   # the point's remaining trials were given up after failures in a row
+    latency_ns: Latency | None = optional()
+    p50_ci95_ns: TrialInterval | None = optional()
+    launches: Launches | None = optional()
+    p99_ci95_ns: TrialInterval | None = optional()
+    stalls: tuple[Stall, ...] | None = optional()
+    client_throughput_mb_per_s: float | None = optional()
+    load: Load | None = optional()
+    rate: Rate | None = optional()
+    anatomy: Anatomy | None = optional()
+    trial_p50_ns: TrialP50s | None = optional()
+    oneway: Oneway | None = optional()
+    orb_added_latency_ns: OrbAdded | None = optional()
+    known_answer: KnownAnswer | None = optional()
+    orb_added_cpu_us: OrbAddedCpu | None = optional()
+    interop: Interop | None = optional()
+    stopping: Stopping | None = optional()
+
+    @property
+    def p50(self) -> float | None:
+        """The point's p50: the mean over its trials (or launches), else the p50 over all its calls."""
+        if self.p50_ci95_ns is not None and self.p50_ci95_ns.estimate is not None:
+            return self.p50_ci95_ns.estimate
+        return None if self.latency_ns is None else self.latency_ns.p50
+
+    @property
+    def added(self) -> float | None:
+        """The ORB-added latency's estimate, None where there is none."""
+        return None if self.orb_added_latency_ns is None else self.orb_added_latency_ns.estimate
+
+    @property
+    def measured(self) -> bool:
+        return self.latency_ns is not None
+
+    def replace(self, **changes: Any) -> PointSummary:
+        return dataclasses.replace(self, **changes)
+
+
+# --- run-level sections --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Moments:
+    mean: float
+    variance: float
+    stdev: float
+    p50: float
+    count: int
+
+
+@dataclass(frozen=True)
+class Regression:
+    beta: float
+    pairs: int
+    outlier_pairs_dropped: int
+    ols_slope: float
+    ols_intercept_ns: float
+    pearson_r: float | None
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Krintz and Wolski's tests between two socket baselines of one point group (stats/equivalence.py); only
+    `why_missing` when they could not run."""
+
+    group: PointGroup = flat()
+    a: str = ""
+    b: str = ""
+    paired_trials: int | None = optional()
+    moments: dict[str, Moments] | None = optional()
+    mean_ratio_b_over_a: float | None = optional()
+    regression_b_on_a: Regression | None = optional()
+    regression_trial_p50_b_on_a: Regression | None = optional()
+    capture: dict[str, float] | None = optional()
+    equivalent_by_capture: bool | None = optional()
+    band: str | None = optional()
+    why_missing: str | None = optional()
+
+    def captured(self, of: str, in_band_of: str) -> float | None:
+        """The share of `of`'s calls inside `in_band_of`'s band."""
+        return None if self.capture is None else self.capture.get(f"{of} in {in_band_of}'s band")
+
+
+@dataclass(frozen=True)
+class MachineLoad:
+    foreign_cpu_pct: float | None
+    steal_pct: float | None
+
+
+@dataclass(frozen=True)
+class KnownAnswerFit:
+    """Across N in one point group: X = slope N + intercept (stats/known_fit.py)."""
+
+    group: PointGroup = flat()
+    baseline: str | None = None
+    slope: float = 0.0
+    slope_ci95: tuple[float, float] = (0.0, 0.0)
+    intercept_ns: float = 0.0
+    intercept_ci95_ns: tuple[float, float] = (0.0, 0.0)
+    values: int = 0
+    residual_sd_ns: float = 0.0
+    slope_ok: bool = False
+    intercept_ok: bool = False
+    known_ns: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class KnownAnswerRow:
+    """One row of known_answers: a point and its known answer, side by side in one JSON object."""
+
+    point: Point = flat()
+    answer: KnownAnswer = flat()
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """summary.json: a run's points in table order and what the run as a whole says."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("known_answers", "warnings")
+
+    schema_version: int
+    campaign: str | None
+    run_id: str
+    status: str | None
+    units: str
+    points: tuple[PointSummary, ...]
+    equivalence: tuple[Equivalence, ...]
+    machine: MachineLoad
+    # Across N per point group: X = slope N + intercept; slope within 1% of 1 and an intercept interval that
+    # covers 0 (known_fit.py).
+    known_answer_fits: tuple[KnownAnswerFit, ...]
+    # Every warning; `warnings` is one line per kind (the worst case and how many more).
+    warnings_detail: tuple[RunWarning, ...]
+    summary_version: int = SUMMARY_VERSION
+
+    @property
+    def known_answers(self) -> tuple[KnownAnswerRow, ...]:
+        """Known-answer targets: known N, recovered ORB-added latency X [95% CI] (one row per point)."""
+        return tuple(KnownAnswerRow(p.point, p.known_answer) for p in self.points if p.known_answer is not None)
+
+    @property
+    def warnings(self) -> list[str]:
+        return grouped_lines(self.warnings_detail)
+
+    def measured(self) -> list[PointSummary]:
+        """The points with latency figures (at least one ok trial)."""
+        return [p for p in self.points if p.latency_ns is not None]
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSummary:
+        return from_json(cls, data)
+
+
+# --- the codec ------------------------------------------------------------------------------------------------------
+
+def _key(f: dataclasses.Field) -> str:
+    return f.metadata.get("key") or f.name
+
+
+def _is_optional(f: dataclasses.Field) -> bool:
+    return f.default is None and not f.metadata.get("keep")
+
+
+def to_json(value: Any) -> Any:
+    """A summary object (or any value inside one) as JSON data: dicts, lists, numbers, strings."""
+    if isinstance(value, PointGroup):
+        return value.as_record()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if f.metadata.get("flat"):
+                out.update(to_json(v))
+            elif v is not None or not _is_optional(f):
+                out[_key(f)] = to_json(v)
+        for name in getattr(type(value), "DERIVED", ()):
+            out[name] = to_json(getattr(value, name))
+        return out
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+def from_json(cls: type[T], data: Any) -> T:
+    """The summary object of type `cls` that `data` (as to_json made it) describes. A key the type does not
+    know is left out; a required one missing raises KeyError (summary.current_summary then recomputes)."""
+    return _decode(cls, data)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _decode(tp: Any, data: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if data is None:
+            return None
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _decode(inner, data)
+    if data is None:
+        return None
+    if isinstance(tp, type) and issubclass(tp, PointGroup):
+        return tp.from_record(data)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        values = {}
+        for f in dataclasses.fields(tp):
+            if f.metadata.get("flat"):
+                values[f.name] = _decode(hints[f.name], data)
+            elif _key(f) in data:
+                values[f.name] = _decode(hints[f.name], data[_key(f)])
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise KeyError(f"{tp.__name__}: no {_key(f)!r} in {sorted(data)}")
+        return tp(**values)
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(args[0], v) for v in data)
+        return tuple(_decode(a, v) for a, v in zip(args, data))
+    if origin is list:
+        return [_decode(typing.get_args(tp)[0], v) for v in data]
+    if origin is dict:
+        value_type = typing.get_args(tp)[1]
+        return {k: _decode(value_type, v) for k, v in data.items()}
+    if tp is float and isinstance(data, int) and not isinstance(data, bool):
+        return float(data)
+    return data

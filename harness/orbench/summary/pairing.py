@@ -1,0 +1,88 @@
+"""The pairing: each ORB point against its baseline in the same point group (same host pair, so the same link;
+same placement, mode, payload, load and option set). ORB-added latency from the trials both ran, paired by
+(launch, trial); the known answer where the target's added latency is known; the CPU the ORB adds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from orbench.results.point import Point
+from orbench.results.trial import Trial
+from orbench.results.units import fmt_ns
+from orbench.running.anatomy.summary import orb_added_cpu
+from orbench.stats import stats
+from orbench.stats.launches import over_launches, paired_by_launch
+from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary, from_json
+from orbench.summary.point_summary import TrialKey
+from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
+
+# A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
+KNOWN_ANSWER_TOLERANCE = 0.05
+
+
+def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point, dict[TrialKey, float]],
+                        trials: dict[Point, list[Trial]], targets_info: dict[str, Any]) -> dict[Point, PointSummary]:
+    """The points again, each ORB (or known-answer) point with its ORB-added latency, known answer and added CPU."""
+    out = dict(points)
+    for point, summary in points.items():
+        info = targets_info.get(point.target, {})
+        base_name = info.get("baseline")
+        if summary.kind not in MEASURED_AGAINST_BASELINE or not base_name:
+            continue
+        base = point.group.with_target(base_name)
+        added = None
+        if point in trial_p50 and base in trial_p50:
+            added = _orb_added(trial_p50[point], trial_p50[base])
+        changes: dict[str, Any] = {}
+        if added is None:
+            changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
+                                                       why_missing="no paired trial of the ORB and its baseline")
+        else:
+            # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
+            why = (f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate"
+                   if added["unpaired"] else None)
+            changes["orb_added_latency_ns"] = from_json(OrbAdded, {"baseline": base_name, **added,
+                                                                   "why_not_p50_difference": why})
+            known = info.get("known_added_ns")
+            if known is not None:
+                changes["known_answer"] = known_answer(known, changes["orb_added_latency_ns"], summary)
+        added_cpu = orb_added_cpu(trials.get(point, []), trials.get(base, []))
+        if added_cpu is not None:
+            changes["orb_added_cpu_us"] = from_json(OrbAddedCpu, {"baseline": base_name, **added_cpu})
+        out[point] = summary.replace(**changes)
+    return out
+
+
+def _orb_added(orb: dict[TrialKey, float], base: dict[TrialKey, float]) -> dict[str, Any] | None:
+    """ORB-added latency from the paired trials: over launches when the pairs span two or more (the mean of
+    each launch's median paired difference, t over launches), else within the one launch (stats.py: the median
+    of paired differences with its sign-test interval, or below 6 pairs the mean with t, which ci_method says)."""
+    per_launch = paired_by_launch(orb, base)
+    if len(per_launch) < 2:
+        return stats.orb_added_latency(orb, base)
+    lv = over_launches(per_launch)
+    if lv is None:
+        return None
+    diffs = [d for k in sorted(per_launch) for d in per_launch[k]]
+    pairs = len(diffs)
+    return {"estimate": lv["estimate"], "ci95_low": lv["ci95_low"], "ci95_high": lv["ci95_high"],
+            "ci_method": lv["ci_method"], "pairs": pairs, "unpaired": len(orb) + len(base) - 2 * pairs,
+            "per_pair": diffs, "mean": float(np.mean(diffs)), "n_launches": lv["n_launches"],
+            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"]}
+
+
+def known_answer(known_ns: int, added: OrbAdded, point: PointSummary) -> KnownAnswer:
+    """A known-answer point: known N against the recovered ORB-added latency X and its interval. The goal: the
+    interval covers N, and |X - N| <= max(half-width, 5% of N). The median's interval is not symmetric about
+    X: its half-width on N's side (from X to the end towards N) is the one compared."""
+    x, lo, hi = added.estimate, added.ci95_low, added.ci95_high
+    assert x is not None
+    half = None if lo is None or hi is None else (x - lo if known_ns < x else hi - x)
+    text = fmt_ns(x) + ("" if lo is None or hi is None else f" [{fmt_ns(lo)}, {fmt_ns(hi)}]")
+    return KnownAnswer(
+        known_ns=known_ns, recovered_ns=x, ci95_low=lo, ci95_high=hi, text=text,
+        covered=lo is not None and hi is not None and lo <= known_ns <= hi, error_ns=x - known_ns,
+        within_tolerance=half is not None and abs(x - known_ns) <= max(half, KNOWN_ANSWER_TOLERANCE * known_ns),
+        trials=added.pairs or 0, mean_p50_ns=None if point.p50_ci95_ns is None else point.p50_ci95_ns.estimate)
