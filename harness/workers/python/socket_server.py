@@ -36,15 +36,10 @@ class Connection:
             self.out[w.REPLY_BYTES:n] = body
         self.sock.sendall(memoryview(self.out)[:n])
 
-    def handle(self, kind: int, body: memoryview) -> bool:
-        """One request; False ends the connection."""
+    def control(self, kind: int, body: memoryview) -> bool:
+        """A request other than ONEWAY and TWOWAY; False ends the connection."""
         counters = self.counters
-        if kind == w.ONEWAY:
-            counters.count(len(body))
-        elif kind == w.TWOWAY:
-            counters.count(len(body))
-            self.reply(kind)
-        elif kind == w.ECHO:
+        if kind == w.ECHO:
             counters.count(len(body))
             self.reply(kind, body)
         elif kind == w.SYNC and len(body) == w.SYNC_BODY.size:
@@ -62,42 +57,65 @@ class Connection:
             return False
         else:
             self.reply(kind, status=1)   # unknown kind or a control request of the wrong size
-        self.request_id += 1
         return True
 
     def serve(self) -> None:
+        """The hot path, kept to as little Python as a request allows (it is the floor omniORBpy's C++ core is
+        measured against): one unpack of the header, the count inline, the twoway reply a prebuilt 24 bytes
+        with the request id patched in, reads into the one buffer."""
         buf, start, filled = self.buf, 0, 0
         view = memoryview(buf)
+        counters, lock = self.counters, self.counters.lock
+        recv_into, sendall = self.sock.recv_into, self.sock.sendall
+        unpack_header, HB = w.HEADER.unpack_from, w.HEADER_BYTES
+        twoway_reply = bytearray(w.header(w.REPLY | w.TWOWAY, w.PREAMBLE.size) + bytes(w.PREAMBLE.size))
+        patch_id = w.REQUEST_ID.pack_into
+        rid = 0
         while True:
             # Every complete message in the buffer, then read whatever is available after them.
-            need = w.HEADER_BYTES
-            while filled - start >= w.HEADER_BYTES:
-                if not buf.startswith(w.MAGIC, start):
+            need = HB
+            while filled - start >= HB:
+                magic, _, _, _, kind, length = unpack_header(buf, start)
+                if magic != w.MAGIC:
                     log("bad magic: closing the connection")
                     return
-                need = w.HEADER_BYTES + int.from_bytes(buf[start + 8:start + 12], "little")
+                need = HB + length
                 if filled - start < need:
                     break
-                if not self.handle(buf[start + 7], view[start + w.HEADER_BYTES:start + need]):
-                    return
+                if kind == w.TWOWAY or kind == w.ONEWAY:
+                    with lock:
+                        counters.messages += 1
+                        counters.bytes += length
+                        if counters.waiters:
+                            counters.cond.notify_all()
+                    if kind == w.TWOWAY:
+                        patch_id(twoway_reply, HB, rid)
+                        sendall(twoway_reply)
+                else:
+                    self.request_id = rid
+                    if not self.control(kind, view[start + HB:start + need]):
+                        return
+                rid += 1
                 start += need
-                need = w.HEADER_BYTES
+                need = HB
             if start == filled:
                 start = filled = 0
-            elif start + need > len(buf):
-                # A partial message that does not fit behind `start`: to the front of the buffer, a larger one
-                # when the message is larger than any so far.
-                rest = filled - start
-                if need > len(buf):
-                    bigger = bytearray(need)
-                    bigger[:rest] = view[start:filled]
-                    view.release()
-                    buf = self.buf = bigger
-                    view = memoryview(buf)
-                else:
-                    view[:rest] = bytes(view[start:filled])
-                start, filled = 0, rest
-            n = self.sock.recv_into(view[filled:])
+                n = recv_into(view)
+            else:
+                if start + need > len(buf):
+                    # A partial message that does not fit behind `start`: to the front of the buffer, a larger
+                    # one when the message is larger than any so far.
+                    rest = filled - start
+                    if need > len(buf):
+                        bigger = bytearray(need)
+                        bigger[:rest] = view[start:filled]
+                        view.release()
+                        buf = self.buf = bigger
+                        view = memoryview(buf)
+                    else:
+                        view[:rest] = bytes(view[start:filled])
+                    start, filled = 0, rest
+                n = recv_into(view[filled:])
             if n == 0:
                 return
             filled += n

@@ -8,6 +8,7 @@ import struct
 
 HEADER = struct.Struct("<4sBBBBI")
 PREAMBLE = struct.Struct("<III")
+REQUEST_ID = struct.Struct("<I")   # the preamble's first field
 HEADER_BYTES = HEADER.size          # 12
 REPLY_BYTES = HEADER_BYTES + PREAMBLE.size   # 24: an empty reply, GIOP 1.2's reply header size
 MAGIC = b"OBSK"
