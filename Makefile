@@ -74,22 +74,30 @@ $(PY_STAMP):
 
 build: cpp java python
 
-# The Python workers (harness/workers/python): a venv of their own with omniORBpy from PyPI (requirements.txt,
+# The Python workers (harness/workers/python): a venv of their own with omniORBpy and gRPC from PyPI (requirements.txt,
 # pinned), kept apart from the harness's .venv because the IDL's module `orbench` would shadow the harness's
 # package; the stubs are generated from idl/orbench.idl by that omniidl, into build/stubs (never committed).
 PYW := $(ROOT)/harness/workers/python
 PYW_BUILD := $(PYW)/build
 PYW_STAMP := $(PYW_BUILD)/.venv-$(shell sha1sum < harness/workers/python/requirements.txt | cut -c1-12)
-python: $(PYW_BUILD)/stubs/orbench/__init__.py
+python: $(PYW_BUILD)/stubs/orbench/__init__.py $(PYW_BUILD)/grpc/orbench_pb2_grpc.py
 $(PYW_STAMP):
 	@test -x $(PYW_BUILD)/venv/bin/python || python3 -m venv $(PYW_BUILD)/venv
-	@$(call quietly,installed the Python workers' venv: omniORBpy,$(PYW_BUILD)/pip.log,\
+	@$(call quietly,installed the Python workers' venv: omniORBpy and gRPC,$(PYW_BUILD)/pip.log,\
 	  $(PYW_BUILD)/venv/bin/python -m pip install -r $(PYW)/requirements.txt)
 	@rm -f $(PYW_BUILD)/.venv-*; touch $@
 $(PYW_BUILD)/stubs/orbench/__init__.py: idl/orbench.idl $(PYW_STAMP)
 	@$(call quietly,generated the omniORBpy stubs in harness/workers/python/build/stubs,$(PYW_BUILD)/omniidl.log,\
 	  rm -rf $(PYW_BUILD)/stubs && mkdir -p $(PYW_BUILD)/stubs && \
 	  $(PYW_BUILD)/venv/bin/omniidl -bpython -C $(PYW_BUILD)/stubs idl/orbench.idl)
+# gRPC: the project's IDL translator writes the .proto (as for grpc-cpp and grpc-java), grpcio-tools' protoc
+# the Python messages and stubs.
+$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py)
+	@$(call quietly,generated the gRPC Python stubs in harness/workers/python/build/grpc,$(PYW_BUILD)/protoc.log,\
+	  rm -rf $(PYW_BUILD)/grpc && mkdir -p $(PYW_BUILD)/grpc && \
+	  PYTHONPATH=harness python3 -m orbench.idl proto idl/orbench.idl $(PYW_BUILD)/grpc/orbench.proto && \
+	  $(PYW_BUILD)/venv/bin/python -m grpc_tools.protoc -I $(PYW_BUILD)/grpc --python_out=$(PYW_BUILD)/grpc \
+	  --grpc_python_out=$(PYW_BUILD)/grpc $(PYW_BUILD)/grpc/orbench.proto)
 
 cpp: deps-system
 	@$(call quietly,built the C++ workers in cpp/build,$(ROOT)/cpp/build/make.log,\
