@@ -58,3 +58,21 @@ def test_a_language_not_listed_yet_is_told_what_a_language_needs(tmp_path):
         assert words in err
     code, out, err = run_cli("new-target", "x1", "--like", "jacorb", "--language", "java", "--dir", str(tmp_path))
     assert code != 0 and "either" in err
+
+
+def test_the_first_target_of_a_new_language_is_a_skeleton_that_loads(tmp_path, monkeypatch):
+    import orbench.targets.languages as languages
+    from orbench.paths import targets_dir
+
+    registry = tmp_path / "registry"
+    registry.mkdir()
+    (registry / "languages.toml").write_text(
+        (targets_dir() / "languages.toml").read_text()
+        + '\n[rust]\nlabel = "Rust"\nbaseline = "rust-socket"\nbaseline_label = "Rust sockets"\nbuild = "rust"\n'
+          'kit = "rust/kit/"\nclock = "Instant::now()"\n[[rust.steps]]\nkind = "orb"\ntext = "rust/{name}/: its binding"\n')
+    monkeypatch.setattr(languages, "targets_dir", lambda: registry)
+    path, steps = new_target("rorb", None, tmp_path, language="rust")
+    target = read_descriptor(path)
+    assert (target.language, target.kind, target.baseline, target.build) == ("rust", "orb", "rust-socket", "rust")
+    assert "--target rorb" in " ".join(target.client_argv) and "TODO" in path.read_text()
+    assert steps[0] == "rust/rorb/: its binding" and steps[-2].startswith("build it (make rust)")
