@@ -46,8 +46,9 @@ def _c_slower_than_java(entries: dict[Point, dict[str, Any]]) -> list[RunWarning
         if entry.get("language") not in ("c", "c++"):
             continue
         c_p50 = entry["p50_ci95_ns"]
+        # Against every other language's socket baseline (Java, Python, ...): C's is the floor of them all.
         for other, java in sockets.items():
-            if java.get("language") != "java" or other.group != point.group:
+            if java.get("language") in ("c", "c++") or other.group != point.group:
                 continue
             java_p50 = java["p50_ci95_ns"]["estimate"]
             if c_p50.get("low") is None or c_p50["low"] <= java_p50:
