@@ -1,7 +1,8 @@
 """The gRPC Python client (target grpc-python): the kit's run sequence over grpcio's synchronous stubs. A twoway
 is a unary call; gRPC has no oneway, so a oneway is one message on a client-streaming call kept open per payload
-type (PROTOCOL.md, "gRPC and Ice"): the timed call puts the message on the queue grpcio's own thread sends the
-stream from, as grpc-java's onNext queues it for Netty's thread."""
+type (PROTOCOL.md, "gRPC and Ice"): the timed call hands the message to the one-slot queue grpcio's own thread
+sends the stream from, so it returns once that thread has taken the previous message (grpc-cpp's Write returns
+once the transport took the message; grpc-java's onNext only queues it)."""
 
 from __future__ import annotations
 
@@ -40,14 +41,14 @@ class GrpcConnection:
     def __init__(self, channel: grpc.Channel):
         self.channel = channel
         self.stub = pb_grpc.BenchStub(channel)
-        self.streams: dict[str, tuple[queue.SimpleQueue, grpc.Future]] = {}
+        self.streams: dict[str, tuple[queue.Queue, grpc.Future]] = {}
 
     def close(self) -> None:
         for q, _ in self.streams.values():
             q.put(None)
         self.channel.close()
 
-    def _stream(self, payload_type: str) -> queue.SimpleQueue:
+    def _stream(self, payload_type: str) -> queue.Queue:
         """The open push stream of a payload type; a new one when there is none or it ended (its error raised)."""
         q, future = self.streams.get(payload_type, (None, None))
         if future is not None and future.done():
@@ -55,7 +56,9 @@ class GrpcConnection:
             future.result()   # raises the stream's error
             q = None
         if q is None:
-            q = queue.SimpleQueue()
+            # One slot: a put waits while grpcio's thread has not taken the last message, so the sample is the
+            # hand-over, not an append to an unbounded queue (and a stalled stream shows in the samples).
+            q = queue.Queue(maxsize=1)
             future = getattr(self.stub, "push" + SUFFIXES[payload_type]).future(iter(q.get, None))
             self.streams[payload_type] = (q, future)
         return q
