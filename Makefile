@@ -29,7 +29,7 @@ JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 SLICE2JAVA ?= $(shell command -v slice2java)
 JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
-.PHONY: help bench test deps deps-system deps-python build cpp java check targets lint clean jmh jmh-build \
+.PHONY: help bench test deps deps-system deps-python build cpp java python check targets lint clean jmh jmh-build \
 	bench-fidelity
 
 # A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
@@ -45,7 +45,7 @@ help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
 	@echo "make deps       install Debian packages and the Python venv (.venv)"
-	@echo "make build      build the C++ (cpp/build) and Java (java/target) workers"
+	@echo "make build      build the C++ (cpp/build), Java (java/target) and Python (harness/workers/python/build) workers"
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
 	@echo "make jmh        build and run the JMH suite (java/jmh) per Java ORB, ingest it into results/jmh/ (~10 min)"
@@ -72,7 +72,32 @@ $(PY_STAMP):
 	  $(PY) -m pip install --upgrade pip && $(PY) -m pip install -e 'harness[test]' -e plots ruff)
 	@rm -f $(VENV)/.orbench-*; touch $@
 
-build: cpp java
+build: cpp java python
+
+# The Python workers (harness/workers/python): a venv of their own with omniORBpy and gRPC from PyPI (requirements.txt,
+# pinned), kept apart from the harness's .venv because the IDL's module `orbench` would shadow the harness's
+# package; the stubs are generated from idl/orbench.idl by that omniidl, into build/stubs (never committed).
+PYW := $(ROOT)/harness/workers/python
+PYW_BUILD := $(PYW)/build
+PYW_STAMP := $(PYW_BUILD)/.venv-$(shell sha1sum < harness/workers/python/requirements.txt | cut -c1-12)
+python: $(PYW_BUILD)/stubs/orbench/__init__.py $(PYW_BUILD)/grpc/orbench_pb2_grpc.py
+$(PYW_STAMP):
+	@test -x $(PYW_BUILD)/venv/bin/python || python3 -m venv $(PYW_BUILD)/venv
+	@$(call quietly,installed the Python workers' venv: omniORBpy and gRPC,$(PYW_BUILD)/pip.log,\
+	  $(PYW_BUILD)/venv/bin/python -m pip install -r $(PYW)/requirements.txt)
+	@rm -f $(PYW_BUILD)/.venv-*; touch $@
+$(PYW_BUILD)/stubs/orbench/__init__.py: idl/orbench.idl $(PYW_STAMP)
+	@$(call quietly,generated the omniORBpy stubs in harness/workers/python/build/stubs,$(PYW_BUILD)/omniidl.log,\
+	  rm -rf $(PYW_BUILD)/stubs && mkdir -p $(PYW_BUILD)/stubs && \
+	  $(PYW_BUILD)/venv/bin/omniidl -bpython -C $(PYW_BUILD)/stubs idl/orbench.idl)
+# gRPC: the project's IDL translator writes the .proto (as for grpc-cpp and grpc-java), grpcio-tools' protoc
+# the Python messages and stubs.
+$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py)
+	@$(call quietly,generated the gRPC Python stubs in harness/workers/python/build/grpc,$(PYW_BUILD)/protoc.log,\
+	  rm -rf $(PYW_BUILD)/grpc && mkdir -p $(PYW_BUILD)/grpc && \
+	  PYTHONPATH=harness python3 -m orbench.idl proto idl/orbench.idl $(PYW_BUILD)/grpc/orbench.proto && \
+	  $(PYW_BUILD)/venv/bin/python -m grpc_tools.protoc -I $(PYW_BUILD)/grpc --python_out=$(PYW_BUILD)/grpc \
+	  --grpc_python_out=$(PYW_BUILD)/grpc $(PYW_BUILD)/grpc/orbench.proto)
 
 cpp: deps-system
 	@$(call quietly,built the C++ workers in cpp/build,$(ROOT)/cpp/build/make.log,\
@@ -103,7 +128,7 @@ lint: deps-python
 	$(VENV)/bin/ruff check harness plots
 
 clean:
-	rm -rf cpp/build java/target java/jmh/target
+	rm -rf cpp/build java/target java/jmh/target harness/workers/python/build
 
 # JMH: its own Maven project (java/jmh), built by `make test` as a compile check, run only here. One JMH run per
 # Java ORB in JMH_ORBS (java/jmh/run-orb.sh: that ORB's jars alone on the class path); the first also runs the

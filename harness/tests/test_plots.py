@@ -96,3 +96,11 @@ def test_sample_figures_keep_host_pairs_apart(tmp_path):
     (tmp_path / "figures").mkdir()
     names = [f.path.name for f in cdfs(samples, tmp_path / "figures")]
     assert len(names) == 4 and sum(n.startswith("cdf-alpha--beta-same-core-") for n in names) == 2
+
+
+def test_the_headline_has_a_row_per_language_of_the_registry_in_its_order():
+    from orbench_plots.figures import language_rows
+
+    rows = language_rows()
+    assert list(rows)[:3] == ["c++", "java", "python"]
+    assert rows["python"] == "Python middleware − Python sockets" and rows["c++"] == "C++ middleware − C sockets"

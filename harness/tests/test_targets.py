@@ -1,10 +1,16 @@
 """The descriptors in harness/targets/ load, and a broken descriptor is refused with its file named."""
 
+import json
+import re
+
 import pytest
 from orbench.errors import UserError
-from orbench.targets.descriptor import read_descriptor, read_targets
+from orbench.paths import repo_root
+from orbench.targets.descriptor import descriptor_schema, read_descriptor, read_targets
+from orbench.targets.languages import read_languages
 
-EXPECTED = {"omniorb", "tao", "jacorb", "glassfish", "c-socket", "java-socket", "java-nio", "java-jni", "java-ffm"}
+EXPECTED = {"omniorb", "tao", "jacorb", "glassfish", "c-socket", "java-socket", "java-nio", "java-jni", "java-ffm",
+            "omniorbpy", "python-socket"}
 
 
 def test_every_descriptor_loads_and_pairs_with_a_baseline():
@@ -36,8 +42,26 @@ def test_bad_descriptor_is_refused(tmp_path):
     path.write_text('name = "bad"\ndescription = "x"\nlanguage = "cobol"\nkind = "orb"\nbuild = "x"\n'
                     '[server]\nargv = ["x"]\n[client]\nargv = ["y"]\n[supports]\nmodes = ["twoway"]\n'
                     'payload_types = ["octets"]\n')
-    with pytest.raises(UserError, match=r"bad.toml: key language: value 'cobol': 'cobol' is not one of"):
+    with pytest.raises(UserError, match=r"bad.toml: key language: value 'cobol': not a language of "
+                                        r"harness/targets/languages.toml \(c\+\+, java, python\)"):
         read_descriptor(path)
+
+
+def test_languages_are_data_each_with_its_socket_baseline_and_make_target():
+    languages = read_languages()
+    targets = read_targets()
+    makefile = (repo_root() / "Makefile").read_text()
+    assert "enum" not in json.dumps(descriptor_schema()["properties"]["language"]), "languages.toml lists them"
+    assert {t.language for t in targets.values()} == set(languages)
+    for name, lang in languages.items():
+        base = targets[lang.baseline]
+        assert base.kind == "socket" and base.language == name, (name, base)
+        assert re.search(rf"^{re.escape(lang.build)}:", makefile, re.MULTILINE), f"no make target {lang.build}"
+        assert re.search(rf"^build:.*\b{re.escape(lang.build)}\b", makefile, re.MULTILINE), \
+            f"make build does not build {lang.build}"
+        assert (repo_root() / lang.kit).is_dir(), lang.kit
+        assert lang.steps_for("orb") and lang.steps_for("socket")
+    assert languages["python"].row_label == "Python middleware − Python sockets"
 
 
 def test_orb_without_baseline_is_refused(tmp_path):

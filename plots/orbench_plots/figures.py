@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from orbench.results.point import PointSlice
 from orbench.summary.model import PointSummary
+from orbench.targets.languages import read_languages
 
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, grouped, saved
 
@@ -91,8 +92,10 @@ def latency_vs_payload(points: list[PointSummary], out_dir: Path) -> list[Figure
 
 
 # The headline's rows: one per language, each middleware of any family beside the others of its language, over
-# the baseline of that language (PROTOCOL.md: C++ targets against c-socket, Java targets against java-socket).
-LANGUAGE_ROWS = {"c++": "C++ middleware − C sockets", "java": "Java middleware − Java sockets"}
+# the baseline of that language; the languages, their order and their labels are harness/targets/languages.toml.
+def language_rows() -> dict[str, str]:
+    """Row label by language, in the registry's order ("C++ middleware − C sockets")."""
+    return {name: lang.row_label for name, lang in read_languages().items()}
 
 
 def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
@@ -101,7 +104,10 @@ def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     figures = []
     added = [p for p in points if p.added is not None]
     for key, pts in sorted(_by_place(added).items()):
-        languages = sorted({p.language or "?" for p in pts}, key=lambda lang: (lang not in LANGUAGE_ROWS, lang))
+        rows = language_rows()
+        order = list(rows)
+        languages = sorted({p.language or "?" for p in pts},
+                           key=lambda lang: (order.index(lang) if lang in rows else len(order), lang))
         modes = sorted({p.point.mode for p in pts}, key=["twoway", "oneway", "echo"].index)
         fig, axes = plt.subplots(len(languages), len(modes), figsize=(6.5 * len(modes), 4.6 * len(languages)),
                                  squeeze=False)
@@ -114,7 +120,7 @@ def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
                 ax.axhline(0, color="black", lw=0.8)
                 if sizes:
                     _finish_payload_panel(ax, sizes, "middleware-added latency, p50 (µs)",
-                                          f"{mode}: {LANGUAGE_ROWS.get(language, language)} ({key.label})",
+                                          f"{mode}: {rows.get(language, language)} ({key.label})",
                                           log_y=False)
                 else:
                     ax.set_axis_off()

@@ -29,11 +29,12 @@ def run(args: argparse.Namespace) -> int:
     java = java_of(args)
     targets = {name: t.with_java(java) for name, t in read_targets().items()}
     width = max(len(n) for n in targets)
+    lang_width = max(len(t.language) for t in targets.values())
     for name, t in sorted(targets.items(), key=lambda kv: (kv[1].kind, kv[0])):
         why = unavailable_reason(t)
         state = "available" if why is None else f"MISSING: {why}"
         base = f" vs {t.baseline}" if t.baseline else ""
-        print(f"{name:<{width}}  {t.kind:<6} {t.language:<4}{base:<16}  {state}")
+        print(f"{name:<{width}}  {t.kind:<6} {t.language:<{lang_width}}{base:<18}  {state}")
         if args.verbose:
             print(f"{'':<{width}}  {t.description}; modes {', '.join(t.modes)}; "
                   f"payloads {', '.join(t.payload_types)}")
@@ -49,6 +50,7 @@ def _on_hosts(args: argparse.Namespace) -> int:
     specs = read_inventory(Path(args.inventory)).resolve(args.host)
     targets = read_targets()
     width = max(len(n) for n in targets)
+    lang_width = max(len(t.language) for t in targets.values())
     down = 0
     for spec in specs:
         print(f"{spec.name} ({spec.url}):")
@@ -61,5 +63,5 @@ def _on_hosts(args: argparse.Namespace) -> int:
         for name, t in sorted(targets.items(), key=lambda kv: (kv[1].kind, kv[0])):
             found = problems[name]
             state = "available" if not found else f"MISSING: {'; '.join(found)}"
-            print(f"  {name:<{width}}  {t.kind:<6} {t.language:<4}  {state}")
+            print(f"  {name:<{width}}  {t.kind:<6} {t.language:<{lang_width}}  {state}")
     return 1 if down else 0

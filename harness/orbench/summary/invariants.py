@@ -45,8 +45,9 @@ def _c_slower_than_java(points: dict[Point, PointSummary]) -> list[RunWarning]:
     for point, c_p50 in sockets.items():
         if points[point].language not in ("c", "c++"):
             continue
+        # Against every other language's socket baseline (Java, Python, ...): C's is the floor of them all.
         for other, java in sockets.items():
-            if points[other].language != "java" or other.group != point.group:
+            if points[other].language in ("c", "c++") or other.group != point.group:
                 continue
             java_p50 = java.estimate or 0.0
             if c_p50.low is None or c_p50.low <= java_p50:

@@ -15,10 +15,12 @@ from typing import Any
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
 from orbench.schemas import check, read_toml, schema
+from orbench.targets.languages import LANGUAGES_FILE, read_languages
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
 # against its plain baseline as an ORB is: its ORB-added latency must come out as the parameter.
-# (The kinds, languages, modes and payload types a descriptor may name are in descriptor.schema.json.)
+# (The kinds, modes and payload types a descriptor may name are in descriptor.schema.json; its languages are
+# those of harness/targets/languages.toml, languages.py.)
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
 # What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
@@ -146,6 +148,11 @@ def descriptor_schema() -> dict[str, Any]:
 def read_descriptor(path: Path) -> Target:
     """A descriptor, checked against descriptor.schema.json; every mistake names the file, key and value."""
     data = read_toml(path, "target descriptor")
+    languages = read_languages()
+    if isinstance(data.get("language"), str) and data["language"] not in languages:
+        raise UserError(f"{path}: key language: value {data['language']!r}: not a language of "
+                        f"harness/targets/{LANGUAGES_FILE} ({', '.join(languages)}); a new language is a table there "
+                        "(harness/targets/README.md, \"Adding a language\")")
     check(path, data, descriptor_schema())
     if data["name"] != path.stem:
         raise UserError(f"{path}: key name: value {data['name']!r} must match the file name {path.stem!r}")
@@ -213,7 +220,12 @@ def parse_instance(name: str) -> tuple[str, int | None]:
 def read_targets(directory: Path | None = None) -> dict[str, Target]:
     """Every descriptor in the directory, by name; baselines must name a socket target of the same language."""
     directory = directory or targets_dir()
-    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml"))}
+    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml")) if p.name != LANGUAGES_FILE}
+    for language in sorted({t.language for t in targets.values()}):
+        base = targets.get(read_languages()[language].baseline)
+        if base is not None and (base.kind != "socket" or base.language != language):
+            raise UserError(f"{targets_dir() / LANGUAGES_FILE}: the baseline of {language}, {base.name!r}, must be a "
+                            f"socket target in {language}, is a {base.kind} target in {base.language}")
     for t in targets.values():
         if t.baseline is None:
             continue

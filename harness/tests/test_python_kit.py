@@ -1,0 +1,68 @@
+"""The Python worker kit (harness/workers/python/orbench_worker) agrees with the contract's shared definitions:
+the same arrivals from a seed as C++ and Java, the same histogram buckets as HdrHistogram, the same elements."""
+
+import sys
+
+import pytest
+from hdrh.histogram import HdrHistogram
+from orbench.paths import repo_root
+from orbench.running.soak.intervals import SOAK_DIGITS, SOAK_HIGHEST_NS
+
+sys.path.insert(0, str(repo_root() / "harness" / "workers" / "python"))
+
+from orbench_worker.errors import WorkerError  # noqa: E402
+from orbench_worker.histogram import Histogram, bucket_of, highest_in  # noqa: E402
+from orbench_worker.pacing import ArrivalSchedule, SplitMix64  # noqa: E402
+from orbench_worker.payloads import counted_bytes, elements  # noqa: E402
+from orbench_worker.spec import parse_run_spec, take_load_spec  # noqa: E402
+
+
+def test_splitmix64_gives_the_protocols_first_outputs():
+    rng = SplitMix64(0)
+    assert [rng.next(), rng.next()] == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4]
+
+
+def test_poisson_gaps_average_the_period():
+    schedule = ArrivalSchedule(1000.0, "poisson", 17)
+    schedule.start_at(0)
+    times = [schedule.next() for _ in range(20001)]
+    assert times[0] == 0
+    assert 0.97e6 < times[-1] / 20000 < 1.03e6
+
+
+def test_every_bucket_is_hdrhistograms_counts_index():
+    h = HdrHistogram(1, SOAK_HIGHEST_NS, SOAK_DIGITS)
+    for value in [1, 255, 256, 257, 1000, 65535, 123_456_789, 2**40 + 12345, SOAK_HIGHEST_NS]:
+        assert bucket_of(value) == h._counts_index_for(value), value
+        assert highest_in(bucket_of(value)) >= value
+
+
+def test_percentiles_never_below_the_value_and_within_one_128th():
+    hist = Histogram()
+    for v in range(1000, 101000, 100):
+        hist.record(v)
+    p50 = hist.percentile(50)
+    assert 50900 <= p50 <= 50900 * (1 + 1 / 128)
+    assert hist.percentile(100) == hist.max == 100900 and hist.min == 1000
+
+
+def test_elements_are_the_protocols():
+    assert elements("octets", 300)[255:258] == bytes([255, 0, 1])
+    assert elements("longs", 12) == [0, -1640531535, 1013904226]
+    assert elements("records", 40) == [(0, 0.0, 0, 0, 0), (1, 0.5, 1, 1, 0)]
+    assert elements("strings", 32)[1] == "bcdefghijklmnopq"
+    assert counted_bytes("records", 1) == 0 and counted_bytes("doubles", 1001) == 1000
+
+
+def test_run_fields_are_checked_as_every_worker_checks_them():
+    base = {"mode": "twoway", "payload_type": "octets", "payload_bytes": 8, "calls": 10, "samples_file": "/x"}
+    with pytest.raises(WorkerError) as exc:
+        parse_run_spec({**base, "mode": "sideways"}, ("twoway",), ("octets",), False)
+    assert exc.value.kind == "usage"
+    with pytest.raises(WorkerError) as exc:
+        parse_run_spec({**base, "mode": "echo"}, ("twoway",), ("octets",), False)
+    assert exc.value.kind == "unsupported"
+    with pytest.raises(WorkerError):
+        parse_run_spec({**base, "calls": 1.5}, ("twoway",), ("octets",), False)
+    with pytest.raises(WorkerError):
+        take_load_spec({"arrivals": "poisson"})

@@ -1,0 +1,68 @@
+"""Paced timed calls (PROTOCOL.md, "Load" and "Arrivals"): intended send times, evenly spaced or Poisson from
+SplitMix64, and the sleep-then-spin wait before each call."""
+
+from __future__ import annotations
+
+import math
+import time
+
+MASK64 = 2**64 - 1
+# Sleep until this long before the deadline, then spin: a sleeping thread wakes late on a loaded VM, and a
+# thread spinning through the whole period would take the CPU from a server sharing the core.
+SPIN_NS = 50_000
+
+
+class SplitMix64:
+    """Steele, Lea and Flood's generator: one seed gives the same send times in every language."""
+
+    def __init__(self, seed: int):
+        self.state = seed & MASK64
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def next_unit(self) -> float:
+        """The top 53 bits times 2^-53: in [0, 1)."""
+        return (self.next() >> 11) * 2.0**-53
+
+
+class ArrivalSchedule:
+    """t_0 is the first clock read (or start_at); fixed: t_i = t_0 + i / rate; poisson: exponential gaps."""
+
+    def __init__(self, rate_hz: float, arrivals: str, seed: int):
+        self.period_ns = 1e9 / rate_hz
+        self.poisson = arrivals == "poisson"
+        self.random = SplitMix64(seed)
+        self.t0: int | None = None
+        self.index = 0
+        self.offset_ns = 0.0
+
+    def start_at(self, t0_ns: int) -> None:
+        self.t0 = t0_ns
+
+    def peek(self) -> int:
+        if self.t0 is None:
+            self.t0 = time.monotonic_ns()
+        if self.poisson:
+            return self.t0 + int(self.offset_ns)
+        return self.t0 + int(self.index * self.period_ns)
+
+    def next(self) -> int:
+        due = self.peek()
+        if self.poisson:
+            self.offset_ns += -math.log1p(-self.random.next_unit()) * self.period_ns
+        else:
+            self.index += 1
+        return due
+
+
+def wait_until(deadline_ns: int) -> None:
+    left = deadline_ns - time.monotonic_ns()
+    if left > SPIN_NS:
+        time.sleep((left - SPIN_NS) / 1e9)
+    while time.monotonic_ns() < deadline_ns:
+        pass
