@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from orbench.running.anatomy.snapshot import local_shell, take_snapshot
@@ -49,14 +50,20 @@ def _successful(counts: dict[str, SyscallCount], names: tuple[str, ...]) -> int:
 
 
 def syscalls_during(pids: list[int], action: Callable[[], object]) -> dict[int, CallCounts]:
-    """strace attached to each local process while `action` runs."""
-    sessions = []
-    try:
-        for pid in pids:
-            fd, path = tempfile.mkstemp(prefix=f"orbench-strace-{pid}-")
-            os.close(fd)
-            sessions.append(StraceSession.attach(local_shell, pid, path))
-        action()
-    finally:
-        counts = {s.pid: s.stop() for s in sessions}
+    """strace attached to each local process while `action` runs. Attached and stopped in parallel: a stop
+    waits for its strace to be gone, about a second here."""
+    paths = []
+    for pid in pids:
+        fd, path = tempfile.mkstemp(prefix=f"orbench-strace-{pid}-")
+        os.close(fd)
+        paths.append(path)
+    with ThreadPoolExecutor(len(pids)) as pool:
+        attached = [pool.submit(StraceSession.attach, local_shell, pid, path) for pid, path in zip(pids, paths)]
+        sessions = [f.result() for f in attached if f.exception() is None]
+        try:
+            if len(sessions) < len(pids):
+                raise next(f.exception() for f in attached if f.exception() is not None)
+            action()
+        finally:
+            counts = dict(zip((s.pid for s in sessions), pool.map(StraceSession.stop, sessions)))
     return {pid: CallCounts(_successful(c, READ_CALLS), _successful(c, WRITE_CALLS)) for pid, c in counts.items()}
