@@ -75,6 +75,8 @@ class _Cdr:
 
     def port_at(self) -> tuple[tuple[int, bool], int]:
         self.align(2)
+        if self.pos + 2 > self.end:
+            raise EndpointError("IOR ends inside a port")
         value = struct.unpack_from("<H" if self.little else ">H", self.data, self.pos)[0]
         where = (self.pos, self.little)
         self.pos += 2
