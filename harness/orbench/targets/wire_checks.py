@@ -26,8 +26,9 @@ READ_CALLS = ("read", "readv", "recv", "recvfrom", "recvmsg", "pread64")
 
 def segments_out(pid: int) -> int:
     """Data segments sent so far by every TCP socket of a local process."""
-    snap = take_snapshot([pid])
-    return sum(s.data_segs_out for s in snap.sockets.get(pid, {}).values())
+    sockets = take_snapshot([pid]).sockets.get(pid, {})
+    assert sockets, f"no TCP socket of process {pid} seen by `ss -tinHe` (iproute2 installed?)"
+    return sum(s.data_segs_out for s in sockets.values())
 
 
 def segments_during(pid: int, action: Callable[[], object]) -> int:
