@@ -15,10 +15,15 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 
 from orbench.errors import WorkerError
+from orbench.running.anatomy.strace import StraceError
 from orbench.stats.stats import read_samples
+from orbench.targets import sample_checks, wire_checks
+from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target, counted_payload_bytes
+from orbench.targets.endpoints import port_of, with_port
 from orbench.targets.options import plan_options
 from orbench.targets.workers import ClientWorker, ServerWorker
 
@@ -32,10 +37,38 @@ ENDPOINT_PATTERNS = {None: r"tcp://\S+:\d+", "corba": r"IOR:[0-9a-fA-F]+", "grpc
                      "ice": r"\S+.*:tcp -h \S+ -p \d+.*"}
 CHECK_CALLS = 200
 CHECK_WARMUP = 20
+# The runs of an option step: short, because tcp_nodelay = false costs a delayed ACK (about 40 ms) per twoway.
+OPTION_CALLS = 40
+OPTION_WARMUP = 5
+# The known delay on every server reply (delay_relay.py): far above a loopback call on a loaded machine, and
+# short enough that its runs take a second. A twoway sample must be at least this and not above CEILING x it.
+RELAY_DELAY_NS = 20_000_000
+RELAY_CEILING = 5
+RELAY_CALLS = 10
+RELAY_WARMUP = 2
+# tcp_nodelay = false is seen on the wire when a twoway request takes this many more data segments than with
+# true (header and body apart), or small oneways this fraction of the segments or fewer (Nagle coalesces).
+# With true, Linux's autocorking alone can halve a oneway flood's segments on a busy core: hence a third.
+NAGLE_TWOWAY_EXTRA_SEGMENTS = 0.5
+NAGLE_ONEWAY_FRACTION = 0.35
+# A socket baseline's run (PROTOCOL.md): per call at most this many write- and read-family system calls and
+# data segments, each end (one per message plus the run's few control messages and command lines).
+BASELINE_CALLS = 200
+BASELINE_PER_CALL_MAX = 1.1
+# What a run costs besides its calls, left out of the counts: its command line and answer, the samples file,
+# reset and counters on the wire, the server's two stats lines (measured: 3 to 5 of each kind).
+BASELINE_RUN_OVERHEAD = 4
+BASELINE_PAYLOAD = 1000
+# ... and no buffer allocated per message: the heap bytes each end allocates per call (client: its run answer's
+# `memory`; server: its stats), at most this fraction of the payload. Measured: C 0 and 14 B, Java 24 and
+# about 100 B (small objects, not buffers) at 1000 B.
+BASELINE_ALLOCATED_FRACTION_MAX = 0.25
 # The values check-target tries of each connect option a descriptor claims (supports.options): every one a
 # campaign can set, so a claim copied from another target is tried before it is published.
 OPTION_VALUES: dict[str, tuple[object, ...]] = {"tcp_nodelay": (True, False), "socket_buffer_bytes": (65536,),
                                                 "sync_scope": ("none", "transport", "server", "target")}
+# A check that took this long or more shows its time (check-target must stay quick).
+SHOW_SECONDS_FROM = 0.5
 # Lines of a worker's stderr shown with a failed check.
 STDERR_TAIL_LINES = 6
 
@@ -49,6 +82,7 @@ class Check:
     name: str
     passed: bool
     detail: str = ""
+    seconds: float = 0.0
 
 
 class Conformance:
@@ -67,19 +101,24 @@ class Conformance:
         except jsonschema.ValidationError as exc:
             raise AssertionError(f"{definition}: {exc.message} in {json.dumps(value)[:300]}") from None
 
-    def check(self, name: str, fn: Callable[[], str | None]) -> bool:
+    def check(self, name: str, fn: Callable[[], str | None], workers: bool = True) -> bool:
+        """Runs one check; `workers`: it talks to workers (a failure then shows their stderr)."""
+        first, started = len(self.workers), time.monotonic()
         try:
             detail = fn() or ""
-            self.checks.append(Check(name, True, detail))
+            self.checks.append(Check(name, True, detail, time.monotonic() - started))
             return True
-        except (AssertionError, WorkerError, OSError) as exc:
-            self.checks.append(Check(name, False, str(exc) + self._stderr_tails()))
+        except (AssertionError, WorkerError, OSError, ValueError) as exc:
+            # A step that started workers of its own shows their stderr, not that of the main pair.
+            own = self.workers[first:] or self.workers[:2]
+            self.checks.append(Check(name, False, str(exc) + (self._stderr_tails(own) if workers else ""),
+                                     time.monotonic() - started))
             return False
 
-    def _stderr_tails(self) -> str:
-        """The last lines of every worker's stderr so far, for a failed check: the ORB's own words."""
+    def _stderr_tails(self, workers: list[ServerWorker | ClientWorker]) -> str:
+        """The last lines of these workers' stderr, for a failed check: the ORB's own words."""
         out = []
-        for w in self.workers:
+        for w in workers:
             if w.log_path is not None and w.log_path.exists():
                 lines = w.log_path.read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:]
                 if lines:
@@ -95,6 +134,13 @@ class Conformance:
             raise WorkerError(f"{exc}{self._tail_of(path)}", exc.kind) from None
         self.workers.append(server)
         return server
+
+    def _worker_names(self) -> set[str]:
+        """The target names its workers may give: a known-answer target runs its baseline's workers."""
+        names = {self.target.name, self.target.descriptor}
+        if self.target.kind == "known-answer" and self.target.baseline:
+            names.add(self.target.baseline)
+        return names
 
     def _tail_of(self, path: Path) -> str:
         lines = path.read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:] if path.exists() else []
@@ -120,7 +166,9 @@ class Conformance:
                 ready = box["server"].ready
                 self._validate(ready, "server_ready")
                 w = ready["worker"]
-                assert w["role"] == "server" and w["target"] == self.target.name, f"ready line names {w}"
+                assert w["role"] == "server" and w["target"] in self._worker_names(), f"ready line names {w}"
+                assert w["language"] == self.target.language, \
+                    f"ready line says language {w['language']!r}, the descriptor {self.target.language!r}"
                 want = ENDPOINT_PATTERNS[self.target.family]
                 assert re.fullmatch(want, ready["endpoint"]), f"endpoint {ready['endpoint'][:80]!r} is not {want}"
                 return f"{w.get('orb') or w['language']} {w.get('orb_version') or ''}".strip()
@@ -146,9 +194,13 @@ class Conformance:
         def hello() -> str:
             answer = client.call({"cmd": "hello"}, watch=[server])
             self._validate(answer, "hello_answer")
-            assert answer["worker"]["role"] == "client" and answer["worker"]["target"] == self.target.name
+            assert answer["worker"]["role"] == "client" and answer["worker"]["target"] in self._worker_names(), \
+                f"hello names {answer['worker']}"
+            assert answer["worker"]["language"] == self.target.language, \
+                f"hello says language {answer['worker']['language']!r}, the descriptor {self.target.language!r}"
             if "pid" in answer:
-                assert answer["pid"] == client.pid, f"hello says pid {answer['pid']}, the process is {client.pid}"
+                assert is_same_or_descendant(answer["pid"], client.pid), \
+                    f"hello says pid {answer['pid']}, the process is {client.pid} (and not its child)"
             for m in self.target.modes:
                 assert m in answer["modes"], f"descriptor lists mode {m}, the client does not"
             for p in self.target.payload_types:
@@ -167,7 +219,15 @@ class Conformance:
                     self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
                                self._run_point(client, server, m, p, s))
 
-        self.check("soak run sends its intervals before the answer", lambda: self._soak(client, server))
+        if "twoway" in self.target.modes:
+            self.check("samples are ns: twoway against replies held a known time",
+                       lambda: self._delayed(client, server, "twoway"))
+        if "oneway" in self.target.modes:
+            self.check("oneway returns before the server replies", lambda: self._delayed(client, server, "oneway"))
+        if self.target.kind == "socket":
+            self.check("baseline reads and writes as PROTOCOL.md says", lambda: self._baseline_io(client, server))
+        self.check("soak run sends its intervals before the answer (or is unsupported)",
+                   lambda: self._soak(client, server))
 
         def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
             def fn() -> str:
@@ -182,44 +242,120 @@ class Conformance:
         run = {"cmd": "run", "payload_type": "octets", "payload_bytes": 8, "calls": 10, "warmup": 0,
                "samples_file": str(self.log_dir / "refused.i64"), "sync_timeout_ms": 5000}
         self.check("unknown command is an error answer", refuses({"cmd": "dance"}, ("usage",)))
-        self.check("unknown mode is an error answer", refuses({**run, "mode": "sideways"}, ("usage", "unsupported")))
+        self.check("unknown mode is a usage error", refuses({**run, "mode": "sideways"}, ("usage",)))
         self.check("unknown connect option is an error answer",
                    refuses({"cmd": "connect", "endpoint": server.endpoint, "options": {"no_such_option": 1}},
                            ("usage", "unsupported")))
         self.check("client reconnects", connect)
 
-    def _run_point(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int) -> str:
+    def _run_point(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int,
+                   calls: int = CHECK_CALLS, warmup: int = CHECK_WARMUP) -> str:
+        answer, samples = self._run(client, server, mode, ptype, size, calls, warmup)
+        med = float(np.median(samples))
+        return f"p50 {med / 1000:.1f} us, {sample_checks.check_against_elapsed(samples, answer, mode)}"
+
+    def _run(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int, calls: int,
+             warmup: int) -> tuple[dict, np.ndarray]:
+        """One run, its answer and samples checked against the contract; the answer and the samples."""
         path = self.log_dir / f"{mode}-{ptype}-{size}.i64"
         answer = client.call({"cmd": "run", "mode": mode, "payload_type": ptype, "payload_bytes": size,
-                              "calls": CHECK_CALLS, "warmup": CHECK_WARMUP, "samples_file": str(path),
+                              "calls": calls, "warmup": warmup, "samples_file": str(path),
                               "sync_timeout_ms": 10000}, timeout=120, watch=[server])
         if not answer["ok"]:
             raise AssertionError(f"error answer: {answer.get('error_kind')}: {answer.get('error')}")
         self._validate(answer, "run_answer")
         samples = read_samples(path)
-        assert samples.size == CHECK_CALLS, f"samples file has {samples.size} values, expected {CHECK_CALLS}"
+        assert samples.size == calls, f"samples file has {samples.size} values, expected {calls}"
         assert (samples > 0).all(), "samples file has non-positive latencies"
-        assert answer["calls"] == CHECK_CALLS
+        assert answer["calls"] == calls
         rx = answer["received"]
-        assert rx["messages"] == CHECK_CALLS, f"server counted {rx['messages']} messages, expected {CHECK_CALLS}"
-        want_bytes = CHECK_CALLS * counted_payload_bytes(ptype, size)
+        assert rx["messages"] == calls, f"server counted {rx['messages']} messages, expected {calls}"
+        want_bytes = calls * counted_payload_bytes(ptype, size)
         assert rx["bytes"] == want_bytes, f"server counted {rx['bytes']} bytes, expected {want_bytes}"
         if mode == "oneway":
             assert "sync" in answer and answer["sync"]["complete"], "oneway run without a complete sync"
-            if CHECK_WARMUP > 0:
+            if warmup > 0:
                 assert (answer.get("warmup_sync") or {}).get("complete"), \
                     "oneway run without a complete warm-up barrier (warmup_sync)"
-        med = float(sorted(samples)[len(samples) // 2])
-        return f"p50 {med / 1000:.1f} us"
+        return answer, samples
+
+    def _delayed(self, client: ClientWorker, server: ServerWorker, mode: str) -> str:
+        """A run through a relay that holds every server reply RELAY_DELAY_NS (delay_relay.py): a twoway sample
+        is at least the delay, in ns; a oneway returns long before it."""
+        relay = DelayRelay(self.host, port_of(server.endpoint), RELAY_DELAY_NS / 1e9)
+        try:
+            answer = client.call({"cmd": "connect", "endpoint": with_port(server.endpoint, relay.port),
+                                  "options": {}}, timeout=60, watch=[server])
+            assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+            answer, samples = self._run(client, server, mode, "octets", 1000, RELAY_CALLS, RELAY_WARMUP)
+            sample_checks.check_against_elapsed(samples, answer, mode)
+            if mode == "oneway":
+                return sample_checks.check_oneway_returns_first(samples, RELAY_DELAY_NS)
+            return sample_checks.check_delayed_twoway(samples, RELAY_DELAY_NS, RELAY_CEILING)
+        finally:
+            back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+            relay.close()
+            assert back["ok"], f"reconnect after the relay: {back}"
+
+    def _baseline_io(self, client: ClientWorker, server: ServerWorker) -> str:
+        """A socket baseline's twoway run, 1000 B: per call one write and one read each end, one data segment
+        each way, and no buffer allocated per call (PROTOCOL.md, How a socket baseline reads and writes)."""
+        client_pid = int(client.call({"cmd": "hello"})["pid"])
+        server_pid = int(server.ready["pid"])
+        box: dict = {}
+
+        def run() -> None:
+            box["segments"] = {pid: wire_checks.segments_out(pid) for pid in (client_pid, server_pid)}
+            before = server.stats()
+            box["answer"], _ = self._run(client, server, "twoway", "octets", BASELINE_PAYLOAD, BASELINE_CALLS, 0)
+            after = server.stats()
+            box["segments"] = {pid: wire_checks.segments_out(pid) - n for pid, n in box["segments"].items()}
+            memory = box["answer"].get("memory") or {}
+            box["allocated"] = {"client": memory.get("thread_allocated_bytes", memory.get("allocated_bytes"))}
+            if before and after and "allocated_bytes" in (after.get("memory") or {}):
+                box["allocated"]["server"] = after["memory"]["allocated_bytes"] - before["memory"]["allocated_bytes"]
+
+        out = []
+        try:
+            calls: dict[int, wire_checks.CallCounts] | None = wire_checks.syscalls_during([client_pid, server_pid],
+                                                                                          run)
+        except StraceError as exc:
+            # Without strace (an anatomy tool, not a requirement) the segments are still counted.
+            out.append(f"reads and writes not counted: {exc}")
+            calls = None
+            run()
+        for role, pid in (("client", client_pid), ("server", server_pid)):
+            counts = {"segments": box["segments"][pid]}
+            if calls is not None:
+                counts |= {"writes": calls[pid].writes, "reads": calls[pid].reads}
+            per = {k: max(v - BASELINE_RUN_OVERHEAD, 0) / BASELINE_CALLS for k, v in counts.items()}
+            for what, value in per.items():
+                assert value <= BASELINE_PER_CALL_MAX, (
+                    f"the {role} made {value:.2f} {what} per call (at most {BASELINE_PER_CALL_MAX}: one per "
+                    "message)")
+            if calls is not None:
+                assert per["writes"] >= 0.9 and per["reads"] >= 0.9, f"the {role}'s calls were not seen: {per}"
+            out.append(f"{role} " + " ".join(f"{v:.2f} {k}" for k, v in per.items()))
+        for role, allocated in box["allocated"].items():
+            if allocated is None:
+                continue
+            per = allocated / BASELINE_CALLS
+            assert per <= BASELINE_ALLOCATED_FRACTION_MAX * BASELINE_PAYLOAD, (
+                f"the {role} allocated {per:.0f} heap bytes per call of {BASELINE_PAYLOAD} B: a buffer per message?")
+            out.append(f"{role} {per:.0f} B allocated")
+        return "; ".join(out) + " per call"
 
     def _option_checks(self) -> None:
         """Every connect option the descriptor claims, at every value a campaign can set: accepted at connect,
         and a short oneway and twoway run deliver every message; every fixed option at its value accepted."""
         plans = [(key, value) for key in self.target.options for value in OPTION_VALUES[key]]
         plans += [(key, value) for key, value in self.target.fixed_options]
+        segments: dict[object, dict[str, float]] = {}
         for key, value in plans:
             self.check(f"option {key} = {json.dumps(value)}: accepted, every message delivered",
-                       lambda k=key, v=value: self._with_option(k, v))
+                       lambda k=key, v=value: self._with_option(k, v, segments))
+        if "tcp_nodelay" in self.target.options:
+            self.check("option tcp_nodelay = false: seen on the wire", lambda: nagle_seen(segments), workers=False)
         for key in self.target.refused_options:
             self.check(f"option {key} (refused_options): refused at connect with a reason",
                        lambda k=key: self._refused(k))
@@ -236,17 +372,34 @@ class Conformance:
             client.stop()
             server.stop()
 
-    def _with_option(self, key: str, value: object) -> str:
+    def _with_option(self, key: str, value: object, segments: dict[object, dict[str, float]]) -> str:
+        """`segments`: for tcp_nodelay, gains the client's data segments per message of each mode at `value`."""
         plan = plan_options(self.target, {key: value})
         assert plan.unsupported is None, plan.unsupported
         server = self._server(f"option-{key}-{value}", plan.server_args)
         client = self._client(f"option-{key}-{value}")
         try:
+            pid = client.call({"cmd": "hello"}, watch=[server]).get("pid")
             answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {key: value}},
                                  watch=[server])
             assert answer["ok"], f"connect refused it: {answer.get('error_kind')}: {answer.get('error')}"
-            return ", ".join(self._run_point(client, server, mode, "octets", 1000)
-                             for mode in ("oneway", "twoway") if mode in self.target.modes)
+            out = []
+            for mode in ("oneway", "twoway"):
+                if mode not in self.target.modes:
+                    continue
+                size = 1 if mode == "oneway" else 1000  # small oneways are what Nagle coalesces
+
+                def run(m: str = mode, n: int = size) -> None:
+                    out.append(self._run_point(client, server, m, "octets", n, OPTION_CALLS, OPTION_WARMUP))
+
+                if key == "tcp_nodelay" and pid is not None:
+                    sent = wire_checks.segments_during(int(pid), run)
+                    per = sent / (OPTION_CALLS + OPTION_WARMUP)
+                    segments.setdefault(value, {})[mode] = per
+                    out[-1] += f", {per:.2f} segments per message"
+                else:
+                    run()
+            return "; ".join(out)
         finally:
             client.stop()
             server.stop()
@@ -267,16 +420,23 @@ class Conformance:
         answer = client.call({"cmd": "run", "mode": "twoway", "payload_type": "octets", "payload_bytes": 8,
                               "warmup": CHECK_WARMUP, "duration_s": 0.6, "interval_s": 0.2, "rate_hz": 50,
                               "sync_timeout_ms": 10000}, timeout=60, watch=[server], on_event=events.append)
+        if not answer["ok"] and answer.get("error_kind") == "unsupported" and not events:
+            # Soak runs are a load feature, optional (PROTOCOL.md): refusing one is allowed, hanging is not.
+            assert client.call({"cmd": "hello"}, watch=[server])["ok"], "client no longer answers after it"
+            return f"unsupported: {str(answer.get('error'))[:60]}"
         if not answer["ok"]:
             raise AssertionError(f"error answer: {answer.get('error_kind')}: {answer.get('error')}")
         self._validate(answer, "soak_answer")
         for event in events:
             self._validate(event, "interval_event")
+            # A paced run: deadline misses are counted (PROTOCOL.md, Soak runs; optional when not paced).
+            assert "deadline_misses" in event, f"interval {event.get('index')} of a paced soak has no deadline_misses"
+        assert "deadline_misses" in answer, "a paced soak's answer has no deadline_misses"
         assert [e["index"] for e in events] == [0, 1, 2], f"interval indices {[e['index'] for e in events]}"
         assert [e["calls"] for e in events] == [10, 10, 10], f"calls per interval {[e['calls'] for e in events]}"
         assert all(sum(c for _, c in e["buckets"]) == e["calls"] for e in events), "buckets do not add up to calls"
         assert answer["calls"] == 30 and answer["received"]["messages"] == 30, f"answer {answer}"
-        if self.target.language == "java":
+        if self.target.is_jvm:  # a JVM reports its GC per interval
             assert all("gc" in e for e in events), "a Java worker's intervals carry gc"
         return f"p50 {answer['p50_ns'] / 1000:.1f} us, rss {events[-1]['rss_bytes'] / 2**20:.0f} MiB"
 
@@ -318,10 +478,41 @@ class Conformance:
             server.stop()
 
 
+def nagle_seen(segments: dict[object, dict[str, float]]) -> str:
+    """tcp_nodelay = false changes what goes on the wire: a twoway request in more data segments (two
+    writes, PROTOCOL.md) or small oneways in fewer (Nagle's algorithm coalesces them), against true."""
+    on, off = segments.get(True, {}), segments.get(False, {})
+    assert on and off, f"no segment counts for both values: {segments}"
+    seen = []
+    if "twoway" in on and "twoway" in off and off["twoway"] >= on["twoway"] + NAGLE_TWOWAY_EXTRA_SEGMENTS:
+        seen.append(f"twoway {on['twoway']:.2f} -> {off['twoway']:.2f} segments per message")
+    if "oneway" in on and "oneway" in off and off["oneway"] <= NAGLE_ONEWAY_FRACTION * on["oneway"]:
+        seen.append(f"oneway {on['oneway']:.2f} -> {off['oneway']:.2f} segments per message")
+    assert seen, (f"segments per message the same with tcp_nodelay true {on} and false {off}: "
+                  "the option is accepted but not applied")
+    return "; ".join(seen)
+
+
+def is_same_or_descendant(pid: int, ancestor: int) -> bool:
+    """Whether `pid` is `ancestor` or a process under it (a launcher script may start the real worker)."""
+    for _ in range(16):
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if pid <= 1:
+            return False
+    return False
+
+
 def format_checks(target: Target, checks: list[Check]) -> str:
     lines = [f"check-target {target.name}:"]
     for c in checks:
-        lines.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" + (f"  ({c.detail})" if c.detail else ""))
+        took = f"  [{c.seconds:.1f} s]" if c.seconds >= SHOW_SECONDS_FROM else ""
+        lines.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" + (f"  ({c.detail})" if c.detail else "") + took)
     failed = sum(not c.passed for c in checks)
     lines.append(f"{len(checks) - failed} passed, {failed} failed")
     return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""check-target against deliberately wrong workers: a real, passing worker (the C socket baseline) behind a
+wrapper that changes one thing it does or says (tests/fixtures/mutant_worker.py). Each mutation must fail the
+check that is there to catch it; the unchanged wrapper, and one that only refuses soak runs, must pass."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from orbench.targets.conformance import Conformance, format_checks
+from orbench.targets.descriptor import read_descriptor
+
+from tests.conftest import FIXTURES, require_targets
+
+MUTANT = FIXTURES / "mutant_worker.py"
+
+# Octets only and one option: every check runs, in seconds rather than the minute of all payload types.
+DESCRIPTOR = """name = "c-socket"
+description = "the C socket baseline behind a mutation wrapper ({mutation})"
+language = "c++"
+kind = "socket"
+build = "cpp"
+
+[requires]
+files = ["cpp/build/orbench-csocket-server", "cpp/build/orbench-csocket-client"]
+
+[server]
+argv = ["{python}", "{mutant}", "{mutation}", "server", "--",
+        "{{root}}/cpp/build/orbench-csocket-server", "--host", "{{host}}", "--port", "{{port}}"]
+
+[client]
+argv = ["{python}", "{mutant}", "{mutation}", "client", "--", "{{root}}/cpp/build/orbench-csocket-client"]
+
+[supports]
+modes = ["twoway", "oneway", "echo"]
+payload_types = ["octets"]
+options = ["tcp_nodelay"]
+"""
+
+
+def check_mutant(mutation: str, tmp_path) -> tuple[dict[str, bool], str]:
+    require_targets("c-socket")
+    path = tmp_path / "c-socket.toml"
+    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation))
+    target = read_descriptor(path)
+    checks = Conformance(target, log_dir=tmp_path / "logs").run()
+    return {c.name: c.passed for c in checks}, format_checks(target, checks)
+
+
+@pytest.mark.parametrize("mutation", ["none", "no_soak"])
+def test_the_wrapper_alone_passes(mutation, tmp_path):
+    results, report = check_mutant(mutation, tmp_path)
+    assert all(results.values()), report
+    assert len(results) > 20, report
+
+
+# The mutation, and the checks that must fail for it (each name must be among the failures).
+REJECTED = {
+    "constant": ["run twoway octets 1000 B", "samples are ns: twoway against replies held a known time"],
+    "micros": ["run twoway octets 1000 B", "samples are ns: twoway against replies held a known time"],
+    "nodelay": ["option tcp_nodelay = false: seen on the wire"],
+    "oneway_twoway": ["oneway returns before the server replies"],
+    "language": ["server prints a valid ready line"],
+    "unsupported_mode": ["unknown mode is a usage error"],
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(REJECTED))
+def test_check_target_rejects_the_mutant(mutation, tmp_path):
+    results, report = check_mutant(mutation, tmp_path)
+    failed = {name for name, passed in results.items() if not passed}
+    assert set(REJECTED[mutation]) <= failed, report
+
+
+def test_a_failed_option_step_shows_its_own_workers_stderr(tmp_path):
+    results, report = check_mutant("refuse_nodelay", tmp_path)
+    step = "option tcp_nodelay = false: accepted, every message delivered"
+    assert not results[step], report
+    detail = re.split(r"\n  (PASS|FAIL)", report[report.index(step):], maxsplit=1)[0]
+    # Its own server was started with the option; the main pair's stderr (no option) is not shown.
+    assert "option-tcp_nodelay-False-server.log" in detail and "tcp_nodelay=false" in detail, detail
+    assert "main-server.log" not in detail, detail
+
+
+def test_a_baseline_writing_header_and_body_apart_is_rejected(tmp_path, monkeypatch):
+    """The C baseline's client with tcp_nodelay = false writes each request as header then body (PROTOCOL.md):
+    two writes and two segments per call, which a baseline must not do."""
+    from orbench.targets import conformance
+    from orbench.targets.descriptor import read_targets
+    from orbench.targets.workers import ClientWorker, ServerWorker
+
+    require_targets("c-socket")
+    monkeypatch.setattr(conformance, "BASELINE_CALLS", 60)  # each call waits for a delayed ACK (~40 ms)
+    target = read_targets()["c-socket"]
+    check = Conformance(target, log_dir=tmp_path)
+    server = ServerWorker(target.name, target.server_command("127.0.0.1"), tmp_path / "server.log")
+    client = ClientWorker(target.name, target.client_command(), tmp_path / "client.log")
+    try:
+        assert client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {"tcp_nodelay": False}})["ok"]
+        with pytest.raises(AssertionError, match=r"the client made (1\.[89]|2\.0)\d (segments|writes) per call"):
+            check._baseline_io(client, server)
+        assert client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {"tcp_nodelay": True}})["ok"]
+        assert re.match(r"client (0\.9|1\.0)\d segments", check._baseline_io(client, server))
+    finally:
+        client.stop()
+        server.stop()
