@@ -11,11 +11,12 @@ and __main__, the way in, are commands). From the bottom:
   results    point, trial, store, upgrade, units, run_warnings, manifest: a run's typed records and its store
   stats      statistics over trials and samples: intervals, t, significance, equivalence, launches, known-answer
              fits, stalls
+  anatomy    what a worker process costs the machine per call, from the kernel's own accounting (/proc,
+             TCP_INFO, the namespace's TCP events, strace): read around trials, by check-target, by the summary
   targets    descriptors, the worker contract, the workers seen from the harness, conformance
   hosts      SSH, deployment, host facts, JDKs, placement, readiness, inventories, namespace test hosts
   campaign   campaign files and what they expand into
-  running    the runner, the order of trials, measurement, the stopping rule, progress, soak; anatomy/ (per-trial
-             counters of the workers and their sockets)
+  running    the runner, the order of trials, measurement, the stopping rule, progress, soak
   summary    summary.json and what reads a run as a whole: sections, tables, compare, agreement, history, export
   commands   one module per subcommand, and cli.py
   plots      figures and the report (orbench_plots, a package of its own that the commands reach only through
@@ -30,8 +31,8 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1]
 ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
-LAYERS = ("core", "idl", "results", "stats", "targets", "hosts", "campaign", "running", "summary", "commands",
-          "plots")
+LAYERS = ("core", "idl", "results", "stats", "anatomy", "targets", "hosts", "campaign", "running", "summary",
+          "commands", "plots")
 ENTRY_MODULES = ("cli", "__main__")
 
 

@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from orbench.anatomy.reading import AnatomyReading, Workers
+from orbench.anatomy.snapshot import local_shell
 from orbench.hosts.placement import resolve
-from orbench.running.anatomy.reading import AnatomyReading, Workers
-from orbench.running.anatomy.snapshot import local_shell
 from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import get_target
 from orbench.targets.workers import ClientWorker, ServerWorker

@@ -1,4 +1,4 @@
-"""The anatomy collectors (orbench.running.anatomy) against real processes: a child that burns CPU, sleeps and writes,
+"""The anatomy collectors (orbench.anatomy) against real processes: a child that burns CPU, sleeps and writes,
 and the C socket baseline's real workers, whose wire bytes are known to the byte."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import textwrap
 import time
 
 import pytest
-from orbench.running.anatomy.delta import Window, process_delta, trial_fields, wire_delta
-from orbench.running.anatomy.netstat import TCP_EVENTS, parse_netstat, tcp_events
-from orbench.running.anatomy.procfs import parse_stat
-from orbench.running.anatomy.snapshot import local_shell, take_snapshot
-from orbench.running.anatomy.strace import StraceError, StraceSession, parse_strace_summary
-from orbench.running.anatomy.tcpinfo import parse_ss
+from orbench.anatomy.delta import Window, process_delta, trial_fields, wire_delta
+from orbench.anatomy.netstat import TCP_EVENTS, parse_netstat, tcp_events
+from orbench.anatomy.procfs import parse_stat
+from orbench.anatomy.snapshot import local_shell, take_snapshot
+from orbench.anatomy.strace import StraceError, StraceSession, parse_strace_summary
+from orbench.anatomy.tcpinfo import parse_ss
 from orbench.targets.descriptor import get_target
 from orbench.targets.workers import ClientWorker, ServerWorker
 

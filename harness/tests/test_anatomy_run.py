@@ -7,9 +7,9 @@ import csv
 import os
 
 import pytest
+from orbench.anatomy.delta import trial_fields
 from orbench.results.store import RunStore
 from orbench.results.trial import MEASUREMENT_FIELDS
-from orbench.running.anatomy.delta import trial_fields
 from orbench.summary.summary import read_summary
 
 from tests.conftest import campaign_error, require_targets, run_cli
@@ -30,8 +30,8 @@ jvm_warmup = {WARMUP}
 
 
 def test_every_trial_field_is_a_measurement_field():
-    from orbench.running.anatomy.delta import Window
-    from orbench.running.anatomy.snapshot import HostSnapshot
+    from orbench.anatomy.delta import Window
+    from orbench.anatomy.snapshot import HostSnapshot
 
     empty = HostSnapshot(0.0, {}, {}, {})
     fields = trial_fields(Window(1, 2, empty, empty, empty, empty, True), 10, 10, {"allocations": 1}, {})

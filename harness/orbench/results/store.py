@@ -43,7 +43,7 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      have `stalls` and `known_answer`; summary.json gains known_answers, machine, warnings_detail, and
      `warnings` is one line per kind; the manifest's campaign gains order_seed, its targets kind "known-answer",
      known_added_ns and parameter.
-  8: trials gain the anatomy of a call (orbench.running.anatomy, trial.py): each worker's CPU time, context switches and
+  8: trials gain the anatomy of a call (orbench.anatomy, trial.py): each worker's CPU time, context switches and
      read/write calls per call, the client connection's bytes and segments per call each way, retransmits and
      the namespace's TCP events, heap allocations and GC; the anatomy mode's traced trials (strace attached,
      their system calls per call) go to traced.csv, same columns, never mixed with the latency trials. Older

@@ -63,7 +63,7 @@ class Measurement:
     client_p50s_ns: tuple[float, ...] | None = None
     aggregate_calls_per_s: float | None = None
     start_barrier_complete: bool | None = None
-    # The anatomy of a call (orbench.running.anatomy; since schema 8), read where each worker runs. Per call unless said:
+    # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.
     anatomy_calls: int | None = None

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.reading import AnatomyReading, Workers
+from orbench.anatomy.snapshot import Shell
+from orbench.anatomy.strace import StraceError
 from orbench.errors import WorkerError
 from orbench.hosts.ssh import Host, HostUnreachable
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
-from orbench.running.anatomy.reading import AnatomyReading, Workers
-from orbench.running.anatomy.snapshot import Shell
-from orbench.running.anatomy.strace import StraceError
 from orbench.running.cpu_usage import UsageReading
 from orbench.running.session import TargetSession
 from orbench.running.watchdog import Watchdog
@@ -38,7 +38,7 @@ class TrialPlan:
     sync_timeout_ms: int
     samples_file: Path     # the trial's samples file in the store
     store_root: Path       # the run directory (samples_file is recorded relative to it)
-    # What the trial's anatomy reads (orbench.running.anatomy): "counters" (the kernel's counters and the workers' heap
+    # What the trial's anatomy reads (orbench.anatomy): "counters" (the kernel's counters and the workers' heap
     # counters around the `run` command), "traced" (the same with strace attached: the anatomy mode's extra
     # trial), "off" (nothing).
     anatomy: str = "counters"

@@ -22,11 +22,11 @@ import numpy as np
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
+from orbench.anatomy.delta import pairs_text
+from orbench.anatomy.summary import PER_CALL, PER_TRIAL
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
-from orbench.running.anatomy.delta import pairs_text
-from orbench.running.anatomy.summary import PER_CALL, PER_TRIAL
 from orbench.stats.stats import read_samples
 from orbench.summary.model import RunSummary
 

@@ -203,7 +203,7 @@ class Syscalls:
 
 @dataclass(frozen=True)
 class Anatomy:
-    """A point's anatomy (running/anatomy/summary.py): per-call figures over trials, per-trial counts summed."""
+    """A point's anatomy (anatomy/summary.py): per-call figures over trials, per-trial counts summed."""
 
     per_call: str
     tcp_events: dict[str, int]
@@ -242,7 +242,7 @@ class Anatomy:
     syscalls: Syscalls | None = optional()
 
     def figure(self, name: str) -> AnatomyFigure | None:
-        """A per-call figure by its name (a trial field's name, running/anatomy/summary.PER_CALL)."""
+        """A per-call figure by its name (a trial field's name, anatomy/summary.PER_CALL)."""
         value = getattr(self, name, None)
         return value if isinstance(value, AnatomyFigure) else None
 
@@ -277,7 +277,7 @@ class OrbAdded:
 
 @dataclass(frozen=True)
 class OrbAddedCpu:
-    """CPU per call (both workers) an ORB adds over its baseline (running/anatomy/summary.orb_added_cpu)."""
+    """CPU per call (both workers) an ORB adds over its baseline (anatomy/summary.orb_added_cpu)."""
 
     baseline: str
     estimate: float | None

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.summary import orb_added_cpu
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_ns
-from orbench.running.anatomy.summary import orb_added_cpu
 from orbench.stats import stats
 from orbench.stats.launches import over_launches, paired_by_launch
 from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary, from_json

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.summary import anatomy_section
 from orbench.results.point import Point
 from orbench.results.trial import GIVEN_UP, Trial
-from orbench.running.anatomy.summary import anatomy_section
 from orbench.stats import stats
 from orbench.stats.intervals import robust_cv_pct
 from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches

@@ -17,8 +17,8 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
+from orbench.anatomy.strace import StraceError
 from orbench.errors import WorkerError
-from orbench.running.anatomy.strace import StraceError
 from orbench.stats.stats import read_samples
 from orbench.targets import sample_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay

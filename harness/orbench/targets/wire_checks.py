@@ -1,4 +1,4 @@
-"""What check-target sees on the wire and in the system calls, from the anatomy counters (running/anatomy/).
+"""What check-target sees on the wire and in the system calls, from the anatomy counters (anatomy/).
 
 - Data segments a process's TCP sockets sent (TCP_INFO, through `ss`), between two snapshots: with
   TCP_NODELAY a message written at once is one segment; `tcp_nodelay = false` must show (PROTOCOL.md, Connect
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from orbench.running.anatomy.snapshot import local_shell, take_snapshot
-from orbench.running.anatomy.strace import StraceSession, SyscallCount
+from orbench.anatomy.snapshot import local_shell, take_snapshot
+from orbench.anatomy.strace import StraceSession, SyscallCount
 
 WRITE_CALLS = ("write", "writev", "send", "sendto", "sendmsg", "pwrite64")
 READ_CALLS = ("read", "readv", "recv", "recvfrom", "recvmsg", "pread64")

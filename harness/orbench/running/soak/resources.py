@@ -8,9 +8,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from orbench.anatomy.procfs import CLOCK_TICKS_PER_S, ProcessCounters
+from orbench.anatomy.snapshot import Shell, local_shell, take_snapshot
 from orbench.hosts.ssh import Host
-from orbench.running.anatomy.procfs import CLOCK_TICKS_PER_S, ProcessCounters
-from orbench.running.anatomy.snapshot import Shell, local_shell, take_snapshot
 from orbench.running.session import TargetSession
 
 

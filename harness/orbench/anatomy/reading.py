@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orbench.running.anatomy.delta import Window, memory_between, trial_fields
-from orbench.running.anatomy.snapshot import HostSnapshot, Shell, take_snapshot
-from orbench.running.anatomy.strace import StraceSession, SyscallCount, syscall_fields
+from orbench.anatomy.delta import Window, memory_between, trial_fields
+from orbench.anatomy.snapshot import HostSnapshot, Shell, take_snapshot
+from orbench.anatomy.strace import StraceSession, SyscallCount, syscall_fields
 
 # What a campaign's `anatomy` key may say: counters (the default: /proc, TCP_INFO, netstat and the workers' heap
 # counters around every trial), syscalls (counters, and after each point one more trial per target with strace

@@ -16,8 +16,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from orbench.running.anatomy.delta import pairs_text
-from orbench.running.anatomy.snapshot import Shell
+from orbench.anatomy.delta import pairs_text
+from orbench.anatomy.snapshot import Shell
 
 ATTACH_TIMEOUT_S = 10
 

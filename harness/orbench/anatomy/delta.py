@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orbench.running.anatomy.netstat import tcp_events
-from orbench.running.anatomy.procfs import ProcessCounters
-from orbench.running.anatomy.snapshot import HostSnapshot
-from orbench.running.anatomy.tcpinfo import SocketCounters
+from orbench.anatomy.netstat import tcp_events
+from orbench.anatomy.procfs import ProcessCounters
+from orbench.anatomy.snapshot import HostSnapshot
+from orbench.anatomy.tcpinfo import SocketCounters
 
 ROLES = ("client", "server")
 

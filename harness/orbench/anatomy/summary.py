@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from orbench.anatomy.delta import parse_pairs
 from orbench.results.trial import Trial
-from orbench.running.anatomy.delta import parse_pairs
 from orbench.stats import stats
 
 # Per-call figures of a trial (trial.py), summarised over trials.

@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from orbench.running.anatomy.netstat import parse_netstat
-from orbench.running.anatomy.procfs import ProcessCounters, process_counters
-from orbench.running.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
+from orbench.anatomy.netstat import parse_netstat
+from orbench.anatomy.procfs import ProcessCounters, process_counters
+from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
 
 # `2>/dev/null`: a thread that ends while the glob is read is simply not listed. The processes' CPU clocks
 # (procfs.py) are read by perl (Debian's perl-base is always there; it starts in milliseconds), else by python3
