@@ -66,7 +66,7 @@ def _misses_figure(rows: list[dict], path: Path) -> str:
     first = [r for r in rows if r["client"] == 0]
     at = {r["index"]: x for r, x in zip(first, minutes[0])}
     xs = [at[i] for i in sorted(by_index) if i in at]
-    misses = [sum(r["deadline_misses"] for r in by_index[i]) for i in sorted(by_index) if i in at]
+    misses = [sum(r.get("deadline_misses") or 0 for r in by_index[i]) for i in sorted(by_index) if i in at]
     calls = [sum(r["calls"] for r in by_index[i]) for i in sorted(by_index) if i in at]
     width = (xs[1] - xs[0]) * 0.8 if len(xs) > 1 else 0.1
     ax.bar(xs, misses, width=width, color="#d62728", label="deadline misses (all clients)")

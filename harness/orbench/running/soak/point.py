@@ -64,7 +64,7 @@ class _Recorder:
             if k == 0:
                 self.note(f"interval {event['index']}: {event['calls']} calls, p50 {event['p50_ns'] / 1000:.1f} us, "
                           f"p99.9 {event['p999_ns'] / 1000:.1f} us, max {event['max_ns'] / 1000:.1f} us, "
-                          f"misses {event['deadline_misses']}")
+                          f"misses {event.get('deadline_misses', '-')}")
 
     def close(self) -> None:
         for log in self.logs:
