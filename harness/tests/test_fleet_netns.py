@@ -5,6 +5,7 @@ with the reason in the results, while the others run. Needs root and `ip netns` 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -84,8 +85,10 @@ host_pairs = [["servers", "clients"]]
         for role in ("server", "client"):
             logs = list((run_dir / "logs").glob(f"{pair}-*java-socket-{role}-gc-*.log"))
             assert logs and "Using G1" in logs[0].read_text(), (pair, role, sorted(p.name for p in (run_dir / "logs").iterdir()))
-    # One connect timeout (3 s) for delta, not one per trial.
-    assert took < 120, f"the campaign took {took:.0f} s"
+    # One connect timeout (3 s) for delta, not one per trial. The bound is for a quiet machine; a loaded one (the
+    # load average over the CPUs) stretches everything else in the campaign as much.
+    stretch = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert took < 120 * stretch, f"the campaign took {took:.0f} s (bound {120 * stretch:.0f} s)"
 
 
 def _campaign(fleet: Lab, workdir: Path, pairs: str, extra: str = "", calls: int = 1000,
