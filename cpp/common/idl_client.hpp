@@ -168,15 +168,15 @@ int idl_client_main(int argc, char** argv) {
   reserve_stdout_for_protocol();
   std::signal(SIGPIPE, SIG_IGN);  // a dead server must be an error, not the client's death
   try {
-    auto client = Binding::guarded("init", [&] {
-      return std::make_unique<IdlClient<Binding>>(std::vector<std::string>(argv, argv + argc));
+    // Guarded as a whole: a middleware exception that escapes the command loop ends the worker with a message.
+    return Binding::guarded("client failed", [&] {
+      IdlClient<Binding> client(std::vector<std::string>(argv, argv + argc));
+      run_client_loop(client, std::cin);
+      return 0;
     });
-    run_client_loop(*client, std::cin);
-    return 0;
   } catch (const WorkerError& error) {
-    const bool usage = error.kind() == ErrorKind::usage;
-    std::cerr << (usage ? "" : "client failed: ") << error.what() << "\n";
-    return usage ? 2 : 1;
+    std::cerr << error.what() << "\n";
+    return error.kind() == ErrorKind::usage ? 2 : 1;
   }
 }
 
