@@ -81,8 +81,10 @@ struct GrpcBinding {
   template <PayloadType T, class M>
   auto oneway(const M& payload) {
     auto& stream = std::get<static_cast<size_t>(T)>(streams);
-    if (!stream) stream = std::make_unique<PushStream<M>>();
-    if (!stream->writer) stream->writer = call_push<T>(*stub, &stream->context, &stream->reply);
+    if (!stream) {  // opened by the first oneway run of this payload type
+      stream = std::make_unique<PushStream<M>>();
+      stream->writer = call_push<T>(*stub, &stream->context, &stream->reply);
+    }
     return [&payload, &stream, &writer = *stream->writer](uint64_t i) {
       if (!writer.Write(payload)) {
         // The stream is broken (server gone): its status says why; the next oneway run opens a new one.
