@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,7 @@
 #include "load_spec.hpp"
 #include "pacing.hpp"
 #include "run_spec.hpp"
+#include "worker_error.hpp"
 
 namespace orbench {
 
@@ -44,7 +47,11 @@ class BenchDriver {
   virtual void reset_counters() = 0;
   virtual Counts counters() = 0;
   virtual SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) = 0;
-  virtual void untimed_calls(uint64_t calls) = 0;
+  // The timed calls with their samples dropped, unless a driver has a cheaper way.
+  virtual void untimed_calls(uint64_t calls) {
+    std::vector<int64_t> ignored(calls);
+    timed_calls(ignored.data(), calls);
+  }
   // One sample per call into samples_ns[0..calls).
   virtual TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) = 0;
 };
@@ -139,6 +146,24 @@ TimedSpan timed_loop(int64_t* samples_ns, uint64_t calls, Call&& call, Check&& c
     }
   }
   return span;
+}
+
+// The mode switch of every driver, so that each middleware's timed calls run through this one function.
+// `calls` offers oneway(), twoway() and echo(), each returning the call closure for timed_loop (made once per
+// run, outside timing; echo's returns the reply), and same(reply), the echo check.
+template <typename Calls>
+TimedSpan mode_loop(Mode mode, int64_t* samples_ns, uint64_t calls, Calls& make) {
+  switch (mode) {
+    case Mode::oneway: return timed_loop(samples_ns, calls, make.oneway(), [](uint64_t) {});
+    case Mode::twoway: return timed_loop(samples_ns, calls, make.twoway(), [](uint64_t) {});
+    case Mode::echo:
+      return timed_loop(samples_ns, calls, make.echo(), [&](uint64_t i, const auto& reply) {
+        if (!make.same(reply)) {
+          throw WorkerError(ErrorKind::remote, "echo reply of call " + std::to_string(i) + " differs from the request");
+        }
+      });
+  }
+  return {};
 }
 
 }  // namespace orbench

@@ -18,8 +18,11 @@ class ClientWorker {
   virtual ~ClientWorker() = default;
   // The "worker" object of `hello`: role, target, language, orb, orb_version, runtime.
   virtual nlohmann::ordered_json worker_info() const = 0;
-  virtual std::vector<std::string> modes() const = 0;
-  virtual std::vector<std::string> payload_types() const = 0;
+  // Every mode and payload type of PROTOCOL.md unless the target says otherwise.
+  virtual std::vector<std::string> modes() const { return {"twoway", "oneway", "echo"}; }
+  virtual std::vector<std::string> payload_types() const {
+    return {"octets", "records", "longs", "doubles", "strings"};
+  }
   // Resolves the endpoint and proves the server answers (one reset_counters). `options` is a JSON object;
   // an option the target does not know is WorkerError(usage).
   virtual void connect(const std::string& endpoint, const nlohmann::json& options) = 0;

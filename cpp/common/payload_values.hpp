@@ -30,4 +30,49 @@ inline int16_t record_flags(uint64_t i) { return static_cast<int16_t>(i & 0x7fff
 inline uint8_t record_kind(uint64_t i) { return static_cast<uint8_t>(i & 0xff); }
 inline uint8_t record_level(uint64_t i) { return static_cast<uint8_t>((i >> 8) & 0xff); }
 
+// Element i of payload type T, records aside (their fields are set one by one: fill_record).
+template <PayloadType T>
+auto element(uint64_t i) {
+  if constexpr (T == PayloadType::octets) return octet(i);
+  else if constexpr (T == PayloadType::longs) return long_value(i);
+  else if constexpr (T == PayloadType::doubles) return double_value(i);
+  else return string_value(i);
+}
+
+// A record of a mapping with the IDL's field names as members (the CORBA and Ice C++ mappings).
+template <typename Record>
+void fill_record(Record& record, uint64_t i) {
+  record.id = record_id(i);
+  record.value = record_value(i);
+  record.flags = record_flags(i);
+  record.kind = record_kind(i);
+  record.level = record_level(i);
+}
+
+// The same for a mapping with setters (protobuf's).
+template <typename Record>
+void set_record(Record& record, uint64_t i) {
+  record.set_id(record_id(i));
+  record.set_value(record_value(i));
+  record.set_flags(record_flags(i));
+  record.set_kind(record_kind(i));
+  record.set_level(record_level(i));
+}
+
+template <typename Record>
+bool same_record(const Record& x, const Record& y) {
+  return x.id == y.id && x.value == y.value && x.flags == y.flags && x.kind == y.kind && x.level == y.level;
+}
+
+// Elements 0..count of a sequence the caller has sized, indexed like an array (CORBA sequences, std::vector).
+// Strings go in as const char*, which both mappings copy.
+template <PayloadType T, typename Sequence>
+void fill_indexed(Sequence& sequence, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    if constexpr (T == PayloadType::records) fill_record(sequence[i], i);
+    else if constexpr (T == PayloadType::strings) sequence[i] = string_value(i).c_str();
+    else sequence[i] = element<T>(i);
+  }
+}
+
 }  // namespace orbench::payload

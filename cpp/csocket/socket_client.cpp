@@ -144,47 +144,39 @@ void SocketClient::send_request(const uint8_t* request, size_t request_bytes) {
   }
 }
 
-void SocketClient::untimed_calls(uint64_t calls) {
-  std::vector<int64_t> ignored(calls);
-  timed_calls(ignored.data(), calls);
-}
-
 TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
-  const uint8_t* request = request_.data();
-  const size_t request_bytes = request_.size();
-  const uint8_t* payload = request + wire::kHeaderBytes;
-  const uint8_t kind = request[7];
-
-  switch (mode_) {
-    case Mode::oneway:
-      return timed_loop(
-          samples_ns, calls, [&](uint64_t) { send_request(request, request_bytes); }, [](uint64_t) {});
-    case Mode::twoway:
-      return timed_loop(
-          samples_ns, calls,
-          [&](uint64_t) {
-            send_request(request, request_bytes);
-            size_t reply_bytes;
-            read_reply(kind, reply_bytes);
-          },
-          [](uint64_t) {});
-    case Mode::echo:
-      return timed_loop(
-          samples_ns, calls,
-          [&](uint64_t) {
-            send_request(request, request_bytes);
-            size_t reply_bytes;
-            const uint8_t* reply = read_reply(kind, reply_bytes);
-            return std::make_pair(reply, reply_bytes);
-          },
-          [&](uint64_t i, const std::pair<const uint8_t*, size_t>& reply) {
-            if (reply.second != wire::kPreambleBytes + payload_bytes_ ||
-                std::memcmp(reply.first + wire::kPreambleBytes, payload, payload_bytes_) != 0) {
-              throw WorkerError(ErrorKind::remote, "echo reply of call " + std::to_string(i) + " differs from the request");
-            }
-          });
-  }
-  return {};
+  // The request prepare() built, in the form mode_loop takes: one send() per call, and the reply read.
+  struct Calls {
+    SocketClient& client;
+    const uint8_t* request;
+    size_t request_bytes;
+    uint8_t kind;
+    uint32_t payload_bytes;
+    auto oneway() {
+      return [this](uint64_t) { client.send_request(request, request_bytes); };
+    }
+    auto twoway() {
+      return [this](uint64_t) {
+        client.send_request(request, request_bytes);
+        size_t reply_bytes;
+        client.read_reply(kind, reply_bytes);
+      };
+    }
+    auto echo() {
+      return [this](uint64_t) {
+        client.send_request(request, request_bytes);
+        size_t reply_bytes;
+        const uint8_t* reply = client.read_reply(kind, reply_bytes);
+        return std::make_pair(reply, reply_bytes);
+      };
+    }
+    bool same(const std::pair<const uint8_t*, size_t>& reply) const {
+      return reply.second == wire::kPreambleBytes + payload_bytes &&
+             std::memcmp(reply.first + wire::kPreambleBytes, request + wire::kHeaderBytes, payload_bytes) == 0;
+    }
+  };
+  Calls make{*this, request_.data(), request_.size(), request_.data()[7], payload_bytes_};
+  return mode_loop(mode_, samples_ns, calls, make);
 }
 
 }  // namespace orbench

@@ -15,11 +15,8 @@ class SocketClient final : public ClientWorker, public BenchDriver {
 
   // ClientWorker
   nlohmann::ordered_json worker_info() const override;
-  std::vector<std::string> modes() const override { return {"twoway", "oneway", "echo"}; }
-  // Every type, as the bytes an ORB would count for it (the type changes nothing on this wire).
-  std::vector<std::string> payload_types() const override {
-    return {"octets", "records", "longs", "doubles", "strings"};
-  }
+  // Every mode and payload type (ClientWorker's), the types as the bytes an ORB would count for them (the type
+  // changes nothing on this wire).
   void connect(const std::string& endpoint, const nlohmann::json& options) override;
   BenchDriver& driver() override;
 
@@ -28,7 +25,6 @@ class SocketClient final : public ClientWorker, public BenchDriver {
   void reset_counters() override;
   Counts counters() override;
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) override;
-  void untimed_calls(uint64_t calls) override;
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override;
 
  private:

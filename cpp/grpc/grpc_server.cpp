@@ -12,7 +12,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "connect_options.hpp"
-#include "grpc_client.hpp"
+#include "grpc_endpoint.hpp"
 #include "message_counter.hpp"
 #include "orbench.grpc.pb.h"
 #include "protocol_out.hpp"

@@ -1,0 +1,126 @@
+// The client worker of an ORB target (PROTOCOL.md, "Client worker"): the binding of every C++ ORB, against the
+// standard CORBA C++ mapping. Its arguments are ORB options (-ORB...), passed to ORB_init after the port's own.
+#include <cstring>
+
+#include "corba_errors.hpp"
+#include "idl_client.hpp"
+#include "orb_args.hpp"
+#include "orb_port.hpp"
+#include "payload_values.hpp"
+
+namespace orbench {
+
+struct OrbBinding {
+  using Payloads = std::tuple<orbench::Octets, orbench::Records, orbench::Longs, orbench::Doubles, orbench::Strings>;
+  std::vector<std::string> orb_args;  // what base_orb was initialized with (argv[0] first)
+  CORBA::ORB_var base_orb;
+  CORBA::ORB_var orb;                         // the ORB the connection uses: base_orb, or one made for options
+  std::vector<std::string> option_orb_args;   // the -ORB arguments orb got for its options
+  std::vector<CORBA::ORB_var> option_orbs;    // every ORB made for options, destroyed with the binding
+  orbench::Bench_var bench;
+
+  explicit OrbBinding(std::vector<std::string>& args) {
+    orb_args = {args.at(0)};
+    for (auto& arg : orb_port::client_orb_args()) orb_args.push_back(arg);
+    orb_args.insert(orb_args.end(), args.begin() + 1, args.end());
+    OrbArgs argv(orb_args);
+    base_orb = CORBA::ORB_init(argv.argc(), argv.argv());
+    args.assign(argv.argv(), argv.argv() + argv.argc());  // ORB_init takes out the options it understood
+    orb = CORBA::ORB::_duplicate(base_orb.in());
+  }
+  ~OrbBinding() {
+    bench = orbench::Bench::_nil();
+    option_orbs.push_back(base_orb._retn());
+    for (auto& each : option_orbs) {
+      try {
+        each->destroy();
+      } catch (const CORBA::Exception&) {
+        // Already gone: nothing to release.
+      }
+    }
+  }
+  static MiddlewareInfo info() { return {orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()}; }
+
+  void connect(const std::string& endpoint, const ConnectOptions& options) {
+    // ORB-wide settings (TCP_NODELAY, socket buffers) exist only as ORB_init arguments: an ORB of their own,
+    // under its own ORB id, when they differ from the current one's. Throws `unsupported` for what this ORB
+    // cannot set.
+    const std::vector<std::string> option_args = orb_port::client_option_args(options);
+    disconnect();
+    if (option_args != option_orb_args) {
+      if (option_args.empty()) {
+        orb = CORBA::ORB::_duplicate(base_orb.in());
+      } else {
+        std::vector<std::string> args = orb_args;
+        args.insert(args.end(), option_args.begin(), option_args.end());
+        OrbArgs argv(args);
+        const std::string orb_id = "orbench-options-" + std::to_string(option_orbs.size() + 1);
+        CORBA::ORB_var made = with_corba_errors("connect", [&] { return CORBA::ORB_init(argv.argc(), argv.argv(), orb_id.c_str()); });
+        option_orbs.push_back(CORBA::ORB::_duplicate(made.in()));
+        orb = made._retn();
+      }
+      option_orb_args = option_args;
+    }
+    CORBA::Object_var object;
+    try {
+      object = orb->string_to_object(endpoint.c_str());
+    } catch (const CORBA::Exception& error) {
+      throw WorkerError(ErrorKind::usage, "bad endpoint: " + describe_corba_exception(error));
+    }
+    // _narrow may call the server (_is_a) when the IOR's type id does not say enough.
+    orbench::Bench_var narrowed = with_corba_errors("connect", [&] { return orbench::Bench::_narrow(object.in()); });
+    if (CORBA::is_nil(narrowed.in())) throw WorkerError(ErrorKind::usage, "endpoint is not an orbench::Bench");
+    if (options.sync_scope) {
+      // A SyncScopePolicy override on this reference only (CORBA Messaging); `unsupported` where the ORB has none.
+      narrowed = orb_port::with_sync_scope(orb.in(), narrowed.in(), *options.sync_scope);
+    }
+    bench = narrowed._retn();
+  }
+  void disconnect() { bench = orbench::Bench::_nil(); }
+  bool connected() const { return !CORBA::is_nil(bench.in()); }
+
+  void reset_counters() { bench->reset_counters(); }
+  Counts counters() {
+    const orbench::Counters counts = bench->counters();
+    return {counts.messages, counts.bytes};
+  }
+  SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) {
+    const orbench::SyncResult result = bench->sync(expected, timeout_ms);
+    return {static_cast<bool>(result.complete), {result.received.messages, result.received.bytes}};
+  }
+
+  template <PayloadType T, class P>
+  static void fill(P& payload, uint64_t count) {
+    payload.length(static_cast<CORBA::ULong>(count));
+    payload::fill_indexed<T>(payload, count);
+  }
+  template <PayloadType T, class P>
+  static bool same(const P& a, const P& b) {
+    if (a.length() != b.length()) return false;
+    if constexpr (T == PayloadType::octets || T == PayloadType::longs) {
+      return std::memcmp(a.get_buffer(), b.get_buffer(), a.length() * sizeof(*a.get_buffer())) == 0;
+    }
+    for (CORBA::ULong i = 0; i < a.length(); ++i) {
+      if constexpr (T == PayloadType::records) {
+        if (!payload::same_record(a[i], b[i])) return false;
+      } else if constexpr (T == PayloadType::strings) {
+        if (std::strcmp(a[i].in(), b[i].in()) != 0) return false;
+      } else if (a[i] != b[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+  template <PayloadType T, class P>
+  auto oneway(const P& p) { return [&p, b = bench.in()](uint64_t) { call_push<T>(*b, p); }; }
+  template <PayloadType T, class P>
+  auto twoway(const P& p) { return [&p, b = bench.in()](uint64_t) { call_send<T>(*b, p); }; }
+  template <PayloadType T, class P>  // the reply is owned (and freed) outside the timed interval, like the check
+  auto echo(const P& p) { return [&p, b = bench.in()](uint64_t) { return std::unique_ptr<P>(call_echo<T>(*b, p)); }; }
+  template <class Body>
+  static auto guarded(const char* what, Body&& body) { return with_corba_errors(what, body); }
+};
+
+}  // namespace orbench
+
+int main(int argc, char** argv) { return orbench::idl_client_main<orbench::OrbBinding>(argc, argv); }
