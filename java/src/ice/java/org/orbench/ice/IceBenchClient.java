@@ -99,6 +99,13 @@ final class IceBenchClient extends StubClient<IceBenchClient.Proxies> {
     return IceErrors.translate(failure);
   }
 
+  /** Drops the proxies and destroys the communicator: the worker is about to exit. */
+  @Override
+  public void close() {
+    super.close();
+    communicator.destroy();
+  }
+
   private static Counts counts(Counters counters) {
     return new Counts(counters.messages, counters.bytes);
   }
