@@ -1,28 +1,32 @@
 package org.orbench.grpc;
 
-import com.google.gson.JsonObject;
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.orbench.grpc.generated.BenchGrpc;
 import org.orbench.grpc.generated.Counters;
+import org.orbench.grpc.generated.Doubles;
 import org.orbench.grpc.generated.Empty;
+import org.orbench.grpc.generated.Longs;
+import org.orbench.grpc.generated.Octets;
+import org.orbench.grpc.generated.Record;
+import org.orbench.grpc.generated.Records;
+import org.orbench.grpc.generated.Strings;
 import org.orbench.grpc.generated.SyncRequest;
 import org.orbench.grpc.generated.SyncResult;
-import org.orbench.worker.BenchClient;
+import org.orbench.worker.Calls;
 import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
-import org.orbench.worker.ErrorKind;
-import org.orbench.worker.Invocation;
-import org.orbench.worker.Mode;
 import org.orbench.worker.PayloadType;
-import org.orbench.worker.RunSpec;
+import org.orbench.worker.Payloads;
+import org.orbench.worker.StubClient;
 import org.orbench.worker.SyncOutcome;
 import org.orbench.worker.WorkerException;
 import org.orbench.worker.WorkerInfo;
@@ -30,79 +34,89 @@ import org.orbench.worker.WorkerInfo;
 /**
  * The client side of grpc-java: one channel (one HTTP/2 connection) per connect; twoway and echo calls on a
  * blocking stub, oneways on one push stream per payload type, opened by the first oneway run of that type and
- * kept open until the next connect or quit.
+ * kept open until the next connect or quit. Netty sets TCP_NODELAY on gRPC's sockets (what tcp_nodelay = true
+ * asks); no option can be set here.
  */
-final class GrpcBenchClient implements BenchClient {
+final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
   private static final Empty EMPTY = Empty.getDefaultInstance();
-  private final WorkerInfo info;
   private final Map<PayloadType, PushStream<?>> streams = new EnumMap<>(PayloadType.class);
-  private ManagedChannel channel;
-  private BenchGrpc.BenchBlockingStub blocking;
-  private BenchGrpc.BenchStub async;
+
+  record Channel(ManagedChannel channel, BenchGrpc.BenchBlockingStub blocking, BenchGrpc.BenchStub async) {}
 
   GrpcBenchClient(String target) {
-    this.info = WorkerInfo.client(target, GrpcIdentity.NAME, GrpcIdentity.version());
+    super(WorkerInfo.client(target, GrpcIdentity.NAME, GrpcIdentity.version()), "gRPC Java", Set.of());
   }
 
   @Override
-  public WorkerInfo info() {
-    return info;
+  protected Channel open(String endpoint, ConnectOptions options) {
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(GrpcEndpoint.target(endpoint)).usePlaintext().build();
+    return new Channel(channel, BenchGrpc.newBlockingStub(channel), BenchGrpc.newStub(channel));
   }
 
   @Override
-  public Set<Mode> modes() {
-    return EnumSet.allOf(Mode.class);
+  protected void resetCounters(Channel c) {
+    c.blocking().resetCounters(EMPTY);
   }
 
   @Override
-  public Set<PayloadType> payloadTypes() {
-    return EnumSet.allOf(PayloadType.class);
-  }
-
-  @Override
-  public void connect(String endpoint, JsonObject options) {
-    ConnectOptions parsed = ConnectOptions.parse(options);
-    // Netty sets TCP_NODELAY on gRPC's sockets (what tcp_nodelay = true asks); nothing else can be set here.
-    if (parsed.tcpNoDelay() != null && !parsed.tcpNoDelay()) {
-      throw new WorkerException(ErrorKind.UNSUPPORTED, "gRPC Java always sets TCP_NODELAY: tcp_nodelay = false cannot be done");
-    }
-    if (parsed.socketBufferBytes() != null || parsed.syncScope() != null) {
-      throw new WorkerException(ErrorKind.UNSUPPORTED, "gRPC Java takes no socket_buffer_bytes or sync_scope here");
-    }
-    String target = GrpcEndpoint.target(endpoint);
-    release();
-    channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
-    blocking = BenchGrpc.newBlockingStub(channel);
-    async = BenchGrpc.newStub(channel);
-    try {
-      blocking.resetCounters(EMPTY); // proves the server answers
-    } catch (RuntimeException e) {
-      release();
-      throw e;
-    }
-  }
-
-  @Override
-  public Invocation prepare(RunSpec spec) {
-    blocking();
-    return GrpcInvocations.of(this, spec);
-  }
-
-  @Override
-  public void resetCounters() {
-    blocking().resetCounters(EMPTY);
-  }
-
-  @Override
-  public SyncOutcome sync(long expected, long timeoutMs) {
-    SyncResult result = blocking().sync(
+  protected SyncOutcome sync(Channel c, long expected, long timeoutMs) {
+    SyncResult result = c.blocking().sync(
         SyncRequest.newBuilder().setExpected(expected).setTimeoutMs((int) timeoutMs).build());
     return new SyncOutcome(result.getComplete(), counts(result.getReceived()));
   }
 
   @Override
-  public Counts counters() {
-    return counts(blocking().counters(EMPTY));
+  protected Counts counters(Channel c) {
+    return counts(c.blocking().counters(EMPTY));
+  }
+
+  @Override
+  protected Calls<?> octets(Channel c, byte[] items) {
+    Octets payload = Octets.newBuilder().setItems(ByteString.copyFrom(items)).build();
+    return Calls.opening(payload, pushing(PayloadType.OCTETS, c.async()::push), c.blocking()::send,
+        c.blocking()::echoOctets);
+  }
+
+  @Override
+  protected Calls<?> records(Channel c, int count) {
+    Records.Builder builder = Records.newBuilder();
+    for (int i = 0; i < count; i++) {
+      builder.addItems(Record.newBuilder()
+          .setId(Payloads.recordId(i))
+          .setValue(Payloads.recordValue(i))
+          .setFlags(Payloads.recordFlags(i))
+          .setKind(Payloads.recordKind(i))
+          .setLevel(Payloads.recordLevel(i)));
+    }
+    return Calls.opening(builder.build(), pushing(PayloadType.RECORDS, c.async()::pushRecords),
+        c.blocking()::sendRecords, c.blocking()::echoRecords);
+  }
+
+  @Override
+  protected Calls<?> longs(Channel c, int[] items) {
+    Longs.Builder builder = Longs.newBuilder();
+    for (int item : items) {
+      builder.addItems(item);
+    }
+    return Calls.opening(builder.build(), pushing(PayloadType.LONGS, c.async()::pushLongs),
+        c.blocking()::sendLongs, c.blocking()::echoLongs);
+  }
+
+  @Override
+  protected Calls<?> doubles(Channel c, double[] items) {
+    Doubles.Builder builder = Doubles.newBuilder();
+    for (double item : items) {
+      builder.addItems(item);
+    }
+    return Calls.opening(builder.build(), pushing(PayloadType.DOUBLES, c.async()::pushDoubles),
+        c.blocking()::sendDoubles, c.blocking()::echoDoubles);
+  }
+
+  @Override
+  protected Calls<?> strings(Channel c, String[] items) {
+    Strings payload = Strings.newBuilder().addAllItems(Arrays.asList(items)).build();
+    return Calls.opening(payload, pushing(PayloadType.STRINGS, c.async()::pushStrings),
+        c.blocking()::sendStrings, c.blocking()::echoStrings);
   }
 
   @Override
@@ -110,49 +124,31 @@ final class GrpcBenchClient implements BenchClient {
     return GrpcErrors.translate(failure);
   }
 
-  @Override
-  public void close() {
-    release();
-  }
-
-  BenchGrpc.BenchBlockingStub blocking() {
-    if (blocking == null) {
-      throw WorkerException.usage("not connected");
-    }
-    return blocking;
-  }
-
-  BenchGrpc.BenchStub async() {
-    return async;
-  }
-
-  /** The open push stream of {@code type}, opened (again, if the last one broke) with {@code open}. */
+  /** Oneways of {@code type} on its open push stream, opened (again, if the last one broke) with {@code open}. */
   @SuppressWarnings("unchecked")
-  <M> PushStream<M> pushStream(PayloadType type, Function<StreamObserver<Empty>, StreamObserver<M>> open) {
-    PushStream<?> stream = streams.get(type);
-    if (stream == null || stream.broken()) {
-      stream = PushStream.open(open);
-      streams.put(type, stream);
-    }
-    return (PushStream<M>) stream;
+  private <M> Calls.Oneway<M> pushing(PayloadType type, Function<StreamObserver<Empty>, StreamObserver<M>> open) {
+    return () -> {
+      PushStream<?> stream = streams.get(type);
+      if (stream == null || stream.broken()) {
+        stream = PushStream.open(open);
+        streams.put(type, stream);
+      }
+      return ((PushStream<M>) stream)::send;
+    };
   }
 
-  private void release() {
+  @Override
+  protected void release(Channel c) {
     streams.values().forEach(PushStream::close);
     streams.clear();
-    if (channel != null) {
-      channel.shutdown();
-      try {
-        if (!channel.awaitTermination(1, TimeUnit.SECONDS)) {
-          channel.shutdownNow();
-        }
-      } catch (InterruptedException e) {
-        channel.shutdownNow();
-        Thread.currentThread().interrupt();
+    c.channel().shutdown();
+    try {
+      if (!c.channel().awaitTermination(1, TimeUnit.SECONDS)) {
+        c.channel().shutdownNow();
       }
-      channel = null;
-      blocking = null;
-      async = null;
+    } catch (InterruptedException e) {
+      c.channel().shutdownNow();
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -1,7 +1,5 @@
 package org.orbench.orb;
 
-import com.google.gson.JsonObject;
-import java.util.EnumSet;
 import java.util.Set;
 import orbench.Bench;
 import orbench.BenchHelper;
@@ -15,60 +13,36 @@ import org.omg.CORBA.ORB;
 import org.omg.CORBA.Policy;
 import org.omg.CORBA.PolicyError;
 import org.omg.CORBA.SetOverrideType;
-import org.orbench.worker.BenchClient;
+import org.orbench.worker.Calls;
 import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
 import org.orbench.worker.ErrorKind;
-import org.orbench.worker.Invocation;
-import org.orbench.worker.Mode;
-import org.orbench.worker.PayloadType;
-import org.orbench.worker.RunSpec;
+import org.orbench.worker.StubClient;
 import org.orbench.worker.SyncOutcome;
 import org.orbench.worker.WorkerException;
 import org.orbench.worker.WorkerInfo;
 
 /** The client side of an ORB target: a Bench stub behind the command loop. */
-final class OrbBenchClient implements BenchClient {
+final class OrbBenchClient extends StubClient<Bench> {
   /** org.omg.Messaging.SYNC_SCOPE_POLICY_TYPE (CORBA Messaging). */
   static final int SYNC_SCOPE_POLICY_TYPE = 24;
   private final ORB orb;
-  private final WorkerInfo info;
-  private Bench bench;
 
   OrbBenchClient(ORB orb, String target, OrbSettings settings) {
+    this(orb, target, OrbIdentity.of(orb, settings));
+  }
+
+  // JacORB 3.9 and GlassFish 5.0.0 call Socket.setTcpNoDelay(true) on every connection they make or accept,
+  // with no property to change it, and have no socket buffer property (only a custom socket factory class
+  // could): what they do anyway (tcp_nodelay = true) is accepted, the rest refused.
+  private OrbBenchClient(ORB orb, String target, OrbIdentity identity) {
+    super(WorkerInfo.client(target, identity.name(), identity.version()), identity.name(),
+        Set.of(ConnectOptions.SYNC_SCOPE));
     this.orb = orb;
-    OrbIdentity identity = OrbIdentity.of(orb, settings);
-    this.info = WorkerInfo.client(target, identity.name(), identity.version());
   }
 
   @Override
-  public WorkerInfo info() {
-    return info;
-  }
-
-  @Override
-  public Set<Mode> modes() {
-    return EnumSet.allOf(Mode.class);
-  }
-
-  @Override
-  public Set<PayloadType> payloadTypes() {
-    return EnumSet.allOf(PayloadType.class);
-  }
-
-  @Override
-  public void connect(String endpoint, JsonObject options) {
-    ConnectOptions parsed = ConnectOptions.parse(options);
-    // JacORB 3.9 and GlassFish 5.0.0 call Socket.setTcpNoDelay(true) on every connection they make or accept,
-    // with no property to change it, and have no socket buffer property (only a custom socket factory class
-    // could): what they do anyway (tcp_nodelay = true) is accepted, the rest refused.
-    if (parsed.tcpNoDelay() != null && !parsed.tcpNoDelay()) {
-      throw new WorkerException(ErrorKind.UNSUPPORTED, info.orb() + " always sets TCP_NODELAY: tcp_nodelay = false cannot be done");
-    }
-    if (parsed.socketBufferBytes() != null) {
-      throw new WorkerException(ErrorKind.UNSUPPORTED, info.orb() + " has no socket buffer setting: socket_buffer_bytes cannot be done");
-    }
-    release();
+  protected Bench open(String endpoint, ConnectOptions options) {
     org.omg.CORBA.Object object;
     try {
       object = orb.string_to_object(endpoint);
@@ -78,33 +52,50 @@ final class OrbBenchClient implements BenchClient {
     if (object == null) {
       throw WorkerException.usage("endpoint is a nil object reference");
     }
-    Bench connected = BenchHelper.narrow(object); // may ask the server (_is_a): a transport error if down
-    if (parsed.syncScope() != null) {
-      connected = withSyncScope(connected, parsed.syncScope());
-    }
-    connected.reset_counters(); // proves the server answers
-    bench = connected;
+    Bench bench = BenchHelper.narrow(object); // may ask the server (_is_a): a transport error if down
+    return options.syncScope() == null ? bench : withSyncScope(bench, options.syncScope());
   }
 
   @Override
-  public Invocation prepare(RunSpec spec) {
-    return OrbInvocations.of(bench(), spec);
+  protected void resetCounters(Bench bench) {
+    bench.reset_counters();
   }
 
   @Override
-  public void resetCounters() {
-    bench().reset_counters();
-  }
-
-  @Override
-  public SyncOutcome sync(long expected, long timeoutMs) {
-    SyncResult result = bench().sync(expected, (int) timeoutMs); // IDL unsigned long: the low 32 bits
+  protected SyncOutcome sync(Bench bench, long expected, long timeoutMs) {
+    SyncResult result = bench.sync(expected, (int) timeoutMs); // IDL unsigned long: the low 32 bits
     return new SyncOutcome(result.complete, counts(result.received));
   }
 
   @Override
-  public Counts counters() {
-    return counts(bench().counters());
+  protected Counts counters(Bench bench) {
+    return counts(bench.counters());
+  }
+
+  @Override
+  protected Calls<?> octets(Bench bench, byte[] items) {
+    return Calls.of(items, bench::push, bench::send, bench::echo_octets);
+  }
+
+  @Override
+  protected Calls<?> records(Bench bench, int count) {
+    return Calls.of(RecordPayload.build(count), bench::push_records, bench::send_records, bench::echo_records)
+        .comparedBy(RecordPayload::same);
+  }
+
+  @Override
+  protected Calls<?> longs(Bench bench, int[] items) {
+    return Calls.of(items, bench::push_longs, bench::send_longs, bench::echo_longs);
+  }
+
+  @Override
+  protected Calls<?> doubles(Bench bench, double[] items) {
+    return Calls.of(items, bench::push_doubles, bench::send_doubles, bench::echo_doubles);
+  }
+
+  @Override
+  protected Calls<?> strings(Bench bench, String[] items) {
+    return Calls.of(items, bench::push_strings, bench::send_strings, bench::echo_strings);
   }
 
   @Override
@@ -113,8 +104,13 @@ final class OrbBenchClient implements BenchClient {
   }
 
   @Override
+  protected void release(Bench bench) {
+    bench._release();
+  }
+
+  @Override
   public void close() {
-    release();
+    super.close();
     try {
       orb.shutdown(false);
     } catch (RuntimeException e) {
@@ -135,29 +131,15 @@ final class OrbBenchClient implements BenchClient {
       policy = orb.create_policy(SYNC_SCOPE_POLICY_TYPE, value);
     } catch (PolicyError | NO_IMPLEMENT | BAD_PARAM e) {
       throw new WorkerException(ErrorKind.UNSUPPORTED,
-          info.orb() + " has no SyncScopePolicy: create_policy(SYNC_SCOPE_POLICY_TYPE) raised " + e);
+          info().orb() + " has no SyncScopePolicy: create_policy(SYNC_SCOPE_POLICY_TYPE) raised " + e);
     }
     try {
       return BenchHelper.narrow(bench._set_policy_override(new Policy[] {policy}, SetOverrideType.ADD_OVERRIDE));
     } catch (NO_IMPLEMENT | BAD_PARAM e) {
       throw new WorkerException(ErrorKind.UNSUPPORTED,
-          info.orb() + " cannot override SyncScopePolicy on a reference: " + e);
+          info().orb() + " cannot override SyncScopePolicy on a reference: " + e);
     } finally {
       policy.destroy();
-    }
-  }
-
-  private Bench bench() {
-    if (bench == null) {
-      throw WorkerException.usage("not connected");
-    }
-    return bench;
-  }
-
-  private void release() {
-    if (bench != null) {
-      bench._release();
-      bench = null;
     }
   }
 

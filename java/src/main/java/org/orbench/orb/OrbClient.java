@@ -1,14 +1,9 @@
 package org.orbench.orb;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
 import org.omg.CORBA.ORB;
-import org.orbench.worker.Args;
-import org.orbench.worker.CommandLoop;
-import org.orbench.worker.ProtocolOut;
+import org.orbench.worker.ClientWorker;
 
 /**
  * The ORB client worker: {@code OrbClient --target NAME}, then JSON-lines commands on stdin
@@ -18,24 +13,12 @@ public final class OrbClient {
   private OrbClient() {}
 
   public static void main(String[] argv) throws Exception {
-    ProtocolOut out = ProtocolOut.takeStdout();
-    Args args;
-    try {
-      Set<String> names = new HashSet<>(OrbSettings.CLIENT_ARGS);
-      names.add("target");
-      args = Args.parse(argv, names, names);
-    } catch (IllegalArgumentException e) {
-      System.err.println("usage: OrbClient --target NAME --orb-name NAME --orb-version-attribute ATTRIBUTE: "
-          + e.getMessage());
-      System.exit(2);
-      return;
-    }
-    ORB orb = ORB.init(new String[0], null);
-    OrbBenchClient client = new OrbBenchClient(orb, args.get("target"), OrbSettings.of(args));
-    new CommandLoop(client)
-        .run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out);
-    client.close();
-    // ORB threads are not daemons.
-    System.exit(0);
+    Set<String> names = new HashSet<>(OrbSettings.CLIENT_ARGS);
+    names.add("target");
+    ClientWorker.main(argv, "OrbClient --target NAME --orb-name NAME --orb-version-attribute ATTRIBUTE", names, names,
+        args -> {
+          OrbSettings settings = OrbSettings.of(args); // before ORB.init: a usage mistake starts no ORB
+          return new OrbBenchClient(ORB.init(new String[0], null), args.get("target"), settings);
+        });
   }
 }
