@@ -44,7 +44,10 @@ def check_mutant(mutation: str, tmp_path) -> tuple[dict[str, bool], str]:
     path = tmp_path / "c-socket.toml"
     path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation))
     target = read_descriptor(path)
-    checks = Conformance(target, log_dir=tmp_path / "logs").run()
+    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    checks = conformance.run()
+    # However the worker failed, check-target leaves none of the processes it started running.
+    assert all(w.proc.poll() is not None for w in conformance.workers), mutation
     return {c.name: c.passed for c in checks}, format_checks(target, checks)
 
 

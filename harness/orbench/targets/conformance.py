@@ -185,9 +185,9 @@ class Conformance:
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
             self._option_checks()
         finally:
-            for w in (client, server):
-                if w is not None:
-                    w.stop()
+            # Every worker a check started, also a server whose ready line was refused before it was kept.
+            for w in reversed(self.workers):
+                w.stop()
         return self.checks
 
     def _run_client_checks(self, client: ClientWorker, server: ServerWorker) -> None:
