@@ -8,9 +8,11 @@ from tests.conftest import on_fitting_jdk, require_targets
 
 # Known-answer targets run their baseline's workers (with --delay-ns): test_known_answer_servers.py checks them.
 TARGETS = sorted(name for name, t in read_targets().items() if t.kind != "known-answer")
+# `make test` checks one ORB and the baseline of each language; `make test-slow` every other target (10-30 s each).
+FAST = {"c-socket", "omniorb", "java-socket", "jacorb", "python-socket", "omniorbpy"}
 
 
-@pytest.mark.parametrize("name", TARGETS)
+@pytest.mark.parametrize("name", [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in TARGETS])
 def test_target_passes_the_contract(name, tmp_path):
     require_targets(name)
     target = on_fitting_jdk(read_targets()[name])

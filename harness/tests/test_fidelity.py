@@ -31,6 +31,7 @@ def require_references() -> None:
 ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "omniorb-loop")
 
 
+@pytest.mark.slow  # a small fidelity experiment
 def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket")
     require_references()

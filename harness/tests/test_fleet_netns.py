@@ -108,6 +108,7 @@ host_pairs = {pairs}
 """
 
 
+@pytest.mark.slow  # tens of seconds of remote campaign
 def test_host_pairs_interleave_trial_by_trial(fleet, tmp_path, write_campaign, results_root):
     """Two pairs take turns round by round (pair 1, pair 2, pair 1, ...), as targets do, instead of one pair's
     whole campaign after the other's."""
@@ -124,6 +125,7 @@ def test_host_pairs_interleave_trial_by_trial(fleet, tmp_path, write_campaign, r
     assert order == [(size, k, pair) for size in sizes for k in range(3) for pair in ("alpha--beta", "gamma--delta")]
 
 
+@pytest.mark.slow  # tens of seconds of remote campaign
 def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campaign, results_root):
     """With concurrent_pairs, alpha--beta and gamma--delta (no host in common) run each round at the same time,
     gamma--beta (beta is busy) in a wave of its own; the manifest records the waves, and the trials of one wave

@@ -164,6 +164,7 @@ def test_remote_server_killed_is_reported_and_the_campaign_goes_on(lab, workdir,
     assert_no_workers(lab)
 
 
+@pytest.mark.slow  # tens of seconds of remote campaign
 def test_interrupted_campaign_resumes_without_redoing_trials(lab, workdir, write_campaign, results_root):
     require_targets("omniorb", "c-socket")
     path = write_campaign(campaign_text(lab, workdir, ["omniorb"], name="resume", trials=3, sizes="[1, 1000, 4000]"))
@@ -228,6 +229,7 @@ def test_missing_jdk_on_a_host_is_named_before_anything_runs(lab, workdir, write
     assert_no_workers(lab, wait_s=2)
 
 
+@pytest.mark.slow  # tens of seconds of remote campaign
 def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, write_campaign, results_root):
     require_targets("omniorb", "c-socket")
     campaign = read_campaign(write_campaign(campaign_text(lab, workdir, ["omniorb"], sizes="[1, 1000, 4000]")))
@@ -258,6 +260,7 @@ def test_link_down_mid_run_fails_the_pair_clearly_without_hanging(lab, workdir, 
     assert_no_workers(lab)
 
 
+@pytest.mark.slow  # tens of seconds of remote campaign
 def test_slow_lossy_wan_link(lab, workdir, write_campaign, results_root, tmp_path):
     """1 ms each way, 0.5% loss, 100 Mbit/s: with tc netem where the kernel has it, else the userspace link
     of orbench/hosts/wanlink.py (this machine's kernel has no sch_netem). The run must finish and see the delay."""

@@ -109,6 +109,7 @@ def _growth(store: RunStore, record: SoakRecord, who: str) -> int:
     return value(resources[-1]) - value(resources[2])
 
 
+@pytest.mark.slow  # a measurement over tens of seconds
 def test_closed_loop_soaks_keep_memory_flat(results_root):
     """40 s of closed-loop calls (C++: hundreds of thousands; kept whole they would be 8 B each) with the
     resident memory of client and server read from /proc every 4 s: flat after start-up. The C++ and the
@@ -224,6 +225,7 @@ def test_soak_campaign_keys_are_checked(tmp_path):
         assert str(path) in str(exc.value) and words in str(exc.value), str(exc.value)
 
 
+@pytest.mark.slow  # a measurement over tens of seconds
 def test_tine_short_soak(results_root):
     """The TINE setting's short form, as a user runs it: three JacORB clients at 10 Hz each for 30 s,
     every interval of every client written, every call answered, deadline misses counted."""

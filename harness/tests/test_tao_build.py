@@ -59,6 +59,7 @@ def _configure(build_dir, *defines: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
+@pytest.mark.slow  # a whole CMake configure
 def test_build_without_tao_skips_it_with_one_message(tmp_path):
     proc = _configure(tmp_path / "auto", "-DACE_ROOT=/nonexistent/ace")
     assert proc.returncode == 0, proc.stderr
