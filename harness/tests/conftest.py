@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
+from orbench.hosts.netns import Lab
 from orbench.hosts.readiness import unavailable_reason
 from orbench.targets.descriptor import read_targets
 
@@ -69,3 +70,14 @@ def run_cli(*args: str):
 
     proc = subprocess.run([sys.executable, "-m", "orbench", *args], capture_output=True, text=True, timeout=600)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """Two network-namespace hosts with real sshd (hosts/netns.py), one lab per test module; a module that
+    needs another shape (a fleet) defines its own `lab` or fixture."""
+    lab = Lab.create(tmp_path_factory.mktemp("netns") / "lab")
+    try:
+        yield lab
+    finally:
+        lab.close()

@@ -5,8 +5,6 @@ with the reason in the results, while the others run. Needs root and `ip netns` 
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -56,9 +54,7 @@ inventory = "lab.ini"
 host_pairs = [["servers", "clients"]]
 {fleet.campaign_ssh()}
 """)
-        started = time.monotonic()
         code, out, err = run_cli("run", str(path), "--no-report")
-        took = time.monotonic() - started
     finally:
         fleet.mend(delta)
     assert code == 0, err
@@ -85,10 +81,9 @@ host_pairs = [["servers", "clients"]]
         for role in ("server", "client"):
             logs = list((run_dir / "logs").glob(f"{pair}-*java-socket-{role}-gc-*.log"))
             assert logs and "Using G1" in logs[0].read_text(), (pair, role, sorted(p.name for p in (run_dir / "logs").iterdir()))
-    # One connect timeout (3 s) for delta, not one per trial. The bound is for a quiet machine; a loaded one (the
-    # load average over the CPUs) stretches everything else in the campaign as much.
-    stretch = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    assert took < 120 * stretch, f"the campaign took {took:.0f} s (bound {120 * stretch:.0f} s)"
+    # One connect attempt to delta, at the start, not one per trial: every trial of its pairs carries the reason
+    # that start probe recorded for the pair, word for word (a trial that tried to connect would fail with its own).
+    assert all(r.error == skipped[r.point.host_pair] for r in rows if r.status == "skipped")
 
 
 def _campaign(fleet: Lab, workdir: Path, pairs: str, extra: str = "", calls: int = 1000,

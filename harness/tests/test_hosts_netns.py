@@ -30,15 +30,6 @@ pytestmark = pytest.mark.skipif(bool(why_no_lab()), reason=why_no_lab() or "")
 DEATH_NOTICED_S = 10.0
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    lab = Lab.create(tmp_path_factory.mktemp("netns") / "lab")
-    try:
-        yield lab
-    finally:
-        lab.close()
-
-
 @pytest.fixture
 def workdir(tmp_path):
     return tmp_path / "remote"

@@ -6,7 +6,7 @@ ssh process that carries its protocol. Needs root and `ip netns` (skips otherwis
 from __future__ import annotations
 
 import pytest
-from orbench.hosts.netns import Lab, why_no_lab
+from orbench.hosts.netns import why_no_lab
 from orbench.results.soak import read_jsonl, soak_records
 from orbench.results.store import RunStore
 
@@ -14,15 +14,6 @@ from tests.conftest import require_targets, run_cli
 from tests.test_hosts_netns import assert_no_workers, campaign_text
 
 pytestmark = pytest.mark.skipif(bool(why_no_lab()), reason=why_no_lab() or "")
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    lab = Lab.create(tmp_path_factory.mktemp("netns-soak") / "lab")
-    try:
-        yield lab
-    finally:
-        lab.close()
 
 
 def test_soak_point_on_a_remote_pair_reads_remote_memory_per_interval(lab, tmp_path, write_campaign, results_root):

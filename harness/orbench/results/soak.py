@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orbench.results.codec import flat, from_json, nullable, to_json
 from orbench.results.point import Point
 
 FILES = ("intervals.jsonl", "resources.jsonl", "gaps.jsonl")
@@ -25,13 +26,13 @@ FILES = ("intervals.jsonl", "resources.jsonl", "gaps.jsonl")
 
 @dataclass
 class SoakRecord:
-    point: Point
+    point: Point = flat()
     launch: int
     dir: str                      # relative to the run directory
     duration_s: float
     interval_s: float
     arrivals: str = "fixed"       # "fixed" or "poisson" (with a rate)
-    seed: int | None = None       # Poisson: client k's seed is seed + k
+    seed: int | None = nullable()  # Poisson: client k's seed is seed + k
     warmup: int = 0               # untimed calls per client before the first interval
     start_unix: float = 0.0       # when the soak first began (the logs' StartTime)
     status: str = "running"       # running, finished, failed, interrupted
@@ -47,18 +48,11 @@ class SoakRecord:
         return self.point == point and self.launch == launch
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.point.as_record(), "launch": self.launch, "dir": self.dir, "duration_s": self.duration_s,
-                "interval_s": self.interval_s, "arrivals": self.arrivals, "seed": self.seed, "warmup": self.warmup,
-                "start_unix": self.start_unix, "status": self.status, "answers": self.answers,
-                "failures": self.failures, "hosts": self.hosts, "resumed": self.resumed}
+        return to_json(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SoakRecord:
-        return cls(Point.from_record(data), int(data.get("launch", 0)), data["dir"], float(data["duration_s"]),
-                   float(data["interval_s"]), data.get("arrivals", "fixed"), data.get("seed"),
-                   int(data.get("warmup") or 0), float(data.get("start_unix") or 0.0), data.get("status", "running"),
-                   dict(data.get("answers") or {}), dict(data.get("failures") or {}), dict(data.get("hosts") or {}),
-                   list(data.get("resumed") or []))
+        return from_json(cls, data)
 
 
 def soak_records(manifest: dict[str, Any]) -> list[SoakRecord]:

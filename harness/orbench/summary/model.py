@@ -1,7 +1,7 @@
 """summary.json as types: every section a frozen dataclass, so the keys are written down here and nowhere else.
 
-One codec turns them into JSON and back (`to_json`, `from_json`). Its rules, which keep the keys older
-summary.json files have:
+One codec turns them into JSON and back (`to_json`, `from_json`, orbench/results/codec.py, which the
+manifest's soak records share). Its rules, which keep the keys older summary.json files have:
 - a field's JSON key is its name, or the `key` its field gives where the name cannot be one (p99.9);
 - a field with a default is an optional key: absent from the JSON when its value is None, unless it is
   `nullable()` (written as null: "no value" is the figure, e.g. a p99.99 from too few samples);
@@ -16,34 +16,16 @@ summary was computed from. A file of another version of either is recomputed fro
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from orbench.results.codec import flat, from_json, nullable, optional, to_json
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
 
 # 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
 SUMMARY_VERSION = 2
-
-T = TypeVar("T")
-
-
-def optional(key: str | None = None) -> Any:
-    """An optional key: absent from the JSON when None."""
-    return field(default=None, metadata={"key": key} if key else {})
-
-
-def nullable(key: str | None = None) -> Any:
-    """A key always written, null when the value is None."""
-    return field(default=None, metadata={"key": key, "keep": True} if key else {"keep": True})
-
-
-def flat() -> Any:
-    return field(metadata={"flat": True})
-
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -484,87 +466,3 @@ class RunSummary:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunSummary:
         return from_json(cls, data)
-
-
-# --- the codec ------------------------------------------------------------------------------------------------------
-
-def _key(f: dataclasses.Field) -> str:
-    return f.metadata.get("key") or f.name
-
-
-def _is_optional(f: dataclasses.Field) -> bool:
-    return f.default is None and not f.metadata.get("keep")
-
-
-def to_json(value: Any) -> Any:
-    """A summary object (or any value inside one) as JSON data: dicts, lists, numbers, strings."""
-    if isinstance(value, PointGroup):
-        return value.as_record()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if f.metadata.get("flat"):
-                out.update(to_json(v))
-            elif v is not None or not _is_optional(f):
-                out[_key(f)] = to_json(v)
-        for name in getattr(type(value), "DERIVED", ()):
-            out[name] = to_json(getattr(value, name))
-        return out
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
-    return value
-
-
-def from_json(cls: type[T], data: Any) -> T:
-    """The summary object of type `cls` that `data` (as to_json made it) describes. A key the type does not
-    know is left out; a required one missing raises KeyError (summary.current_summary then recomputes)."""
-    return _decode(cls, data)
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _decode(tp: Any, data: Any) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        if data is None:
-            return None
-        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _decode(inner, data)
-    if data is None:
-        return None
-    if isinstance(tp, type) and issubclass(tp, PointGroup):
-        return tp.from_record(data)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = _hints(tp)
-        values = {}
-        for f in dataclasses.fields(tp):
-            if f.metadata.get("flat"):
-                values[f.name] = _decode(hints[f.name], data)
-            elif _key(f) in data:
-                values[f.name] = _decode(hints[f.name], data[_key(f)])
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise KeyError(f"{tp.__name__}: no {_key(f)!r} in {sorted(data)}")
-        return tp(**values)
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v) for v in data)
-        return tuple(_decode(a, v) for a, v in zip(args, data))
-    if origin is list:
-        return [_decode(typing.get_args(tp)[0], v) for v in data]
-    if origin is dict:
-        value_type = typing.get_args(tp)[1]
-        return {k: _decode(value_type, v) for k, v in data.items()}
-    if tp is float and isinstance(data, int) and not isinstance(data, bool):
-        return float(data)
-    return data

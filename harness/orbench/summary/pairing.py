@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from orbench.anatomy.summary import orb_added_cpu
+from orbench.results.codec import from_json
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_ns
 from orbench.stats import stats
 from orbench.stats.launches import over_launches, paired_by_launch
-from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary, from_json
+from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
 from orbench.summary.point_summary import TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
