@@ -55,8 +55,15 @@ bool MessageReader::fill(int fd, size_t needed, bool& eof) {
     begin_ = kMessageOffset;
     if (kMessageOffset + needed > buffer_.size()) buffer_.resize(kMessageOffset + needed);
   }
+  // A message of more than kBulkReadBytes is read exactly to its end, so nothing behind it comes in with it:
+  // the buffer is empty after it and never moves a partial large message. Before its header is known, a read
+  // takes up to the last message's size, so a stream of large messages is read a whole message per call.
+  const size_t message_end = begin_ + needed;
+  const size_t bulk = std::max(kBulkReadBytes, last_message_bytes_);
   while (end_ - begin_ < needed) {
-    const ssize_t got = recv(fd, buffer_.data() + end_, buffer_.size() - end_, 0);
+    const size_t room = buffer_.size() - end_;
+    const size_t want = needed > kBulkReadBytes ? message_end - end_ : std::min(room, bulk);
+    const ssize_t got = recv(fd, buffer_.data() + end_, want, 0);
     if (got > 0) {
       end_ += static_cast<size_t>(got);
     } else if (got == 0) {
@@ -87,6 +94,7 @@ MessageReader::Result MessageReader::next(int fd, wire::Header& header, uint8_t*
   }
   body = buffer_.data() + begin_ + wire::kHeaderBytes;
   begin_ += wire::kHeaderBytes + header.body_bytes;
+  last_message_bytes_ = wire::kHeaderBytes + header.body_bytes;
   return Result::message;
 }
 

@@ -34,7 +34,8 @@ class PageBuffer {
 };
 
 // Reads whole messages from a stream socket through one growing buffer: a recv() takes whatever has
-// arrived, so a small reply or a burst of oneways costs one system call, not one per header and body.
+// arrived (up to kBulkReadBytes), so a small reply or a burst of oneways costs one system call, not one per
+// header and body.
 //
 // Each read starts kMessageOffset bytes into a page of the buffer. The kernel copies received bytes out with
 // `rep movsb`, which on x86 CPUs with fast string moves runs many times slower when the destination is 1 to 63
@@ -49,6 +50,10 @@ class PageBuffer {
 class MessageReader {
  public:
   static constexpr size_t kMessageOffset = 64;
+  // The most one recv() takes in (or the last message's size, if larger): a burst of small messages costs one
+  // system call, while a large message is read to its end and no further, so in a flood of large oneways no
+  // partial message is left at the end of the buffer to be moved (before: +10% client time per call at 64 KB).
+  static constexpr size_t kBulkReadBytes = 16 * 1024;
 
   explicit MessageReader(size_t initial_capacity = 256 * 1024, size_t headroom = 0);
 
@@ -65,6 +70,7 @@ class MessageReader {
   PageBuffer buffer_;
   size_t begin_ = kMessageOffset;
   size_t end_ = kMessageOffset;
+  size_t last_message_bytes_ = 0;
   int error_number_ = 0;
 };
 

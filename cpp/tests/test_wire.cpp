@@ -1,5 +1,6 @@
 // The OBSK wire format and the socket reader: header round trip, rejection of bad headers, endpoints, and
 // MessageReader over a real socket pair with messages split and coalesced the way TCP may deliver them.
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -131,6 +132,50 @@ static void reader_headroom_is_writable() {
   close(fds[1]);
 }
 
+static int unread_bytes(int fd) {
+  int unread = -1;
+  CHECK(ioctl(fd, FIONREAD, &unread) == 0);
+  return unread;
+}
+
+// How much one read takes: a burst of small messages comes in with one call, while a large message is read to
+// its own end and no further (a partial message left at the end of the buffer would be moved by the next read).
+static void reader_reads_small_messages_in_bulk_and_large_ones_exactly() {
+  int fds[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  const int buffer_bytes = 1 << 20;
+  for (int fd : fds) {
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes) == 0);
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes) == 0);
+  }
+  MessageReader reader;
+  wire::Header header;
+  uint8_t* body = nullptr;
+
+  std::vector<uint8_t> small;
+  for (int i = 0; i < 50; ++i) {
+    const auto m = message(wire::ONEWAY, 100);
+    small.insert(small.end(), m.begin(), m.end());
+  }
+  CHECK(send_all(fds[0], small.data(), small.size()) == 0);
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message);
+  CHECK(unread_bytes(fds[1]) == 0);  // all 50 came in with the first read
+  for (int i = 1; i < 50; ++i) CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message);
+
+  const size_t large = 40000;
+  const auto m = message(wire::ONEWAY, large);
+  std::vector<uint8_t> three;
+  for (int i = 0; i < 3; ++i) three.insert(three.end(), m.begin(), m.end());
+  CHECK(send_all(fds[0], three.data(), three.size()) == 0);
+  for (int left = 2; left >= 0; --left) {
+    CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message);
+    CHECK(header.body_bytes == large && body[large - 1] == static_cast<uint8_t>((large - 1) & 0xff));
+    CHECK(unread_bytes(fds[1]) == left * static_cast<int>(m.size()));
+  }
+  close(fds[0]);
+  close(fds[1]);
+}
+
 static void reader_rejects_garbage() {
   int fds[2];
   CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
@@ -150,6 +195,7 @@ int main() {
   endpoints();
   reader_over_socket_pair();
   reader_headroom_is_writable();
+  reader_reads_small_messages_in_bulk_and_large_ones_exactly();
   reader_rejects_garbage();
   return orbench_test::finish("test_wire");
 }
