@@ -11,7 +11,8 @@ import shutil
 import pytest
 from orbench.errors import UserError
 from orbench.paths import repo_root
-from orbench.running.fidelity import run_fidelity
+from orbench.results.store import RunStore
+from orbench.running.fidelity import GOAL_RATIO, run_fidelity, verdict
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import require_targets
@@ -35,7 +36,7 @@ ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "omniorb
 def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket")
     require_references()
-    store, result = run_fidelity([16], trials=3, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path,
+    store, result = run_fidelity([16], pairs=6, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path,
                                  rows=ROWS)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
@@ -48,16 +49,19 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
     for name, comp in comps.items():
         (row,) = comp["rows"]
-        assert row["pairs"] == 3, name
+        assert row["pairs"] == 6, name
         assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
         # The same calls on the same CPU, measured twice: far apart only if a side measured something else
         # (a round trip against half of one, the wrong payload, a reference that did not run).
         assert 0.4 < row["ratio"] < 2.5, (name, row)
         run_dir = store.path / comp["run"]
-        trials = [line for line in (run_dir / "trials.csv").read_text().splitlines()[1:] if ",ok," in line]
-        assert len(trials) == 3, name
+        trials = [t for t in RunStore(run_dir).read_trials() if t.ok]
+        # A pair is fresh processes: each orbench trial a launch of its own.
+        assert sorted(t.launch for t in trials) == list(range(6)), name
+        assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
+        assert row["verdict"] in ("within", "beyond", "unresolved"), name
     for name in ("omniorb-loop", "c-pingpong", "java-pingpong"):
-        assert len(list((store.samples_dir / name).glob("*.i64"))) == 3, name
+        assert len(list((store.samples_dir / name).glob("*.i64"))) == 6, name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 
     html = section(store.path)
@@ -78,3 +82,10 @@ def test_section_reads_a_run_from_before_the_omniorb_row(tmp_path):
     (tmp_path / "fidelity.json").write_text(json.dumps(old))
     html = section(tmp_path)
     assert "c-socket echo vs sockperf" in html and "7.98" in html and "1.170" in html and "0.970 – 1.380" in html
+
+
+def test_verdict_reads_the_interval_against_the_goal():
+    assert verdict(0.99, GOAL_RATIO) == "within"
+    assert verdict(GOAL_RATIO + 0.001, 1.2) == "beyond"
+    assert verdict(1.01, 1.05) == "unresolved"
+    assert verdict(None, None) == "unresolved"

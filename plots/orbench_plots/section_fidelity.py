@@ -30,7 +30,7 @@ def _us(ns: float | None) -> str:
 def _table(comp: dict[str, Any], goal: float | None) -> str:
     scale = "p50 / 2" if comp.get("halved") else "p50"
     head = ("payload", f"orbench {comp['target']} {comp['mode']} {scale} (µs)", f"{comp['reference']} {'p50 of RTT/2' if comp.get('halved') else 'p50'} (µs)",
-            "ratio (median)", "ratio range", "pairs", "load average")
+            "ratio (median)", "95% interval", "ratio range", "pairs", "load average")
     oneway = any(r.get("throughput_ratio") is not None for r in comp["rows"])
     if oneway:  # the receiver's messages/s, orbench over the reference: below 1, orbench's receiver is slower
         head += ("receiver msgs/s orbench / reference",)
@@ -38,8 +38,10 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
     for r in comp["rows"]:
         ratio, spread, load = r.get("ratio"), r.get("ratio_range"), r.get("loadavg_1m")
         over = ratio is not None and goal is not None and ratio > goal
+        ci = r.get("ratio_ci") or [None, None]
         cells = [f"{r['payload_bytes']} B", _us(r.get("orbench_p50_ns")), _us(r.get("reference_p50_ns")),
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),
+                 "" if ci[0] is None else f"{ci[0]:.3f} – {ci[1]:.3f}" + (f" ({r['verdict']})" if r.get("verdict") else ""),
                  "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}", str(r.get("pairs") or ""),
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
         if oneway:
@@ -61,6 +63,8 @@ def section(fidelity_dir: Path) -> str:
     intro = (f"Run <code>{html.escape(fidelity_dir.resolve().name)}</code>, placement "
              f"{html.escape(data['placement'])}: orbench's workers, run by the harness as in any campaign, against "
              "references making the same calls with nothing of orbench's around them, same pinning, alternating "
-             "trial by trial; each pair gives a ratio, the table shows their median. A ratio near 1 means the "
-             "harness adds nothing measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
+             "trial by trial, with fresh processes on both sides for every pair; each pair gives a ratio, the table shows "
+             "their median and its distribution-free 95% interval (within: all of it at or under the goal; beyond: all "
+             "of it over; unresolved: it straddles the goal). A ratio near 1 means the harness adds nothing "
+             "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
     return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{tables}{missing}"

@@ -18,8 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", help="payload sizes, comma separated (default 1,16,128,1024,4096,16384,32168,65536)")
     p.add_argument("--rows", help=f"comparisons, comma separated: {', '.join(ROWS)} (default all)")
     p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
-    p.add_argument("--trials", type=int, default=7,
-                   help="orbench trials per size, each followed by one reference run (default 7)")
+    p.add_argument("--pairs", type=int, default=20,
+                   help="pairs per size: an orbench launch's trial, then a reference run, fresh processes on both "
+                        "sides (default 20; from 6 pairs the ratio gets a 95%% interval)")
     p.add_argument("--calls", type=int, default=10000, help="timed calls per orbench trial and omniORB loop run")
     p.add_argument("--warmup", type=int, default=20000,
                    help="untimed calls before each (~0.3-0.6 s, like the 400 ms sockperf leaves out; default 20000)")
@@ -30,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
     rows = tuple(args.rows.split(",")) if args.rows else tuple(ROWS)
-    store, result = run_fidelity(sizes, placement=args.placement, trials=args.trials, calls=args.calls,
+    store, result = run_fidelity(sizes, placement=args.placement, pairs=args.pairs, calls=args.calls,
                                  warmup=args.warmup, sockperf_seconds=args.sockperf_seconds, rows=rows,
                                  root=Path(args.results) if args.results else None)
     for comp in result["comparisons"]:  # each row's campaign run gets its summary.json like any run

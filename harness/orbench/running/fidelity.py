@@ -1,7 +1,14 @@
 """The fidelity experiment (`orbench fidelity`, `make bench-fidelity`): is the harness itself invisible? Each row sets one of orbench's
 workers, run by the harness as in any campaign, against a reference that makes the same calls with nothing of
 orbench's around it, with the same CPU placement, alternating: after each orbench trial at a size, one reference
-run at that size. Each pair gives a ratio (orbench p50 / reference p50); a row reports their median and range.
+run at that size. Each pair gives a ratio (orbench p50 / reference p50); a row reports their median, its
+distribution-free 95% interval (stats/intervals.median_interval) and their range.
+
+A pair is fresh processes on both sides: every orbench trial is a launch of its own (new server and client
+workers), the reference's server is restarted with each launch and its client started for each run. On a small
+VM a ping-pong's p50 moves with the process and its connection (the same plain C client, launched eight times
+in a row against one server, read 5.9 to 10.9 us at 1 B, each run steady within itself), so pairs that kept one
+orbench process against many reference processes compared one draw with many.
 
 - `sockperf`: orbench's C socket baseline (`c-socket`) in echo mode, its p50 halved, against sockperf's TCP
   ping-pong, which reports half the round trip (RTT/2). On the wire, orbench sends P + 12 bytes (OBSK header and
@@ -46,10 +53,11 @@ from orbench.paths import repo_root
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.running.runner import Runner
+from orbench.stats.intervals import median_interval
 from orbench.stats.stats import latency_summary, read_samples
 from orbench.targets.descriptor import get_target
 
-GOAL_RATIO = 1.03  # issue 8: orbench / reference at most this, at every size
+GOAL_RATIO = 1.03  # orbench / reference at most this, at every size
 # sockperf's message: the mean of orbench's request (P + 12) and echo reply (P + 24), so both move the same bytes.
 SOCKPERF_EXTRA_BYTES = 18
 SIZES = [1, 16, 128, 1024, 4096, 16384, 32168, 65536]
@@ -70,9 +78,11 @@ targets = {targets}
 modes = {modes}
 payload_bytes = {sizes}
 placements = ["{placement}"]
-trials = {trials}
+launches = {pairs}
+trials = 1
 calls = {calls}
 warmup = {warmup}
+jvm_warmup = {warmup}
 """
 
 
@@ -281,18 +291,29 @@ class Pingpong:
         _stop(self.server)
 
 
+def verdict(low: float | None, high: float | None) -> str:
+    """Against the goal, from the ratio's 95% interval: `within` (all of it at or under GOAL_RATIO), `beyond` (all
+    of it over), `unresolved` (it straddles the goal, or there are too few pairs for an interval)."""
+    if low is None or high is None:
+        return "unresolved"
+    return "within" if high <= GOAL_RATIO else "beyond" if low > GOAL_RATIO else "unresolved"
+
+
 def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
          throughputs: list[tuple[float, float]] | None = None) -> dict[str, Any]:
     """One size of one comparison: `pairs` is (orbench trial p50 on the reference's scale, reference run);
     `throughputs` (oneway) is (orbench trial's receiver msgs/s, the reference's)."""
     ratios = [o / r.p50_ns for o, r in pairs]
-    ratio = float(np.median(ratios)) if ratios else None
+    interval = median_interval(ratios) if ratios else None
+    ratio = interval.estimate if interval else None
     extra: dict[str, Any] = {}
     if throughputs:
         tput = [o / r for o, r in throughputs]
+        t_interval = median_interval(tput)
         extra = {"orbench_throughput_msgs_per_s": float(np.median([o for o, _ in throughputs])),
                  "reference_throughput_msgs_per_s": float(np.median([r for _, r in throughputs])),
-                 "throughput_ratio": float(np.median(tput)), "throughput_ratio_range": [min(tput), max(tput)]}
+                 "throughput_ratio": t_interval.estimate, "throughput_ratio_ci": [t_interval.low, t_interval.high],
+                 "throughput_ratio_range": [min(tput), max(tput)]}
     return extra | {
         "payload_bytes": size, "pairs": len(pairs),
         "orbench_p50_ns": float(np.median([o for o, _ in pairs])) if pairs else None,
@@ -301,8 +322,10 @@ def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
         "reference_runs_p50_ns": [r.p50_ns for _, r in pairs],
         "reference_observations": sum(r.observations for _, r in pairs),
         "ratio": ratio,
+        "ratio_ci": [interval.low, interval.high] if interval else None,
         "ratio_range": [min(ratios), max(ratios)] if ratios else None,
         "meets_goal": None if ratio is None else ratio <= GOAL_RATIO,
+        "verdict": verdict(interval.low, interval.high) if interval else "unresolved",
         "loadavg_1m": [r.loadavg_1m for _, r in pairs],
     }
 
@@ -313,7 +336,7 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "java-pingpong-oneway": ("java-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
 
 
-def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials: int = 7, calls: int = 10000,
+def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: int = 20, calls: int = 10000,
                  warmup: int = 20000, sockperf_seconds: float = 1.0, root: Path | None = None,
                  rows: tuple[str, ...] = tuple(ROWS)) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other into one fidelity run: results/fidelity/<id>/
@@ -331,25 +354,26 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", trials:
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
     store = RunStore.create("fidelity", root)
-    comparisons = [_run_row(name, store, pl, placement, sizes, trials, calls, warmup, sockperf_seconds)
+    comparisons = [_run_row(name, store, pl, placement, sizes, pairs, calls, warmup, sockperf_seconds)
                    for name in runnable]
-    result = {"placement": placement, "goal_ratio": GOAL_RATIO, "calls": calls, "warmup": warmup, "trials": trials,
+    result = {"placement": placement, "goal_ratio": GOAL_RATIO, "calls": calls, "warmup": warmup, "pairs": pairs,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
 
 
-def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], trials: int, calls: int,
+def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, calls: int,
              warmup: int, sockperf_seconds: float) -> dict[str, Any]:
-    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here), each
-    trial followed by a reference run at its size."""
+    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here), one
+    trial per launch, each trial followed by a reference run at its size; the reference's server restarts with
+    every launch."""
     target_name, mode = ROWS[name]
     if name == "sockperf":
         sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
     path = store.path / f"{name}.toml"
     path.write_text(CAMPAIGN.format(name=name, targets=[target_name], modes=[mode], sizes=sizes, placement=placement,
-                                    trials=trials, calls=calls, warmup=warmup))
+                                    pairs=pairs, calls=calls, warmup=warmup))
     campaign = read_campaign(path, targets={target_name: replace(get_target(target_name), baseline=None)})
     host = campaign.host_pairs()[0].bind_address  # where the orbench server binds: the reference binds there too
     ref: Reference
@@ -360,12 +384,18 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     else:
         ref = OmniorbLoop(pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     measured: dict[tuple[int, int], ReferenceRun] = {}
+    launch_of_server = [0]  # the orbench launch the reference's server was started for
 
     def after_trial(runner: Runner, trial: Trial) -> None:
         # The orbench workers sit idle (blocked in a read) while the reference runs.
-        if trial.ok:
-            size = trial.point.payload_bytes
-            measured[(size, trial.trial)] = ref.measure(size, trial.trial)
+        if not trial.ok:
+            return
+        if trial.launch != launch_of_server[0]:
+            ref.stop()
+            ref.start()
+            launch_of_server[0] = trial.launch
+        size = trial.point.payload_bytes
+        measured[(size, trial.launch)] = ref.measure(size, trial.launch)
 
     run = RunStore.create(name, store.path)
     try:
@@ -374,8 +404,8 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     finally:
         ref.stop()
     ok = [t for t in run.read_trials() if t.ok and t.p50_ns]
-    p50 = {(t.point.payload_bytes, t.trial): float(t.p50_ns) for t in ok}
-    tput = {(t.point.payload_bytes, t.trial): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
+    p50 = {(t.point.payload_bytes, t.launch): float(t.p50_ns) for t in ok}
+    tput = {(t.point.payload_bytes, t.launch): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
     per_size = []
     for size in sizes:
         keys = [(s, t) for s, t in sorted(measured) if s == size and (s, t) in p50]
@@ -387,23 +417,27 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
             "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
 
 
+def _interval_text(ci: list[float | None] | None) -> str:
+    return "[-]" if not ci or ci[0] is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
 def format_result(result: dict[str, Any]) -> str:
     lines = []
     for comp in result["comparisons"]:
         lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}: {comp['what']}")
         scale = "p50 / 2" if comp["halved"] else "p50"
-        lines.append(f"{'payload':>9} {'orbench ' + scale:>16} {'reference':>12} {'ratio':>6}  range         pairs  load")
+        lines.append(f"{'payload':>9} {'orbench ' + scale:>16} {'reference':>12} {'ratio':>6}  95% interval    "
+                     f"pairs  load     vs {result['goal_ratio']}")
         for r in comp["rows"]:
             if r["ratio"] is None:
                 lines.append(f"{r['payload_bytes']:>8}B  no paired measurement")
                 continue
-            flag = "" if r["meets_goal"] else f"  > {result['goal_ratio']}"
             load = r["loadavg_1m"]
-            tput = (f"  receiver msgs/s orbench/reference {r['throughput_ratio']:.3f}"
-                    if r.get("throughput_ratio") is not None else "")
+            tput = (f"  receiver msgs/s orbench/reference {r['throughput_ratio']:.3f} "
+                    f"{_interval_text(r.get('throughput_ratio_ci'))}" if r.get("throughput_ratio") is not None else "")
             lines.append(f"{r['payload_bytes']:>8}B {r['orbench_p50_ns'] / 1e3:>13.2f} us {r['reference_p50_ns'] / 1e3:>9.2f} us "
-                         f"{r['ratio']:>6.3f}  [{r['ratio_range'][0]:.3f}, {r['ratio_range'][1]:.3f}] {r['pairs']:>4}"
-                         f"  {min(load):.1f}-{max(load):.1f}{flag}{tput}")
+                         f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>4}"
+                         f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}{tput}")
         lines.append("")
     for name, why in result.get("missing", {}).items():
         lines.append(f"{name}: not measured: {why}")
