@@ -5,10 +5,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * The read side shared by the NIO, JNI and FFM links: a 64 KB receive buffer (direct or heap, as the
- * subclass wants) that one receive call fills with whatever has arrived, so a header and a small body
- * usually take one call, as java-socket's BufferedInputStream does. Headers and control replies are copied
- * out to Java arrays; payloads the server only counts are dropped in place ({@link #discard}).
+ * The read side shared by every Java socket link (java.net.Socket streams, NIO, JNI, FFM): a 64 KB receive
+ * buffer (direct or heap, as the subclass wants) that one receive call fills with whatever has arrived, so a
+ * header and a small body usually take one call. Headers and control replies are copied out to Java arrays;
+ * payloads the server only counts are dropped in place ({@link #discard}).
  */
 public abstract class BufferedLink implements Link {
   protected static final int BUFFER_BYTES = 64 * 1024;
