@@ -1,5 +1,5 @@
 """`orbench fidelity`: a real short run of the rows (orbench's c-socket against sockperf and the plain C ping-pong,
-twoway and oneway, java-socket against the plain Java one, its omniORB worker against the bare omniORB loop), and
+twoway and oneway, java-socket and python-socket against the plain Java and Python ones, its omniORB worker against the bare omniORB loop), and
 the report section on it and on a run from before the omniORB row."""
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ def require_references() -> None:
         pytest.skip(f"missing: {missing} (make deps cpp)")
 
 
-ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "omniorb-loop")
+ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "python-pingpong", "omniorb-loop")
 
 
 @pytest.mark.slow  # a small fidelity experiment
 def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
-    require_targets("c-socket", "omniorb", "java-socket")
+    require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
     store, result = run_fidelity([16], pairs=6, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path,
                                  rows=ROWS)
@@ -60,7 +60,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
         assert sorted(t.launch for t in trials) == list(range(6)), name
         assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
         assert row["verdict"] in ("within", "beyond", "unresolved"), name
-    for name in ("omniorb-loop", "c-pingpong", "java-pingpong"):
+    for name in ("omniorb-loop", "c-pingpong", "java-pingpong", "python-pingpong"):
         assert len(list((store.samples_dir / name).glob("*.i64"))) == 6, name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 

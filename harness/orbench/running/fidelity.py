@@ -23,6 +23,8 @@ orbench process against many reference processes compared one draw with many.
   receiver's throughput (messages from the first timed call to a final round trip).
 - `java-pingpong`, `java-pingpong-oneway`: the same for the Java socket baseline against JavaPingpong, the same
   program on plain java.net.Socket (the JVM on PATH, the worker's heap and collector flags).
+- `python-pingpong`, `python-pingpong-oneway`: the same for the Python socket baseline against
+  harness/workers/python/fidelity_pingpong.py, the same program on the socket module (the workers' interpreter).
 
 Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run. Warm-up: sockperf
 leaves its first 400 ms out of its statistics, so orbench's trials (and the omniORB loop's runs) get 20000
@@ -67,6 +69,8 @@ LOOP_EXECUTABLE = "cpp/build/orbench-omniorb-loop"
 PINGPONG_EXECUTABLE = "cpp/build/orbench-c-pingpong"
 JAVA_PINGPONG_JAR = "java/target/orbench-workers.jar"
 JAVA_PINGPONG_CLASS = "org.orbench.fidelity.JavaPingpong"
+PYTHON = "harness/workers/python/build/venv/bin/python"  # the Python workers' interpreter (`make python`)
+PYTHON_PINGPONG = "harness/workers/python/fidelity_pingpong.py"
 READY_TIMEOUT_S = 30.0
 _P50 = re.compile(r"percentile 50\.000 =\s*([\d.]+)")
 _OBS = re.compile(r"Total (\d+) observations")
@@ -235,9 +239,19 @@ def _java_pingpong() -> list[str]:
             str(repo_root() / JAVA_PINGPONG_JAR), JAVA_PINGPONG_CLASS]
 
 
+# Each plain ping-pong: the file it runs from, how it is described, and the make target that builds it.
+_PINGPONGS = {
+    "c": (PINGPONG_EXECUTABLE, "orbench-c-pingpong (cpp/fidelity/c_pingpong.c): plain C", "cpp"),
+    "java": (JAVA_PINGPONG_JAR, "JavaPingpong (java/src/main/java/org/orbench/fidelity/): plain java.net.Socket",
+             "java"),
+    "python": (PYTHON, f"{PYTHON_PINGPONG}: plain Python socket module", "python"),
+}
+
+
 class Pingpong:
-    """A plain ping-pong program (orbench-c-pingpong, or JavaPingpong on java.net.Socket): its server for the whole
-    run, one client run of `calls` calls per pair."""
+    """A plain ping-pong program (orbench-c-pingpong, JavaPingpong on java.net.Socket, fidelity_pingpong.py on
+    Python's socket module): its server restarted with each orbench launch, one client run of `calls` calls per
+    pair."""
 
     halve_orbench = False
 
@@ -245,25 +259,26 @@ class Pingpong:
                  samples: Path):
         self.name, self.mode = name, mode
         self.placement, self.host, self.calls, self.warmup = placement, host, calls, warmup
-        java = name.startswith("java")
-        self.describe = (f"orbench {ROWS[name][0]} {mode} p50 vs "
-                         + ("JavaPingpong (java/src/main/java/org/orbench/fidelity/): plain java.net.Socket"
-                            if java else "orbench-c-pingpong (cpp/fidelity/c_pingpong.c): plain C")
-                         + " client and server moving the same bytes"
+        self.language = name.split("-")[0]
+        path, what, self.make_target = _PINGPONGS[self.language]
+        self.describe = (f"orbench {ROWS[name][0]} {mode} p50 vs {what} client and server moving the same bytes"
                          + ("; receiver throughput as orbench / reference" if mode == "oneway" else ""))
-        self.java = java
-        self.executable = repo_root() / (JAVA_PINGPONG_JAR if java else PINGPONG_EXECUTABLE)
+        self.executable = repo_root() / path
         self.log = logs / f"{name}.log"
         self.samples = samples
         self.port = 0
         self.server: subprocess.Popen | None = None
 
     def _command(self) -> list[str]:
-        return _java_pingpong() if self.java else [str(self.executable)]
+        if self.language == "java":
+            return _java_pingpong()
+        if self.language == "python":
+            return [str(self.executable), str(repo_root() / PYTHON_PINGPONG)]
+        return [str(self.executable)]
 
     def start(self) -> None:
         if not self.executable.is_file():
-            raise UserError(f"{self.executable} is missing (built by `make {'java' if self.java else 'cpp'}`)")
+            raise UserError(f"{self.executable} is missing (built by `make {self.make_target}`)")
         self.port = _free_port(self.host)
         with open(self.log, "ab") as out:
             self.server = subprocess.Popen(
@@ -333,7 +348,8 @@ def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
 # Each row: the reference's name -> the orbench target and mode it is compared with.
 ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "c-pingpong-oneway": ("c-socket", "oneway"), "java-pingpong": ("java-socket", "twoway"),
-        "java-pingpong-oneway": ("java-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
+        "java-pingpong-oneway": ("java-socket", "oneway"), "python-pingpong": ("python-socket", "twoway"),
+        "python-pingpong-oneway": ("python-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
 
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: int = 20, calls: int = 10000,

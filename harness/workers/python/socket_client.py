@@ -106,7 +106,9 @@ class SocketConnection:
                 if got < reply_size:
                     read(reply_size, got)
         if kind == w.ONEWAY:
-            return Call(send, None)
+            # Unsplit, the socket's own sendall is the call: no Python frame of ours between the clock reads
+            # (a closure around it cost ~5% of a 1 us oneway against a plain program's loop).
+            return Call(send, None) if self.split_writes else Call(sendall, request)
 
         def check(_) -> None:
             if self.reply[7] != w.REPLY | kind or (

@@ -1,5 +1,6 @@
 """The Python socket baseline's server (target python-socket): one thread per connection, each reading
-whatever is available into one preallocated buffer (recv_into) and answering each request with one write."""
+what is available (up to BULK_READ_BYTES) into one preallocated buffer (recv_into) and answering each request
+with one write."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from orbench_worker.server import Counters, ServerArgs, Started, run_server  # n
 
 # The read buffer's first size; it grows (once per new largest message) to hold a whole message.
 READ_BUFFER = 256 * 1024
+# The most one read takes in (or the last message's size, if larger): a burst of small messages comes in with one
+# call, while a message over this size is read to its end and no further, as the C baseline reads (in a flood of
+# large oneways a partial message at the buffer's end was copied to its front, twice, every few messages).
+BULK_READ_BYTES = 16 * 1024
 
 
 class Connection:
@@ -71,6 +76,7 @@ class Connection:
         twoway_reply = bytearray(w.header(w.REPLY | w.TWOWAY, w.PREAMBLE.size) + bytes(w.PREAMBLE.size))
         patch_id = w.REQUEST_ID.pack_into
         rid = 0
+        bulk = BULK_READ_BYTES  # what a read may take before a header is known: the last message's size, or more
         while True:
             # Every complete message in the buffer, then read whatever is available after them.
             need = HB
@@ -97,10 +103,11 @@ class Connection:
                         return
                 rid += 1
                 start += need
+                bulk = need if need > BULK_READ_BYTES else BULK_READ_BYTES
                 need = HB
             if start == filled:
                 start = filled = 0
-                n = recv_into(view)
+                n = recv_into(view, bulk)
             else:
                 if start + need > len(buf):
                     # A partial message that does not fit behind `start`: to the front of the buffer, a larger
@@ -115,7 +122,8 @@ class Connection:
                     else:
                         view[:rest] = bytes(view[start:filled])
                     start, filled = 0, rest
-                n = recv_into(view[filled:])
+                # A large message is read exactly to its end, so no partial one is left behind it to be moved.
+                n = recv_into(view[filled:], start + need - filled if need > BULK_READ_BYTES else min(bulk, len(buf) - filled))
             if n == 0:
                 return
             filled += n

@@ -1,0 +1,92 @@
+"""The reference of `orbench fidelity`'s Python socket rows, written as plainly as a user would with the socket
+module and sharing nothing with the python-socket worker or its kit: the bytes of orbench-c-pingpong (a 12-byte
+header of kind, 0 and payload length, little-endian, and the payload in one sendall; a 24-byte reply).
+
+    fidelity_pingpong.py server HOST PORT    serves one connection after another until its stdin closes
+    fidelity_pingpong.py client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE
+
+The client writes one little-endian int64 (ns, time.perf_counter_ns) per timed call to SAMPLES_FILE; oneway ends
+with a FLUSH round trip and prints the receiver's messages/s from the first timed call to its reply."""
+
+import select
+import socket
+import struct
+import sys
+import time
+
+TWOWAY, ONEWAY, FLUSH = 1, 2, 3
+HEADER = struct.Struct("<III")
+
+
+def read_exactly(sock, view):
+    got = 0
+    while got < len(view):
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            raise EOFError
+        got += n
+
+
+def serve(host, port):
+    listener = socket.create_server((host, port), backlog=4)
+    header, payload, reply = bytearray(12), bytearray(1 << 20), bytes(24)
+    header_view, payload_view = memoryview(header), memoryview(payload)
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:
+            return  # stdin readable or closed: whoever started us is done
+        sock, _ = listener.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                read_exactly(sock, header_view)
+                kind, _, length = HEADER.unpack(header)
+                read_exactly(sock, payload_view[:length])
+                if kind != ONEWAY:
+                    sock.sendall(reply)
+        except (EOFError, OSError):
+            sock.close()
+
+
+def call(host, port, mode, payload_bytes, calls, warmup, samples_file):
+    oneway = mode == "oneway"
+    sock = socket.create_connection((host, port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    request = HEADER.pack(ONEWAY if oneway else TWOWAY, 0, payload_bytes) + bytes(i & 0xFF for i in range(payload_bytes))
+    flush = HEADER.pack(FLUSH, 0, 0)
+    reply = memoryview(bytearray(24))
+    samples = [0] * calls
+    clock, sendall = time.perf_counter_ns, sock.sendall
+    first = 0
+    for i in range(warmup + calls):
+        if i == warmup:
+            if oneway:  # the oneway warm-up is read before timing starts
+                sendall(flush)
+                read_exactly(sock, reply)
+            first = clock()
+        before = clock()
+        sendall(request)
+        if not oneway:
+            read_exactly(sock, reply)
+        if i >= warmup:
+            samples[i - warmup] = clock() - before
+    if oneway:
+        sendall(flush)
+        read_exactly(sock, reply)
+        print(f"receiver_msgs_per_s {calls * 1e9 / (clock() - first):.1f}")
+    with open(samples_file, "wb") as out:
+        out.write(struct.pack(f"<{calls}q", *samples))
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "server":
+        serve(argv[2], int(argv[3]))
+    elif len(argv) == 9 and argv[1] == "client":
+        call(argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]), int(argv[7]), argv[8])
+    else:
+        sys.exit("usage: fidelity_pingpong.py server HOST PORT | "
+                 "client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
