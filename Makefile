@@ -155,7 +155,7 @@ jmh: deps jmh-build
 	exit $$status
 
 # orbench's workers vs references making the same calls (README, "The machine matters"): the C socket baseline
-# (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C and Java ping-pongs (twoway
+# (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C, Java and Python ping-pongs (twoway
 # and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop.
 bench-fidelity: deps build
 	$(ORBENCH) fidelity

@@ -11,7 +11,8 @@ from orbench.summary.summary import write_summary
 
 NAME = "fidelity"
 HELP = ("orbench's workers against references doing the same calls (c-socket vs sockperf and a plain C ping-pong, "
-        "omniORB vs a bare omniORB loop), ratio per size")
+        "java-socket and python-socket vs plain Java and Python ones, omniORB vs a bare omniORB loop), ratio per "
+        "size with its 95% interval; every pair is fresh processes on both sides")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
