@@ -50,7 +50,7 @@ help:
 	@echo "make check      run every available target through the worker contract"
 	@echo "make targets    list targets and whether each is available"
 	@echo "make jmh        build and run the JMH suite (java/jmh) per Java ORB, ingest it into results/jmh/ (~10 min)"
-	@echo "make bench-fidelity  orbench's workers vs references (sockperf, plain C/Java ping-pongs, a bare omniORB loop), ratio per size"
+	@echo "make bench-fidelity  orbench's workers vs references (sockperf, plain C/Java/Python ping-pongs, a bare omniORB loop), ratio per size"
 	@echo "variables: CAMPAIGN=name-or-file (default quick); JMH_ORBS (default jacorb glassfish), JMH_ARGS"
 
 deps: deps-system deps-python
@@ -156,6 +156,6 @@ jmh: deps jmh-build
 
 # orbench's workers vs references making the same calls (README, "The machine matters"): the C socket baseline
 # (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C, Java and Python ping-pongs (twoway
-# and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop.
+# and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop (twoway and oneway).
 bench-fidelity: deps build
 	$(ORBENCH) fidelity

@@ -6,9 +6,13 @@
 //
 //   orbench-omniorb-loop server HOST
 //       prints its IOR on one line, serves until its stdin closes
-//   orbench-omniorb-loop client IOR PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE
-//       WARMUP untimed then CALLS timed twoway send(octets) calls; writes one little-endian int64 per timed
-//       call (ns, clock_gettime(CLOCK_MONOTONIC), the clock of orbench's C++ workers) to SAMPLES_FILE
+//   orbench-omniorb-loop client IOR twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE
+//       WARMUP untimed then CALLS timed calls, twoway send(octets) or oneway push(octets); writes one
+//       little-endian int64 per timed call (ns, clock_gettime(CLOCK_MONOTONIC), the clock of orbench's C++
+//       workers) to SAMPLES_FILE. Oneway: a twoway counters() call after the warm-up and after the timed calls
+//       (omniORB serves a connection's requests in order, on that connection's thread by default, so its reply
+//       means every push before it was dispatched); prints the receiver's messages/s from the first timed call
+//       to the second one's reply.
 #include <time.h>
 #include <unistd.h>
 
@@ -83,7 +87,8 @@ int serve(const std::string& host) {
   return 0;
 }
 
-int call(const char* ior, CORBA::ULong payload_bytes, size_t calls, size_t warmup, const char* samples_path) {
+int call(const char* ior, bool oneway, CORBA::ULong payload_bytes, size_t calls, size_t warmup,
+         const char* samples_path) {
   int argc = 1;
   const char* args[] = {"orbench-omniorb-loop", nullptr};
   CORBA::ORB_var orb = CORBA::ORB_init(argc, const_cast<char**>(args));
@@ -94,11 +99,24 @@ int call(const char* ior, CORBA::ULong payload_bytes, size_t calls, size_t warmu
   for (CORBA::ULong i = 0; i < payload_bytes; ++i) payload[i] = static_cast<CORBA::Octet>(i & 0xff);
   std::vector<int64_t> samples(calls);  // allocated and touched before timing
 
-  for (size_t i = 0; i < warmup; ++i) bench->send(payload);
-  for (size_t i = 0; i < calls; ++i) {
-    const int64_t before = now_ns();
-    bench->send(payload);
-    samples[i] = now_ns() - before;
+  if (oneway) {
+    for (size_t i = 0; i < warmup; ++i) bench->push(payload);
+    bench->counters();
+    const int64_t first = now_ns();
+    for (size_t i = 0; i < calls; ++i) {
+      const int64_t before = now_ns();
+      bench->push(payload);
+      samples[i] = now_ns() - before;
+    }
+    bench->counters();
+    std::printf("receiver_msgs_per_s %.1f\n", static_cast<double>(calls) * 1e9 / static_cast<double>(now_ns() - first));
+  } else {
+    for (size_t i = 0; i < warmup; ++i) bench->send(payload);
+    for (size_t i = 0; i < calls; ++i) {
+      const int64_t before = now_ns();
+      bench->send(payload);
+      samples[i] = now_ns() - before;
+    }
   }
 
   std::FILE* out = std::fopen(samples_path, "wb");
@@ -116,9 +134,9 @@ int main(int argc, char** argv) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "samples are written in the machine's byte order");
   try {
     if (argc == 3 && std::string(argv[1]) == "server") return serve(argv[2]);
-    if (argc == 7 && std::string(argv[1]) == "client") {
-      return call(argv[2], static_cast<CORBA::ULong>(std::strtoul(argv[3], nullptr, 10)),
-                  std::strtoull(argv[4], nullptr, 10), std::strtoull(argv[5], nullptr, 10), argv[6]);
+    if (argc == 8 && std::string(argv[1]) == "client") {
+      return call(argv[2], std::string(argv[3]) == "oneway", static_cast<CORBA::ULong>(std::strtoul(argv[4], nullptr, 10)),
+                  std::strtoull(argv[5], nullptr, 10), std::strtoull(argv[6], nullptr, 10), argv[7]);
     }
   } catch (const CORBA::Exception& error) {
     std::fprintf(stderr, "orbench-omniorb-loop: CORBA exception %s\n", error._name());
@@ -126,6 +144,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: orbench-omniorb-loop server HOST\n"
-               "       orbench-omniorb-loop client IOR PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n");
+               "       orbench-omniorb-loop client IOR twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n");
   return 2;
 }

@@ -29,7 +29,8 @@ def require_references() -> None:
         pytest.skip(f"missing: {missing} (make deps cpp)")
 
 
-ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "python-pingpong", "omniorb-loop")
+ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "python-pingpong", "omniorb-loop",
+        "omniorb-loop-oneway")
 
 
 @pytest.mark.slow  # a small fidelity experiment
@@ -45,8 +46,9 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert set(comps) == set(ROWS) and not result["missing"]
     assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
     # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
-    (oneway,) = comps["c-pingpong-oneway"]["rows"]
-    assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
+    for name in ("c-pingpong-oneway", "omniorb-loop-oneway"):
+        (oneway,) = comps[name]["rows"]
+        assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
     for name, comp in comps.items():
         (row,) = comp["rows"]
         assert row["pairs"] == 6, name
@@ -60,7 +62,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
         assert sorted(t.launch for t in trials) == list(range(6)), name
         assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
         assert row["verdict"] in ("within", "beyond", "unresolved"), name
-    for name in ("omniorb-loop", "c-pingpong", "java-pingpong", "python-pingpong"):
+    for name in ("omniorb-loop", "omniorb-loop-oneway", "c-pingpong", "java-pingpong", "python-pingpong"):
         assert len(list((store.samples_dir / name).glob("*.i64"))) == 6, name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 

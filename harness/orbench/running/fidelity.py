@@ -16,7 +16,8 @@ orbench process against many reference processes compared one draw with many.
   back (its own header inside): the same 2P + 36 bytes per round trip.
 - `omniorb-loop`: orbench's omniORB worker, twoway `send(octets)` of P bytes, against `orbench-omniorb-loop`
   (cpp/fidelity/): a minimal omniORB client making the same stub call, one pair of clock reads per call, to a
-  servant that does nothing; the same GIOP bytes both ways.
+  servant that does nothing; the same GIOP bytes both ways. `omniorb-loop-oneway`: the same with oneway
+  `push(octets)`, client time per call and the receiver's messages/s.
 - `c-pingpong` (twoway) and `c-pingpong-oneway`: orbench's C socket baseline against `orbench-c-pingpong`
   (cpp/fidelity/c_pingpong.c), a plain C client and server of a few dozen lines moving the same bytes (a 12-byte
   header and the payload in one send(); a 24-byte reply). Oneway compares the client's time per call and the
@@ -187,17 +188,21 @@ class Sockperf:
 
 
 class OmniorbLoop:
-    """orbench-omniorb-loop: its server for the whole run, one client run of `calls` calls per pair."""
+    """orbench-omniorb-loop: its server restarted with each orbench launch, one client run of `calls` calls per
+    pair."""
 
-    name = "omniorb-loop"
     halve_orbench = False
-    describe = ("orbench omniorb twoway send(octets) p50 vs orbench-omniorb-loop (cpp/fidelity/omniorb_loop.cpp): "
-                "the same stub call in a bare loop, one clock read pair per call, to a servant that does nothing")
 
-    def __init__(self, placement: Placement, host: str, calls: int, warmup: int, logs: Path, samples: Path):
+    def __init__(self, name: str, mode: str, placement: Placement, host: str, calls: int, warmup: int, logs: Path,
+                 samples: Path):
+        self.name, self.mode = name, mode
+        operation = "oneway push(octets)" if mode == "oneway" else "twoway send(octets)"
+        self.describe = (f"orbench omniorb {operation} p50 vs orbench-omniorb-loop (cpp/fidelity/omniorb_loop.cpp): "
+                         "the same stub call in a bare loop, one clock read pair per call, to a servant that does "
+                         "nothing" + ("; receiver throughput as orbench / reference" if mode == "oneway" else ""))
         self.placement, self.host, self.calls, self.warmup = placement, host, calls, warmup
         self.executable = repo_root() / LOOP_EXECUTABLE
-        self.log = logs / "omniorb-loop.log"
+        self.log = logs / f"{name}.log"
         self.samples = samples
         self.ior = ""
         self.server: subprocess.Popen | None = None
@@ -216,15 +221,18 @@ class OmniorbLoop:
 
     def measure(self, payload_bytes: int, trial: int) -> ReferenceRun:
         self.samples.mkdir(parents=True, exist_ok=True)
-        path = self.samples / f"omniorb-loop-{payload_bytes}B-t{trial}.i64"
-        argv = self.placement.prefix("client") + [str(self.executable), "client", self.ior, str(payload_bytes),
-                                                  str(self.calls), str(self.warmup), str(path)]
-        with open(self.log, "ab") as err:
-            proc = subprocess.run(argv, stdout=err, stderr=err, timeout=120 + (self.calls + self.warmup) * 0.002)
+        path = self.samples / f"{self.name}-{payload_bytes}B-t{trial}.i64"
+        argv = self.placement.prefix("client") + [str(self.executable), "client", self.ior, self.mode,
+                                                  str(payload_bytes), str(self.calls), str(self.warmup), str(path)]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + (self.calls + self.warmup) * 0.002)
+        with open(self.log, "a") as out:
+            out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
             raise UserError(f"orbench-omniorb-loop client failed (exit {proc.returncode}); its stderr is in {self.log}")
+        m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
         samples = read_samples(path)
-        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0])
+        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
+                            float(m.group(1)) if m else None)
 
     def stop(self) -> None:
         _stop(self.server)
@@ -349,7 +357,8 @@ def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
 ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "c-pingpong-oneway": ("c-socket", "oneway"), "java-pingpong": ("java-socket", "twoway"),
         "java-pingpong-oneway": ("java-socket", "oneway"), "python-pingpong": ("python-socket", "twoway"),
-        "python-pingpong-oneway": ("python-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway")}
+        "python-pingpong-oneway": ("python-socket", "oneway"), "omniorb-loop": ("omniorb", "twoway"),
+        "omniorb-loop-oneway": ("omniorb", "oneway")}
 
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: int = 20, calls: int = 10000,
@@ -398,7 +407,7 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     elif "pingpong" in name:
         ref = Pingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     else:
-        ref = OmniorbLoop(pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
+        ref = OmniorbLoop(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     measured: dict[tuple[int, int], ReferenceRun] = {}
     launch_of_server = [0]  # the orbench launch the reference's server was started for
 
