@@ -37,7 +37,8 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
     out = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for r in comp["rows"]:
         ratio, spread, load = r.get("ratio"), r.get("ratio_range"), r.get("loadavg_1m")
-        over = ratio is not None and goal is not None and ratio > goal
+        # Against the goal: the interval's verdict where the run has one, else (older runs) the median alone.
+        over = r.get("verdict") == "beyond" if "verdict" in r else (ratio is not None and goal is not None and ratio > goal)
         ci = r.get("ratio_ci") or [None, None]
         cells = [f"{r['payload_bytes']} B", _us(r.get("orbench_p50_ns")), _us(r.get("reference_p50_ns")),
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),

@@ -224,18 +224,24 @@ class OmniorbLoop:
         path = self.samples / f"{self.name}-{payload_bytes}B-t{trial}.i64"
         argv = self.placement.prefix("client") + [str(self.executable), "client", self.ior, self.mode,
                                                   str(payload_bytes), str(self.calls), str(self.warmup), str(path)]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + (self.calls + self.warmup) * 0.002)
-        with open(self.log, "a") as out:
-            out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
-        if proc.returncode != 0:
-            raise UserError(f"orbench-omniorb-loop client failed (exit {proc.returncode}); its stderr is in {self.log}")
-        m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
-        samples = read_samples(path)
-        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
-                            float(m.group(1)) if m else None)
+        return _run_client(argv, path, self.calls + self.warmup, self.log, self.name)
 
     def stop(self) -> None:
         _stop(self.server)
+
+
+def _run_client(argv: list[str], samples_path: Path, calls: int, log: Path, what: str) -> ReferenceRun:
+    """One run of a reference's client: its samples file read, its oneway receiver rate (a
+    `receiver_msgs_per_s N` line) taken from its output, which goes to the log."""
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + calls * 0.002)
+    with open(log, "a") as out:
+        out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
+    if proc.returncode != 0:
+        raise UserError(f"{what} client failed (exit {proc.returncode}); its output is in {log}")
+    m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
+    samples = read_samples(samples_path)
+    return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
+                        float(m.group(1)) if m else None)
 
 
 def _java_pingpong() -> list[str]:
@@ -300,15 +306,7 @@ class Pingpong:
         argv = self.placement.prefix("client") + self._command() + [
             "client", self.host, str(self.port), self.mode, str(payload_bytes), str(self.calls), str(self.warmup),
             str(path)]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + (self.calls + self.warmup) * 0.002)
-        with open(self.log, "a") as out:
-            out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
-        if proc.returncode != 0:
-            raise UserError(f"{self.name} client failed (exit {proc.returncode}); its output is in {self.log}")
-        m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
-        samples = read_samples(path)
-        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
-                            float(m.group(1)) if m else None)
+        return _run_client(argv, path, self.calls + self.warmup, self.log, self.name)
 
     def stop(self) -> None:
         _stop(self.server)
@@ -347,7 +345,6 @@ def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
         "ratio": ratio,
         "ratio_ci": [interval.low, interval.high] if interval else None,
         "ratio_range": [min(ratios), max(ratios)] if ratios else None,
-        "meets_goal": None if ratio is None else ratio <= GOAL_RATIO,
         "verdict": verdict(interval.low, interval.high) if interval else "unresolved",
         "loadavg_1m": [r.loadavg_1m for _, r in pairs],
     }
@@ -409,16 +406,17 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     else:
         ref = OmniorbLoop(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
     measured: dict[tuple[int, int], ReferenceRun] = {}
-    launch_of_server = [0]  # the orbench launch the reference's server was started for
+    server_launch = 0  # the orbench launch the reference's server was started for
 
     def after_trial(runner: Runner, trial: Trial) -> None:
         # The orbench workers sit idle (blocked in a read) while the reference runs.
+        nonlocal server_launch
         if not trial.ok:
             return
-        if trial.launch != launch_of_server[0]:
+        if trial.launch != server_launch:
             ref.stop()
             ref.start()
-            launch_of_server[0] = trial.launch
+            server_launch = trial.launch
         size = trial.point.payload_bytes
         measured[(size, trial.launch)] = ref.measure(size, trial.launch)
 

@@ -107,7 +107,7 @@ class SocketConnection:
                     read(reply_size, got)
         if kind == w.ONEWAY:
             # Unsplit, the socket's own sendall is the call: no Python frame of ours between the clock reads
-            # (a closure around it cost ~5% of a 1 us oneway against a plain program's loop).
+            # (16 and 64 KB oneways against a plain program: 1.04-1.08x with a closure around it, 1.01-1.05x without).
             return Call(send, None) if self.split_writes else Call(sendall, request)
 
         def check(_) -> None:
