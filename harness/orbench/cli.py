@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        p = sub.add_parser(command.NAME, help=command.HELP)
+        # argparse %-formats a subcommand's help (for %(default)s); a HELP is plain text, so its % is literal.
+        p = sub.add_parser(command.NAME, help=command.HELP.replace("%", "%%"), description=command.HELP)
         command.add_arguments(p)
         p.set_defaults(func=command.run)
     return parser
