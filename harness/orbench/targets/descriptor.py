@@ -46,6 +46,18 @@ PARAMETER_SEPARATOR = "@"
 
 
 @dataclass(frozen=True)
+class ThreadingSetting:
+    """One server concurrency setting of a target's [threading] table: a name a campaign uses, the
+    middleware's own words for it (recorded in the manifest) and the server arguments that select it; a sized
+    one is named NAME-SIZE in a campaign and takes {size} in its words and args."""
+
+    name: str
+    words: str
+    args: tuple[str, ...]
+    sized: bool = False
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     description: str
@@ -76,6 +88,12 @@ class Target:
     parameter: str | None = None
     parameter_default: int | None = None
     parameter_value: int | None = None
+    # Load at scale (PROTOCOL.md): its client takes `threads`; its server takes --objects and its client `objects`.
+    client_threads: bool = False
+    objects: bool = False
+    # [threading]: the server's concurrency settings, and the name of the one it runs as shipped.
+    threading: tuple[ThreadingSetting, ...] = ()
+    threading_default: str | None = None
 
     @property
     def descriptor(self) -> str:
@@ -190,7 +208,23 @@ def read_descriptor(path: Path) -> Target:
         parameter=parameter["name"] if parameter else None,
         parameter_default=parameter["default"] if parameter else None,
         parameter_value=parameter["default"] if parameter else None,
+        client_threads=bool(supports.get("client_threads")),
+        objects=bool(supports.get("objects")),
+        threading=threading_settings(path, data.get("threading")),
+        threading_default=(data.get("threading") or {}).get("default"),
     )
+
+
+def threading_settings(path: Path, table: dict[str, Any] | None) -> tuple[ThreadingSetting, ...]:
+    """A descriptor's [threading] tables; its `default` must name one of them."""
+    if not table:
+        return ()
+    settings = tuple(ThreadingSetting(name, t["words"], tuple(t["args"]), bool(t.get("sized")))
+                     for name, t in table.items() if name != "default")
+    if table["default"] not in {s.name for s in settings}:
+        raise UserError(f"{path}: key threading.default: value {table['default']!r} is not one of its settings "
+                        f"({', '.join(s.name for s in settings) or 'none'})")
+    return settings
 
 
 def orb_arguments(orb: dict[str, Any], role: str) -> tuple[str, ...]:
