@@ -56,7 +56,8 @@ def test_bad_load_keys_name_file_key_and_value(write_campaign, extra, words):
 def test_load_keys_expand_into_points_and_interop_targets(write_campaign):
     c = read_campaign(write_campaign(BASE + 'clients = [4, 1]\nrates_hz = [0, 1000]\n'
                                             'interop = [["jacorb", "omniorb"], ["java-socket", "c-socket"]]\n'))
-    assert c.loads() == [(1, 0.0), (1, 1000.0), (4, 0.0), (4, 1000.0)]
+    assert [(s.clients, s.rate_hz) for s in c.load_plan.shapes("twoway")] == [(1, 0.0), (1, 1000.0), (4, 0.0),
+                                                                              (4, 1000.0)]
     names = [t.name for t in c.targets]
     assert names == ["omniorb", "c-socket", "jacorb->omniorb", "java-socket->c-socket"]
     pair = c.targets[2]

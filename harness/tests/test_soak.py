@@ -70,7 +70,7 @@ def test_paced_soak_of_two_clients_writes_every_interval(results_root):
     store, record = _soak(results_root, "c-socket", duration_s=3, interval_s=1, rate_hz=100, clients=2,
                           arrivals="poisson", seed=5)
     assert record.status == "finished", record.failures
-    assert store.read_manifest()["kind"] == "soak" and record.dir == "soak/same-core-twoway-octets-64B-c2-r100-c-socket-l0"
+    assert store.read_manifest()["kind"] == "soak" and record.dir == "soak/same-core-twoway-octets-64B-c2-r100-poisson-c-socket-l0"
     folder = record.path(store.path)
     rows = read_jsonl(folder / "intervals.jsonl")
     assert sorted((r["client"], r["index"]) for r in rows) == [(k, i) for k in (0, 1) for i in (0, 1, 2)]

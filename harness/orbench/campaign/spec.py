@@ -18,6 +18,7 @@ from orbench.campaign.hosts import (
     ssh_settings,
 )
 from orbench.campaign.interop import resolve_interop
+from orbench.campaign.load import LoadPlan
 from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
@@ -63,22 +64,28 @@ class Campaign:
         later = self.settings.get("jvm_rewarm" if target.is_jvm else "rewarm")
         return full if later is None else later
 
+    @property
+    def load_plan(self) -> LoadPlan:
+        """The load dimensions (clients, rates, threading, objects, the sweep) as one typed value."""
+        return LoadPlan.from_settings(self.settings)
+
     def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
-        """Every point group of one host pair and option set, in run order: per placement, per load (clients
-        outermost, so extra client workers start once), then mode, payload type, payload size."""
+        """Every point group of one host pair and option set, in run order: per placement, per server setting
+        (threading, objects: each gets its own server), per load shape (clients outermost, so extra client
+        workers start once; a sweep's steps last), then mode, payload type, payload size."""
+        plan = self.load_plan
         return [
-            PointGroup(host_pair=host_pair, placement=pl, options=options, mode=mode, payload_type=pt,
-                       payload_bytes=size, clients=n, rate_hz=rate)
+            PointGroup(host_pair=host_pair, placement=pl, options=options, threading=threading, objects=objects,
+                       object_order=plan.object_order if objects > 1 else "round-robin", mode=mode,
+                       payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
+                       rate_hz=shape.rate_hz, arrivals=shape.arrivals, offered_load=shape.offered_load)
             for pl in self.settings["placements"]
-            for (n, rate) in self.loads()
+            for (threading, objects) in plan.server_settings()
             for mode in self.settings["modes"]
+            for shape in plan.shapes(mode)
             for pt in self.settings["payload_types"]
             for size in self.settings["payload_bytes"]
         ]
-
-    def loads(self) -> list[tuple[int, float]]:
-        """(clients, rate_hz) in run order: clients outermost, so extra client workers start once."""
-        return [(n, float(r)) for n in sorted(self.settings["clients"]) for r in self.settings["rates_hz"]]
 
     def option_labels(self) -> list[str]:
         return [option_label(s) for s in self.option_sets()]
@@ -88,6 +95,15 @@ class Campaign:
             return f"{target.name} does not support mode {mode}"
         if payload_type not in target.payload_types:
             return f"{target.name} does not support payload type {payload_type}"
+        return None
+
+    def unsupported_load(self, target: Target, point: PointGroup) -> str | None:
+        """Why the target cannot make the point's clients (N threads of one process), or None."""
+        if point.clients > 1 and point.clients_as == "threads" and not target.client_threads:
+            if target.language == "python":
+                return (f"{target.name} makes no calls on threads: CPython's threads take turns at the interpreter "
+                        "lock, so they would measure the lock, not the middleware")
+            return f"{target.name} does not make its calls on threads (its descriptor claims no client_threads)"
         return None
 
     def connect_options(self, target: Target) -> dict[str, Any]:

@@ -60,11 +60,21 @@ class PointGroup:
     host_pair: str = dim("local")      # the HostPair label: "local", or "<server host>--<client host>"
     placement: str = dim()             # CPU placement of the two workers (hosts/placement.py)
     options: str = dim("")             # the option set's label (targets/options.option_label); "" for none
+    # The server's concurrency setting (a descriptor's [threading] name, "pool-16"; "default": as shipped) and
+    # how many objects it serves: both server arguments, so each value gets workers of its own.
+    threading: str = dim("default")
+    objects: int = dim(1, text=lambda v: f"{v} objects", slug=lambda v: f"o{v}")
+    object_order: str = dim("round-robin")                         # or "random" (PROTOCOL.md, "Load at scale")
     mode: str = dim()                  # twoway, oneway, echo
     payload_type: str = dim(shown=lambda v: v != "octets")
     payload_bytes: int = dim(text=lambda v: f"{v} B", slug=lambda v: f"{v}B")
-    clients: int = dim(1, text=lambda v: f"c{v}")                  # client workers against the one server
+    clients: int = dim(1, text=lambda v: f"c{v}")                  # clients against the one server
+    clients_as: str = dim("processes")                             # "threads": N threads of one client process
     rate_hz: float = dim(0.0, text=lambda v: f"r{_number(v)}")    # calls/s per client; 0 = closed loop
+    arrivals: str = dim("fixed")                                   # at a rate: "fixed" or "poisson" spacing
+    # A step of a load sweep: the offered load as a fraction of the target's closed-loop capacity measured in
+    # the same launch (running/sweep.py); 0: not a sweep step.
+    offered_load: float = dim(0.0, text=lambda v: f"offered {_number(v)}x", slug=lambda v: f"l{_number(v)}")
 
     @classmethod
     def dimensions(cls) -> list[str]:
@@ -130,12 +140,21 @@ class PointGroup:
 
     @property
     def load_label(self) -> str:
-        """"" for one closed-loop client, else e.g. "c4", "r1000" or "c4 r1000"."""
-        return self.label_of("clients", "rate_hz")
+        """"" for one closed-loop client, else e.g. "c4", "r1000", "c16 threads poisson offered 0.8x"."""
+        return self.label_of("clients", "clients_as", "rate_hz", "arrivals", "offered_load")
 
     @property
     def is_base_load(self) -> bool:
-        return self.clients == 1 and not self.rate_hz
+        return self.clients == 1 and not self.rate_hz and not self.offered_load
+
+    @property
+    def is_sweep_step(self) -> bool:
+        return self.offered_load > 0
+
+    @property
+    def server_setting(self) -> tuple[str, int]:
+        """What its server is started with beyond the option set: (threading, objects)."""
+        return self.threading, self.objects
 
 
 @dataclass(frozen=True, order=True, kw_only=True)

@@ -62,6 +62,10 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
   11: a trial not run because its point's trials failed or stalled in a row has status `given_up` (it was
      `skipped` with an error beginning "skipped after"; `skipped` now means only that the target cannot run the
      point).
+  12: points gain the load-at-scale dimensions (point.py: threading, objects, object_order, clients_as,
+     arrivals, offered_load; each at its default in an older run) and trials the load fields (trial.py:
+     offered_rate_hz, client_calls, fairness, server and client CPU utilisation, server threads, bottleneck,
+     settle_ratio); the manifest's worker records say each target's server setting in its own words.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 

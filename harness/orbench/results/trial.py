@@ -63,6 +63,20 @@ class Measurement:
     client_p50s_ns: tuple[float, ...] | None = None
     aggregate_calls_per_s: float | None = None
     start_barrier_complete: bool | None = None
+    # Load at scale (running/load_usage.py, running/sweep.py; since schema 12). offered_rate_hz: what the
+    # clients were asked to send in all (a sweep step's share of its probe's capacity, or N x rate_hz).
+    offered_rate_hz: float | None = None
+    client_calls: tuple[int, ...] | None = None    # timed calls each client (thread or process) made
+    fairness: float | None = None                  # Jain's index of the clients' calls/s: 1 = served evenly
+    server_cpu_util: float | None = None           # share of the CPUs the server may use that it used
+    client_cpu_util: float | None = None           # the clients' processes together, of the CPUs they may use
+    server_threads: int | None = None              # the server's threads at the trial's end
+    server_threads_max: int | None = None          # the most seen while the trial ran (sampled)
+    bottleneck: str | None = None                  # which side saturated: server, client, shared-cpu, none
+    settle_ratio: float | None = None              # the second half's mean latency over the first half's
+    # A serial server's service times over the trial (PROTOCOL.md, "--serial"): their mean and mean square.
+    server_service_ns: float | None = None
+    server_service_sq_ns2: float | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.
@@ -174,7 +188,8 @@ def _parse(hint: Any, text: str) -> Any:
         return None
     kind = args[0] if args else hint
     if typing.get_origin(kind) is tuple:
-        return tuple(float(v) for v in text.split(";") if v)
+        item = typing.get_args(kind)[0]
+        return tuple(item(float(v)) if item is int else float(v) for v in text.split(";") if v)
     if kind is bool:
         if text not in ("True", "False"):
             raise ValueError(f"not a boolean: {text!r}")

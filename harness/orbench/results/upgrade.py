@@ -131,10 +131,22 @@ def update_to_11(manifest: dict[str, Any], rows: Rows) -> None:
             row["status"] = "given_up"
 
 
+def update_to_12(manifest: dict[str, Any], rows: Rows) -> None:
+    """12: points gain the load-at-scale dimensions (threading, objects, object_order, clients_as, arrivals,
+    offered_load) and trials their load fields; an older run varied none of them, so each row takes the
+    dimension's default (point.py: reading a row without the column gives it) and measured none of the fields."""
+    _add_columns(rows, **dict.fromkeys(LOAD_COLUMNS_12, ""))
+
+
+LOAD_COLUMNS_12 = ("offered_rate_hz", "client_calls", "fairness", "server_cpu_util", "client_cpu_util",
+                   "server_threads", "server_threads_max", "bottleneck", "settle_ratio", "server_service_ns",
+                   "server_service_sq_ns2")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
-    11: update_to_11,
+    11: update_to_11, 12: update_to_12,
 }
 SCHEMA_VERSION = max(UPDATES)
 

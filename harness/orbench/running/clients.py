@@ -27,12 +27,18 @@ from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
 from orbench.running.measure import (
+    ServiceReading,
     TrialPlan,
     failed_answer,
     fetched_samples,
+    jain_fairness,
     latency_fields,
+    load_fields,
     oneway_fields,
+    settle_ratio,
+    start_load_sampler,
     start_watchdog,
+    total_rate_hz,
     trial_timeout_s,
 )
 from orbench.running.session import TargetSession
@@ -52,29 +58,37 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
 
     samples_file = plan.samples_file
     parts = [samples_file.with_name(f"{samples_file.stem}.client{k}.i64") for k in range(n)]
+    load = load_fields(point, plan, processes=n)
     base = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
             "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
-            "sync_timeout_ms": plan.sync_timeout_ms, "clients": n}
-    if point.rate_hz:
-        base["rate_hz"] = point.rate_hz
-    timeout = trial_timeout_s(plan, point.rate_hz, n)
+            "sync_timeout_ms": plan.sync_timeout_ms, "clients": n, **load}
+    rate = total_rate_hz(point, plan)
+    timeout = trial_timeout_s(plan, rate / n, n)
     # One watchdog for the group: the server's reads and every client's writes and CPU time.
     watchdog = start_watchdog(session, clients, plan)
 
     def run(k: int) -> dict[str, Any]:
         command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root)}
+        if "seed" in load:
+            command["seed"] = load["seed"] + k  # independent Poisson streams: their sum is Poisson at the total
         return clients[k].call(command, timeout=timeout, watch=[server],
                                on_wait=watchdog.check if watchdog else None)
 
     reading = UsageReading(session.runtime.usage_hosts())
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(run, k) for k in range(n)]
-        results: list[dict[str, Any] | WorkerError] = []
-        for f in futures:
-            try:
-                results.append(f.result())
-            except WorkerError as exc:
-                results.append(exc)
+    service = ServiceReading(server)
+    sampler = start_load_sampler(session, clients, session.hellos(n))
+    try:
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            futures = [pool.submit(run, k) for k in range(n)]
+            results: list[dict[str, Any] | WorkerError] = []
+            for f in futures:
+                try:
+                    results.append(f.result())
+                except WorkerError as exc:
+                    results.append(exc)
+    finally:
+        if sampler is not None:
+            sampler.stop()
     usage = reading.end()
     for k, r in enumerate(results):
         if isinstance(r, WorkerError):
@@ -91,7 +105,8 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     for part in parts:
         part.unlink()
 
-    span_ns = max(int(a["end_ns"]) for a in answers) - min(int(a["start_ns"]) for a in answers)
+    start_ns, end_ns = min(int(a["start_ns"]) for a in answers), max(int(a["end_ns"]) for a in answers)
+    span_ns = end_ns - start_ns
     # After the closing barrier every client saw the group's totals; the largest is the latest view.
     total = max((a.get("received") or {}).get("messages", 0) for a in answers)
     total_bytes = max((a.get("received") or {}).get("bytes", 0) for a in answers)
@@ -109,8 +124,17 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     if point.mode == "oneway":
         fields.update(oneway_fields(n * calls, timed_msgs, received_bytes, span_ns,
                                     all(bool((a.get("sync") or {}).get("complete")) for a in answers)))
-    if point.rate_hz:
+    # How evenly the server served them: each client's calls over its own span.
+    fields["client_calls"] = tuple(calls for _ in answers)
+    fields["fairness"] = jain_fairness([calls / max(1, int(a["end_ns"]) - int(a["start_ns"])) for a in answers])
+    fields.update(service.fields())
+    if sampler is not None:
+        fields.update(sampler.fields(start_ns, end_ns))
+    if rate:
+        fields["offered_rate_hz"] = round(rate, 3)
         fields["deadline_misses"] = sum(int(a.get("deadline_misses") or 0) for a in answers)
+        # The group's achieved rate: the clients' rates add up (each sends its own share).
         rates = [float(a["achieved_rate_hz"]) for a in answers if a.get("achieved_rate_hz")]
-        fields["achieved_rate_hz"] = round(float(np.mean(rates)), 3) if rates else None
+        fields["achieved_rate_hz"] = round(float(np.sum(rates)), 3) if rates else None
+        fields["settle_ratio"] = settle_ratio(pooled)
     return Measurement(**fields)

@@ -22,6 +22,7 @@ from orbench.hosts.ssh import Host, HostUnreachable
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
+from orbench.running.load_usage import LoadSampler
 from orbench.running.session import TargetSession
 from orbench.running.watchdog import Watchdog
 from orbench.stats.stats import latency_summary, read_samples
@@ -44,6 +45,10 @@ class TrialPlan:
     anatomy: str = "counters"
     # The progress watchdog's bound (running/watchdog.py, campaign key stall_timeout_s); 0: none.
     stall_timeout_s: float = 0.0
+    # A sweep step's offered rate, all clients together (running/sweep.py); None: the point's rate_hz per client.
+    offered_rate_hz: float | None = None
+    # The seed of Poisson send times (client k of a group takes seed + k); None: the workers draw their own.
+    seed: int | None = None
 
     @property
     def samples_record(self) -> str:
@@ -58,9 +63,53 @@ TRIAL_TIMEOUT_PER_CALL_S = 0.002
 SERVER_DEATH_GRACE_S = 2.0
 
 
+def total_rate_hz(point: Point, plan: TrialPlan) -> float:
+    """What the trial's clients are asked to send in all, calls/s; 0: closed loop."""
+    return plan.offered_rate_hz if plan.offered_rate_hz is not None else point.rate_hz * point.clients
+
+
+def load_fields(point: Point, plan: TrialPlan, processes: int = 1) -> dict[str, Any]:
+    """The `run` fields of the point's load (harness/PROTOCOL.md, "Load" and "Load at scale") for each of
+    `processes` client processes (their rates add up to the trial's), without "clients"."""
+    out: dict[str, Any] = {}
+    rate = total_rate_hz(point, plan)
+    if rate:
+        out["rate_hz"] = rate / processes
+        if point.arrivals != "fixed":
+            out["arrivals"] = point.arrivals
+            if plan.seed is not None:
+                out["seed"] = plan.seed
+    if point.clients_as == "threads" and point.clients > 1:
+        out["threads"] = point.clients
+    if point.objects > 1:
+        out["objects"] = point.objects
+        out["object_order"] = point.object_order
+        if point.object_order == "random" and plan.seed is not None:
+            out.setdefault("seed", plan.seed)
+    return out
+
+
+def jain_fairness(rates: list[float]) -> float | None:
+    """Jain's fairness index of the clients' throughputs: 1 when all were served alike, 1/n when one got it all
+    (Jain, Chiu and Hawe, "A Quantitative Measure of Fairness and Discrimination for Resource Allocation")."""
+    if len(rates) < 2 or not any(rates):
+        return None
+    return round(sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates)), 4)
+
+
+def settle_ratio(samples: np.ndarray) -> float | None:
+    """The mean latency of a trial's second half over its first's: about 1 when the queue had settled, above
+    when it was still growing (an open loop past capacity grows without bound)."""
+    half = samples.size // 2
+    if half < 50:
+        return None
+    first = float(np.mean(samples[:half]))
+    return round(float(np.mean(samples[half:])) / first, 4) if first > 0 else None
+
+
 def trial_timeout_s(plan: TrialPlan, rate_hz: float, clients: int = 1) -> float:
     """How long one `run` may take: the margin, every call of every client (they share the CPUs), the
-    barriers' timeout, and at a fixed rate the calls' schedule itself."""
+    barriers' timeout, and at a fixed rate the calls' schedule itself (`rate_hz` per client)."""
     paced = plan.calls / rate_hz if rate_hz else 0.0
     return (TRIAL_TIMEOUT_BASE_S + clients * (plan.calls + plan.warmup) * TRIAL_TIMEOUT_PER_CALL_S
             + plan.sync_timeout_ms / 1000 * (2 if clients > 1 else 1) + paced)
@@ -164,55 +213,110 @@ def host_shell(host: Host) -> Shell:
     return lambda script: host.run_shell(script, check=False).stdout.decode(errors="replace")
 
 
-def end_anatomy(anatomy: AnatomyReading, plan: TrialPlan, answer: dict[str, Any]) -> dict[str, Any]:
+def end_anatomy(anatomy: AnatomyReading, plan: TrialPlan, answer: dict[str, Any], threads: int = 1) -> dict[str, Any]:
     try:
-        return anatomy.end(plan.calls + plan.warmup, plan.calls, answer.get("memory"))
+        return anatomy.end(threads * (plan.calls + plan.warmup), threads * plan.calls, answer.get("memory"))
     except HostUnreachable as exc:
         raise WorkerError(f"cannot read the trial's anatomy: {exc}", "anatomy") from None
     except StraceError as exc:
         raise WorkerError(str(exc), "anatomy") from None
 
 
+class ServiceReading:
+    """A serial server's service-time moments over a trial (its `stats` answer's `service`, since it started,
+    read before and after): what the queueing known answer needs (summary/queueing.py)."""
+
+    def __init__(self, server: ServerWorker):
+        self.server = server
+        self.before = self._read()
+
+    def _read(self) -> dict[str, float] | None:
+        if not self.server.ready.get("worker", {}).get("serial"):
+            return None
+        return (self.server.stats() or {}).get("service")
+
+    def fields(self) -> dict[str, float]:
+        after = self._read() if self.before is not None else None
+        if not after or not self.before:
+            return {}
+        n = float(after["requests"]) - float(self.before["requests"])
+        if n <= 0:
+            return {}
+        return {"server_service_ns": round((float(after["busy_ns"]) - float(self.before["busy_ns"])) / n, 1),
+                "server_service_sq_ns2": (float(after["busy_sq_ns2"]) - float(self.before["busy_sq_ns2"])) / n}
+
+
+def start_load_sampler(session: TargetSession, clients: list[ClientWorker],
+                       hellos: list[dict[str, Any]]) -> LoadSampler | None:
+    """The trial's CPU and thread sampler (load_usage.py), for local workers only."""
+    server = session.server
+    assert server is not None
+    if server.via or any(c.via for c in clients) or not server.ready.get("pid"):
+        return None
+    pids = [int(h.get("pid") or c.pid) for c, h in zip(clients, hellos)]
+    return LoadSampler(int(server.ready["pid"]), pids)
+
+
 def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
-    """One trial of the target's one client. Raises WorkerError for a dead or hung worker."""
+    """One trial of the target's one client (its calls on `threads` threads for a point of N clients as
+    threads). Raises WorkerError for a dead or hung worker."""
     assert session.client is not None and session.server is not None
+    threads = point.clients if point.clients_as == "threads" else 1
     command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
                "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
                "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
-               "sync_timeout_ms": plan.sync_timeout_ms}
-    if point.rate_hz:
-        command["rate_hz"] = point.rate_hz
+               "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan)}
+    rate = total_rate_hz(point, plan)
     # The anatomy's reading first: its short commands are then outside the load window (on a remote host, where
     # orbench's processes are not told apart, they would read as other work).
     anatomy = start_anatomy(session, plan)
     reading = UsageReading(session.runtime.usage_hosts())
     watchdog = start_watchdog(session, [session.client], plan)
-    answer = session.client.call(command, timeout=trial_timeout_s(plan, point.rate_hz), watch=[session.server],
-                                 on_wait=watchdog.check if watchdog else None)
+    service = ServiceReading(session.server)
+    sampler = start_load_sampler(session, [session.client], [session.hello])
+    try:
+        answer = session.client.call(command, timeout=trial_timeout_s(plan, rate / threads, threads),
+                                     watch=[session.server], on_wait=watchdog.check if watchdog else None)
+    finally:
+        if sampler is not None:
+            sampler.stop()
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
     trial_end_unix = time.time()
     usage = reading.end()
-    anatomy_fields = end_anatomy(anatomy, plan, answer) if anatomy is not None and answer["ok"] else {}
+    anatomy_fields = (end_anatomy(anatomy, plan, answer, threads) if anatomy is not None and answer["ok"]
+                      else {})
     failed = failed_answer(answer, session.server)
     if failed:
         return failed
-    samples = fetched_samples(session, plan.samples_file, plan.store_root, plan.calls)
+    calls = plan.calls * threads
+    samples = fetched_samples(session, plan.samples_file, plan.store_root, calls)
     received = answer.get("received") or {}
     elapsed = int(answer.get("elapsed_ns") or 0)
     fields: dict[str, Any] = {
-        "status": "ok", "calls": plan.calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
+        "status": "ok", "calls": calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
         **latency_fields(samples), "elapsed_ns": elapsed or None,
         "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
         "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(),
     }
     if elapsed:
-        fields["aggregate_calls_per_s"] = round(plan.calls / elapsed * 1e9, 1)
-    if point.rate_hz:
+        fields["aggregate_calls_per_s"] = round(calls / elapsed * 1e9, 1)
+    if threads > 1:
+        thread_calls = tuple(int(n) for n in answer.get("thread_calls") or ())
+        fields["client_calls"] = thread_calls or None
+        fields["fairness"] = jain_fairness([float(n) for n in thread_calls])
+    fields.update(service.fields())
+    if sampler is not None:
+        start = answer.get("start_ns")
+        fields.update(sampler.fields(int(start) if start is not None else None,
+                                     int(answer["end_ns"]) if answer.get("end_ns") is not None else None))
+    if rate:
+        fields["offered_rate_hz"] = round(rate, 3)
         fields["deadline_misses"] = answer.get("deadline_misses")
         fields["achieved_rate_hz"] = answer.get("achieved_rate_hz")
+        fields["settle_ratio"] = settle_ratio(samples)
     if point.mode == "oneway":
-        fields.update(oneway_fields(plan.calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
+        fields.update(oneway_fields(calls, int(received.get("messages") or 0), int(received.get("bytes") or 0),
                                     elapsed, bool((answer.get("sync") or {}).get("complete"))))
         if "warmup_sync" in answer:
             # Incomplete: late warm-up messages were counted as timed ones, and may have hidden loss.

@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -47,6 +48,7 @@ from orbench.running.schedule import (
     new_seed,
     round_order,
     steps,
+    sweep_last,
     total_group_runs,
 )
 from orbench.running.session import TargetSession
@@ -54,7 +56,9 @@ from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
 from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import SteadyState, warm_until_steady
 from orbench.running.stopping import StoppingRule
+from orbench.running.sweep import SweepState
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
+from orbench.targets.server_settings import Unsupported, server_setting
 
 # Trial statuses that --resume does not run again.
 FINISHED_STATUSES = ("ok", "skipped", GIVEN_UP)
@@ -96,6 +100,8 @@ class Runner:
         self.done_groups: set[tuple[PointGroup, int]] = set()
         self.launches = int(campaign.settings.get("launches") or 1)
         self.launch, self.launch_seed = 0, 0  # the launch running now and the seed of its orders
+        # The load sweep of the launch running now (campaign key sweep): each step's rate, and when to stop.
+        self.sweeps = SweepState(campaign.load_plan)
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
@@ -209,6 +215,7 @@ class Runner:
             info = self.manifest["targets"][session.target.name]["workers"]
             info[block.label] = {
                 "host_pair": block.pair.label, "placement": block.placement, "options": block.options,
+                **({"server_setting": session.setting.as_dict()} if session.setting is not None else {}),
                 "server": session.server.ready.get("worker") if session.server else None,
                 "endpoint": session.server.endpoint if session.server else None,
                 "client": session.hello.get("worker"),
@@ -260,6 +267,10 @@ class Runner:
     def _start_launch(self, launch: int, seed: int) -> None:
         """A launch's record in the manifest: its number and the seed of its orders (a resume adds none twice)."""
         self.launch, self.launch_seed = launch, seed
+        self.sweeps = SweepState(self.campaign.load_plan)
+        for (_, done_launch, _), trial in sorted(self.finished.items(), key=lambda kv: kv[1].seq):
+            if done_launch == launch:  # a resumed launch: its finished probes and steps, as they ran
+                self.sweeps.note(trial)
         with self._lock:
             records = self.manifest.setdefault("launches", [])
             if not any(r.get("launch") == launch for r in records):
@@ -284,7 +295,8 @@ class Runner:
     def _run_step(self, step: tuple[Block, ...], launch: int) -> None:
         """Every pair's workers of one placement and option set, started afresh for this launch, then its point
         groups one after the other in the launch's order, each group's rounds interleaved across the pairs."""
-        order = launch_order(tuple(range(len(step[0].groups))), self.launch_seed)
+        order = sweep_last(step[0].groups, launch_order(tuple(range(len(step[0].groups))), self.launch_seed),
+                           self.launch_seed)
         step = tuple(replace(b, groups=tuple(b.groups[i] for i in order)) for b in step)
         try:
             self.lanes = [self._open_lane(b) for b in step]
@@ -324,9 +336,14 @@ class Runner:
             if plan.unsupported:
                 lane.broken[t.name] = f"unsupported: {plan.unsupported}"
                 continue
+            try:
+                setting = server_setting(t, block.threading, block.objects)
+            except Unsupported as exc:
+                lane.broken[t.name] = f"unsupported: {exc}"
+                continue
             tag = block.groups[0].with_target(t.name).workers_slug
-            session = TargetSession(t.with_server_args(plan.server_args), lane.runtime, self.store.logs_dir,
-                                    plan.client, tag)
+            session = TargetSession(t.with_server_args(plan.server_args + setting.args), lane.runtime,
+                                    self.store.logs_dir, plan.client, tag, setting=setting)
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
@@ -349,7 +366,10 @@ class Runner:
         if self.campaign.is_soak:
             self._run_soak_groups(lane_groups)
             return
-        running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group)))
+        # A sweep step runs one trial per launch: its interval is over launches, and its rate is a share of the
+        # launch's own capacity probe.
+        running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group),
+                                                           rounds=1 if group.is_sweep_step else None))
                    for lane, group in lane_groups if (group, self.launch) not in self.done_groups]
         if running:
             self.progress.group_started()
@@ -483,7 +503,10 @@ class Runner:
             done = self.finished.get((point, self.launch, trials.rounds))
             if done is None:
                 self._hold(lane, t.name)
-            trials.add(t.name, done if done is not None else self._run_trial(lane, point, t, trials.rounds))
+            result = done if done is not None else self._run_trial(lane, point, t, trials.rounds)
+            trials.add(t.name, result)
+            if done is None:
+                self.sweeps.note(result)
         trials.rounds += 1
 
     def _hold(self, lane: Lane, measured: str) -> None:
@@ -533,9 +556,15 @@ class Runner:
 
     def _run_trial(self, lane: Lane, point: Point, target: Target, trial: int) -> Trial:
         broken = lane.broken
-        why_not = self.campaign.unsupported(target, point.mode, point.payload_type)
+        why_not = (self.campaign.unsupported(target, point.mode, point.payload_type)
+                   or self.campaign.unsupported_load(target, point))
         if why_not:
             return self._finish(point, trial, Measurement(status="skipped", error=why_not))
+        offered = None
+        if point.is_sweep_step and target.name not in broken:
+            offered, why_not = self.sweeps.rate_for(point)
+            if why_not:
+                return self._finish(point, trial, Measurement(status="skipped", error=why_not))
         if given_up := self.skips.reason(point):
             return self._finish(point, trial, Measurement(status=GIVEN_UP, error=given_up))
         if target.name in broken:
@@ -549,7 +578,7 @@ class Runner:
             if first and self.steady is not None:
                 self._warm_until_steady(session, point)
                 first = False  # warm now: the trial gets the short rewarm
-            measurement = self._measure(session, point, trial, first)
+            measurement = self._measure(session, point, trial, first, offered)
         except WorkerError as exc:
             measurement = Measurement(status="failed", error=str(exc))
             self._check_pair(lane)
@@ -594,26 +623,32 @@ class Runner:
             lane.broken[session.target.name] = f"could not restart after a failure: {exc}"
             lane.sessions.pop(session.target.name, None)
 
-    def _plan(self, session: TargetSession, point: Point, trial: int | None, first: bool) -> TrialPlan:
+    def _plan(self, session: TargetSession, point: Point, trial: int | None, first: bool,
+              offered_rate_hz: float | None = None) -> TrialPlan:
         """A latency trial's plan, or (trial None) the anatomy mode's traced trial's; `first`: the first trial
-        these workers run at the point (the full warm-up)."""
+        these workers run at the point (the full warm-up); `offered_rate_hz`: a sweep step's rate in all."""
         anatomy = "traced" if trial is None else ("off" if self.campaign.anatomy == "off" else "counters")
-        return TrialPlan(calls=self.campaign.calls, warmup=self.campaign.warmup_for(session.target, first),
+        sweep = self.campaign.load_plan.sweep
+        calls = (sweep.step_calls_per_client(offered_rate_hz) if sweep is not None and offered_rate_hz is not None
+                 else self.campaign.calls)
+        return TrialPlan(calls=calls, warmup=self.campaign.warmup_for(session.target, first),
+                         offered_rate_hz=offered_rate_hz,
+                         seed=trial_seed(self.launch_seed, point, trial or 0),
                          sync_timeout_ms=self.campaign.sync_timeout_ms,
                          samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
                          else self.store.traced_samples_path(point),
                          store_root=self.store.path, anatomy=anatomy,
                          stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0))
 
-    def _measure(self, session: TargetSession, point: Point, trial: int, first: bool) -> Measurement:
-        measure = measure_group if point.clients > 1 else measure_single
-        return measure(session, point, self._plan(session, point, trial, first))
+    def _measure(self, session: TargetSession, point: Point, trial: int, first: bool,
+                 offered_rate_hz: float | None = None) -> Measurement:
+        return measure_for(point)(session, point, self._plan(session, point, trial, first, offered_rate_hz))
 
     def _warm_until_steady(self, session: TargetSession, point: Point) -> None:
         """Untimed chunks until the worker's latency is steady (steady.py); the record goes into the manifest's
         steady_state, a failed chunk's WorkerError to the caller (the trial fails, the workers restart)."""
         assert self.steady is not None
-        measure = measure_group if point.clients > 1 else measure_single
+        measure = measure_for(point)
         # The fixed warm-up once per worker launch, at its first point (the JIT's first compilations); at later
         # points the short rewarm, and the chunks go on until the latency is steady there too.
         full = self.campaign.warmup_for(session.target, not session.fixed_warmup_done)
@@ -633,3 +668,14 @@ class Runner:
         if not record.reached:
             self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls "
                                f"(last {record.window} chunk p50s vary {record.cv_pct:.1f}%)")
+
+
+def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:
+    """N client processes are a group (clients.py); one client, or N threads of one client, a single one."""
+    return measure_group if point.clients > 1 and point.clients_as == "processes" else measure_single
+
+
+def trial_seed(launch_seed: int, point: Point, trial: int) -> int:
+    """The seed of a trial's Poisson send times and random object order: fixed by the launch's seed, the point
+    and the trial, so a resumed run draws the same ones, and different for every trial."""
+    return launch_seed * 1_000_003 + zlib.crc32(point.slug.encode()) * 101 + trial

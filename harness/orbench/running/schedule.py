@@ -43,6 +43,8 @@ class Block:
     placement: str
     option_set: dict[str, Any]
     groups: tuple[PointGroup, ...]
+    threading: str = "default"   # the server's threading setting and objects: server arguments, as options are
+    objects: int = 1
 
     @property
     def options(self) -> str:
@@ -50,28 +52,33 @@ class Block:
 
     @property
     def label(self) -> str:
-        """"same-core", "alpha--beta same-core tcp_nodelay=false": the key of its workers in the manifest."""
-        return self.groups[0].label_of("host_pair", "placement", "options")
+        """"same-core", "alpha--beta same-core tcp_nodelay=false", "same-core pool-4 100 objects": the key of its
+        workers in the manifest."""
+        return self.groups[0].label_of("host_pair", "placement", "options", "threading", "objects")
 
 
 def blocks(campaign: Campaign, pairs: list[HostPair]) -> list[Block]:
-    """Per host pair, per placement, per option set: each block's groups (campaign.point_groups' order)."""
+    """Per host pair, per placement, per option set, per server setting (threading, objects): each block's
+    groups (campaign.point_groups' order)."""
     out = []
     for pair in pairs:
         for placement in campaign.placements:
             for option_set in campaign.option_sets():
-                groups = tuple(g for g in campaign.point_groups(pair.label, option_label(option_set))
-                               if g.placement == placement)
-                out.append(Block(pair, placement, option_set, groups))
+                groups = [g for g in campaign.point_groups(pair.label, option_label(option_set))
+                          if g.placement == placement]
+                for threading, objects in campaign.load_plan.server_settings():
+                    mine = tuple(g for g in groups if g.server_setting == (threading, objects))
+                    if mine:
+                        out.append(Block(pair, placement, option_set, mine, threading, objects))
     return out
 
 
 def steps(campaign: Campaign, pairs: list[HostPair]) -> list[tuple[Block, ...]]:
-    """The blocks that run together, one per host pair, per placement and option set (in that order). The
-    blocks of a step have the same point groups but for their host pair, in the same order."""
-    out: dict[tuple[str, str], list[Block]] = {}
+    """The blocks that run together, one per host pair, per placement, option set and server setting (in that
+    order). The blocks of a step have the same point groups but for their host pair, in the same order."""
+    out: dict[tuple[str, str, str, int], list[Block]] = {}
     for b in blocks(campaign, pairs):
-        out.setdefault((b.placement, b.options), []).append(b)
+        out.setdefault((b.placement, b.options, b.threading, b.objects), []).append(b)
     return [tuple(bs) for bs in out.values()]
 
 
@@ -115,6 +122,21 @@ def launch_order(groups: tuple[PointGroup, ...], seed: int) -> tuple[PointGroup,
     order = list(groups)
     _rng(seed, "groups", len(groups)).shuffle(order)
     return tuple(order)
+
+
+def sweep_last(groups: tuple[PointGroup, ...], order: tuple[int, ...], seed: int) -> tuple[int, ...]:
+    """A launch's group order (indexes into `groups`) with the load sweeps' steps taken out and put last: each
+    sweep's steps in rising offered load, after every other group (its capacity probe and unloaded reference
+    among them), the sweeps themselves in a random order per launch. A sweep rises on purpose: each step's
+    rate is a share of the probe's capacity, and a target's steps stop once its latency has run away."""
+    rest = [i for i in order if not groups[i].is_sweep_step]
+    sweeps: dict[PointGroup, list[int]] = {}
+    for i in range(len(groups)):
+        if groups[i].is_sweep_step:
+            sweeps.setdefault(groups[i].replace(offered_load=0.0), []).append(i)
+    keys = sorted(sweeps)
+    _rng(seed, "sweeps", len(keys)).shuffle(keys)
+    return tuple(rest) + tuple(i for key in keys for i in sorted(sweeps[key], key=lambda i: groups[i].offered_load))
 
 
 def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed: int,

@@ -14,6 +14,7 @@ from orbench.hosts.placement import Placement
 from orbench.hosts.remote import PairRuntime
 from orbench.results.point import Point
 from orbench.targets.descriptor import Target
+from orbench.targets.server_settings import ServerSetting
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 
@@ -26,6 +27,7 @@ class TargetSession:
     logs_dir: Path
     options: dict[str, Any]        # the option set's client options (connect)
     tag: str                       # names its log files: point.Point.workers_slug of the points it serves
+    setting: ServerSetting | None = None   # the server's threading setting and objects (their args are in target)
     server: ServerWorker | None = None
     client: ClientWorker | None = None
     hello: dict[str, Any] = field(default_factory=dict)
@@ -116,6 +118,10 @@ class TargetSession:
                 self.extra_clients.pop().stop()
                 raise
         return [self.client, *self.extra_clients[:n - 1]]
+
+    def hellos(self, n: int) -> list[dict[str, Any]]:
+        """The hello answers of the first n clients (their pids, as each reported it)."""
+        return [self.hello, *self.extra_hellos[:n - 1]]
 
     def worker_pids(self, n: int) -> tuple[int | None, list[int | None]]:
         """(server, first n clients): each worker's pid on its own host, as it reported it (a remote worker's

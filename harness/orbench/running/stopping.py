@@ -55,10 +55,10 @@ class StoppingRule:
             return self.trials
         return max(self.max_trials or self.trials, self.trials)
 
-    def start_point(self, launch: int = 0, spent_s: float = 0.0) -> PointTrials:
+    def start_point(self, launch: int = 0, spent_s: float = 0.0, rounds: int | None = None) -> PointTrials:
         """A group's trials in one launch; `spent_s`: seconds its finished rounds took before a resume, which
-        count against the time cap."""
-        trials = PointTrials(self, launch=launch)
+        count against the time cap; `rounds`: exactly that many rounds, whatever the rule says (a sweep step)."""
+        trials = PointTrials(self, launch=launch, fixed_rounds=rounds)
         trials.spent_before_s = spent_s
         return trials
 
@@ -76,6 +76,7 @@ class PointTrials:
     first_round_done: float | None = None
     rounds: int = 0
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
+    fixed_rounds: int | None = None
 
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
@@ -114,6 +115,8 @@ class PointTrials:
         rule = self.rule
         if self.first_round_done is None:
             self.first_round_done = time.monotonic() - self.spent_before_s
+        if self.fixed_rounds is not None:
+            return "sweep step" if self.rounds >= self.fixed_rounds else None
         if self.rounds < rule.trials:
             return None
         if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:

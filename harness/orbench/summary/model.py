@@ -25,7 +25,8 @@ from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
 
 # 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
-SUMMARY_VERSION = 2
+# 3: points carry the load-at-scale dimensions and load fields; the run gains `capacities`.
+SUMMARY_VERSION = 3
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -121,6 +122,19 @@ class Load:
     aggregate_calls_per_s: float | None
     client_p50s_ns: tuple[tuple[float, ...], ...] | None = optional()   # per trial, per client (N > 1)
     start_barrier_incomplete_trials: int | None = optional()
+    # Load at scale (means over the point's trials; running/load_usage.py): how evenly the clients were served
+    # (Jain's index, 1 = evenly), each side's CPU utilisation over the timed calls, the server's most threads,
+    # which side saturated (the trials' most frequent answer), and for a sweep step or a rate what was offered
+    # in all, what the clients sent, and whether the step's queue settled (its halves' mean latency ratio).
+    aggregate_calls_per_s_ci95: TrialInterval | None = optional()   # over launches (or trials) of the point
+    fairness: float | None = optional()
+    server_cpu_util: float | None = optional()
+    client_cpu_util: float | None = optional()
+    server_threads_max: int | None = optional()
+    bottleneck: str | None = optional()
+    offered_rate_hz: float | None = optional()
+    achieved_rate_hz: float | None = optional()
+    settle_ratio: float | None = optional()
 
 
 @dataclass(frozen=True)
@@ -419,6 +433,58 @@ class KnownAnswerFit:
 
 
 @dataclass(frozen=True)
+class Capacity:
+    """A target's capacity at one point (summary/capacity.py), its load shape left out of `point` (clients 1,
+    closed loop). `kind` "closed-loop": the most calls/s it served over the campaign's client counts
+    (`capacity_closed_loop_calls_per_s`, reached at `at_clients`); "slo": the highest offered load of a sweep
+    whose p99 stayed under the SLO (`capacity_at_slo_calls_per_s`, and as a share of the launch's closed-loop
+    capacity). Each with its interval over launches, each launch's value, and which side was saturated there:
+    a capacity the clients' CPU limited describes the client machine, which `note` says."""
+
+    point: Point = flat()
+    kind: str = ""
+    clients_as: str = "processes"
+    capacity_closed_loop_calls_per_s: TrialInterval | None = optional()
+    at_clients: int | None = optional()
+    arrivals: str | None = optional()
+    slo: str | None = optional()
+    slo_bound_ns: float | None = optional()
+    capacity_at_slo_calls_per_s: TrialInterval | None = optional()
+    capacity_at_slo_share: float | None = optional()
+    per_launch: tuple[float, ...] = ()
+    censored: str | None = optional()
+    bottleneck: str | None = optional()
+    server_cpu_util: float | None = optional()
+    client_cpu_util: float | None = optional()
+    note: str | None = optional()
+
+    @property
+    def interval(self) -> TrialInterval | None:
+        return self.capacity_closed_loop_calls_per_s if self.kind == "closed-loop" else self.capacity_at_slo_calls_per_s
+
+
+@dataclass(frozen=True)
+class QueueingCheck:
+    """The queueing known answer of a serial server (summary/queueing.py), over launches. kind "wait": at one
+    sweep step, the mean latency's rise over the unloaded mean against Pollaczek-Khinchine's mean wait
+    lambda E[S^2] / 2(1 - rho) from the server's own service times; kind "capacity": the closed-loop capacity
+    at the sweep's clients against 1 / E[S]."""
+
+    point: Point = flat()
+    kind: str = "wait"
+    service_ns: float = 0.0                   # E[S], the server's measured mean service time
+    launches: int = 0
+    within: bool = False
+    tolerance: str = ""
+    rho: float | None = optional()
+    predicted_wait_ns: float | None = optional()
+    measured_wait_ns: TrialInterval | None = optional()
+    capacity_calls_per_s: float | None = optional()
+    one_over_service_calls_per_s: float | None = optional()
+    ratio: float | None = optional()
+
+
+@dataclass(frozen=True)
 class KnownAnswerRow:
     """One row of known_answers: a point and its known answer, side by side in one JSON object."""
 
@@ -446,6 +512,10 @@ class RunSummary:
     # Every warning; `warnings` is one line per kind (the worst case and how many more).
     warnings_detail: tuple[RunWarning, ...]
     summary_version: int = SUMMARY_VERSION
+    # Closed-loop capacity over client counts, and capacity at the SLO of each load sweep (capacity.py).
+    capacities: tuple[Capacity, ...] = ()
+    # The queueing known answer of serial known-answer servers under a sweep (queueing.py).
+    queueing_checks: tuple[QueueingCheck, ...] = ()
 
     @property
     def known_answers(self) -> tuple[KnownAnswerRow, ...]:

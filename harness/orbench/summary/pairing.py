@@ -32,6 +32,10 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base_name = info.get("baseline")
         if summary.kind not in MEASURED_AGAINST_BASELINE or not base_name:
             continue
+        if point.is_sweep_step:
+            # Each target's step offers a share of its own capacity: the ORB and its baseline ran at different
+            # rates, so their difference is not the ORB's added latency (summary/capacity.py compares sweeps).
+            continue
         base = point.group.with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:

@@ -70,7 +70,7 @@ def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_
     # Client-side payload throughput: payload bytes of the timed calls over their elapsed time.
     throughput = float(np.mean([(t.calls or 0) * point.payload_bytes / (t.elapsed_ns or 1) * 1e3 for t in timed])) \
         if timed else None
-    load, rate = load_section(ok, point.clients, point.rate_hz)
+    load, rate = load_section(ok, point.clients, point.rate_hz, _throughput_ci(ok))
     anatomy = anatomy_section(ok, traced)
     outcome = outcome.replace(
         latency_ns=latency, p50_ci95_ns=p50_ci, launches=launches, p99_ci95_ns=p99_ci, stalls=stalls or None,
@@ -79,6 +79,17 @@ def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_
         trial_p50_ns=TrialP50s(tuple(p50s[k] for k in sorted(p50s)), robust_cv_pct(list(p50s.values()))),
         oneway=_oneway(ok, latency) if point.mode == "oneway" else None)
     return outcome, p50s
+
+
+def _throughput_ci(ok: list[Trial]) -> TrialInterval | None:
+    """The point's aggregate calls/s with its interval: over launches when there are two or more (as its p50),
+    else over its trials."""
+    values = {(t.launch, t.trial): float(t.aggregate_calls_per_s) for t in ok if t.aggregate_calls_per_s}
+    if not values:
+        return None
+    if len({launch for launch, _ in values}) >= 2:
+        return _over_launches_ci(by_launch(values))[0]
+    return TrialInterval(**stats.trial_ci95([values[k] for k in sorted(values)]))
 
 
 def _latency(samples: np.ndarray) -> Latency:

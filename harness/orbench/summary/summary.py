@@ -17,6 +17,7 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
+from orbench.summary.capacity import capacities
 from orbench.summary.model import (
     SUMMARY_VERSION,
     Equivalence,
@@ -29,6 +30,7 @@ from orbench.summary.model import (
 )
 from orbench.summary.pairing import pair_with_baselines
 from orbench.summary.point_summary import TrialKey, summarize_point
+from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
 from orbench.summary.sections import with_interop
 
@@ -59,12 +61,14 @@ def summarize(store: RunStore) -> RunSummary:
         (p.group, s.orb_added_latency_ns.baseline if s.orb_added_latency_ns else None, s.known_answer.known_ns,
          _replicates(s)) for p, s in points.items() if s.known_answer is not None)]
     warnings = run_warnings(points, manifest, by_point, fits)
+    found = capacities(by_point, manifest.get("campaign") or {})
     return RunSummary(
         schema_version=SCHEMA_VERSION, campaign=manifest.get("campaign", {}).get("name"), run_id=store.run_id,
         status=manifest.get("status"), units=UNITS,
         points=tuple(points[p] for p in sorted(points, key=point_order(targets_info))),
         equivalence=tuple(_equivalence(store, by_point, targets_info)), machine=_machine_load(by_point),
-        known_answer_fits=tuple(fits), warnings_detail=tuple(warnings))
+        known_answer_fits=tuple(fits), warnings_detail=tuple(warnings), capacities=tuple(found),
+        queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {})))
 
 
 def _replicates(s: PointSummary) -> list[float]:

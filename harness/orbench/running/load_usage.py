@@ -1,0 +1,140 @@
+"""Who is the bottleneck under load: the server's and the clients' CPU utilisation over a trial's timed calls,
+and the server's thread count while it ran (issue of every multi-client run on a small machine: the clients
+share CPUs with each other and, same-core, with the server; a capacity reached because the clients' CPU was
+full describes the client machine, not the middleware).
+
+A sampler thread reads, every SAMPLE_PERIOD_S while the trial runs, each worker's CPU clock (the scheduler's
+exact on-CPU time, every thread, ended ones included: anatomy/snapshot.process_cpu_ns) and the server's number
+of threads (/proc/PID/task), with the time on CLOCK_MONOTONIC, the clock the workers report their first and
+last timed call on. The CPU used over the timed calls is then interpolated at those two instants: warm-up
+calls and barriers before and after are left out. Local workers only (a remote worker's clock is read on its
+host; there the fields stay empty).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+from orbench.anatomy.snapshot import process_cpu_ns
+
+# 20 readings a second: a step of half a second still gets ten, and reading a few /proc entries costs the
+# harness microseconds each time.
+SAMPLE_PERIOD_S = 0.05
+# A side that used this share of the CPUs it may use was saturated.
+SATURATED = 0.9
+
+
+@dataclass(frozen=True)
+class _Reading:
+    at_ns: int
+    server_cpu_ns: int | None
+    client_cpu_ns: int | None
+    server_threads: int | None
+
+
+def _threads(pid: int) -> int | None:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return None
+
+
+def _cpus(pid: int) -> int | None:
+    try:
+        return len(os.sched_getaffinity(pid))
+    except OSError:
+        return None
+
+
+def _client_cpu(pids: list[int]) -> int | None:
+    values = [process_cpu_ns(p) for p in pids]
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+class LoadSampler:
+    """Started just before a trial's `run` command(s), stopped after the answers."""
+
+    def __init__(self, server_pid: int, client_pids: list[int]):
+        self.server_pid, self.client_pids = server_pid, list(client_pids)
+        self.server_cpus = _cpus(server_pid)
+        allowed: set[int] = set()
+        for pid in self.client_pids:
+            try:
+                allowed |= os.sched_getaffinity(pid)
+            except OSError:
+                pass
+        self.client_cpus = len(allowed) or None
+        self.shared = self._shared_cpus()
+        self.readings: list[_Reading] = []
+        self._stop = threading.Event()
+        self._read()
+        self._thread = threading.Thread(target=self._loop, name="load-sampler", daemon=True)
+        self._thread.start()
+
+    def _shared_cpus(self) -> bool:
+        """Whether the server and the clients may only run on the same CPUs (same-core placement)."""
+        try:
+            server = os.sched_getaffinity(self.server_pid)
+            clients = set().union(*(os.sched_getaffinity(p) for p in self.client_pids))
+        except OSError:
+            return False
+        return server == clients
+
+    def _read(self) -> None:
+        self.readings.append(_Reading(time.monotonic_ns(), process_cpu_ns(self.server_pid),
+                                      _client_cpu(self.client_pids), _threads(self.server_pid)))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(SAMPLE_PERIOD_S):
+            self._read()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self._read()
+
+    def _at(self, at_ns: int, field: str) -> float | None:
+        """A cumulative counter interpolated at `at_ns` between the readings around it."""
+        points = [(r.at_ns, getattr(r, field)) for r in self.readings if getattr(r, field) is not None]
+        if len(points) < 2 or not points[0][0] <= at_ns <= points[-1][0]:
+            return None
+        for (t0, v0), (t1, v1) in zip(points, points[1:]):
+            if t0 <= at_ns <= t1:
+                return v0 + (v1 - v0) * ((at_ns - t0) / (t1 - t0) if t1 > t0 else 0.0)
+        return None
+
+    def fields(self, start_ns: int | None, end_ns: int | None) -> dict:
+        """The trial's load fields over [start_ns, end_ns] (the timed calls, CLOCK_MONOTONIC); over the whole
+        sampled window when the workers did not say."""
+        if not self.readings:
+            return {}
+        start = start_ns if start_ns is not None else self.readings[0].at_ns
+        end = end_ns if end_ns is not None else self.readings[-1].at_ns
+        threads = [r.server_threads for r in self.readings if r.server_threads is not None]
+        out: dict = {"server_threads": threads[-1] if threads else None,
+                     "server_threads_max": max(threads) if threads else None}
+        if end <= start:
+            return out
+        utils = {}
+        for side, cpus in (("server", self.server_cpus), ("client", self.client_cpus)):
+            a, b = self._at(start, f"{side}_cpu_ns"), self._at(end, f"{side}_cpu_ns")
+            if a is not None and b is not None and cpus:
+                utils[side] = round((b - a) / (end - start) / cpus, 4)
+                out[f"{side}_cpu_util"] = utils[side]
+        if len(utils) == 2:
+            out["bottleneck"] = bottleneck(utils["server"], utils["client"], self.shared)
+        return out
+
+
+def bottleneck(server_util: float, client_util: float, shared: bool) -> str:
+    """Which side saturated: the server, the clients, both on one shared CPU, or none (the limit is waiting)."""
+    if shared and server_util + client_util >= SATURATED:
+        return "shared-cpu"
+    if server_util >= SATURATED:
+        return "server"
+    if client_util >= SATURATED:
+        return "client"
+    return "none"

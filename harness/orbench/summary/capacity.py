@@ -1,0 +1,198 @@
+"""Capacities: how many calls per second a target serves, from a run's trials (summary.json `capacities`).
+
+- **Closed-loop capacity**: per launch, each client count's calls/s (the mean of that launch's trials), and
+  the most of them; the capacity is the mean over launches of that maximum, with a Student-t interval over
+  launches (the launch is the level that repeats: stats/launches.py). Points with 1 client count for every
+  way of making clients (one process is one thread).
+- **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
+  load at which the p99 crosses the SLO bound, interpolated linearly between the last step under it and the
+  first over it (a step skipped past saturation counts as over); the SLO bound of a relative objective ("10x")
+  is that launch's unloaded p50 (one client, closed loop, same point) times the multiple. A launch whose steps
+  all stayed under the bound gives its highest offered load, one whose first step was already over gives
+  that step's: both are said (`censored`), since the true capacity lies beyond them.
+
+Which side was saturated at the capacity (running/load_usage.py) goes with it: a capacity reached with the
+clients' CPU full describes the client machine, and `note` says so rather than let a table rank it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from orbench.campaign.load import LoadPlan, Slo
+from orbench.results.point import Point
+from orbench.results.trial import Trial
+from orbench.stats.launches import LAUNCH_METHOD, over_launches
+from orbench.stats.stats import trial_ci95
+from orbench.summary.model import Capacity, TrialInterval
+
+CLIENT_LIMITED = "the clients' CPU was saturated here: this capacity describes the client machine, not the middleware"
+SHARED_LIMITED = ("the server and its clients shared one CPU, which was saturated: this capacity is that CPU's, "
+                  "split between them")
+
+
+def _shape_key(point: Point) -> Point:
+    return point.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
+
+
+def _interval(per_launch: dict[int, float]) -> TrialInterval:
+    values = [per_launch[k] for k in sorted(per_launch)]
+    if len(values) >= 2:
+        lv = over_launches({k: [v] for k, v in per_launch.items()})
+        assert lv is not None
+        low, high, mean = lv["ci95_low"], lv["ci95_high"], lv["estimate"]
+        return TrialInterval(estimate=mean, low=low, high=high,
+                             width_pct=None if low is None or mean <= 0 else (high - low) / mean * 100.0,
+                             half_width=None if low is None else (high - low) / 2.0, method=LAUNCH_METHOD,
+                             trials=len(values), launches=len(values))
+    ci = trial_ci95(values)
+    return TrialInterval(**ci) if ci else TrialInterval(why_missing="no value")
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
+@dataclass(frozen=True)
+class _Side:
+    bottleneck: str | None
+    server_cpu_util: float | None
+    client_cpu_util: float | None
+
+    @property
+    def note(self) -> str | None:
+        return {"client": CLIENT_LIMITED, "shared-cpu": SHARED_LIMITED}.get(self.bottleneck or "")
+
+
+def _side(trials: list[Trial]) -> _Side:
+    found = Counter(t.bottleneck for t in trials if t.bottleneck)
+    return _Side(found.most_common(1)[0][0] if found else None, _mean([t.server_cpu_util for t in trials]),
+                 _mean([t.client_cpu_util for t in trials]))
+
+
+def closed_loop_capacities(by_point: dict[Point, list[Trial]]) -> list[Capacity]:
+    """One row per target, point and way of making clients that has two client counts or more."""
+    series: dict[tuple[Point, str], dict[int, list[Trial]]] = defaultdict(lambda: defaultdict(list))
+    for point, trials in by_point.items():
+        if point.rate_hz or point.offered_load or point.mode == "oneway":
+            continue
+        ways = ("processes", "threads") if point.clients == 1 else (point.clients_as,)
+        for way in ways:
+            series[(_shape_key(point), way)][point.clients].extend(t for t in trials if t.ok and t.aggregate_calls_per_s)
+    out = []
+    for (key, way), by_clients in sorted(series.items()):
+        if len([n for n, ts in by_clients.items() if ts]) < 2:
+            continue
+        per_launch: dict[int, float] = {}
+        at: Counter[int] = Counter()
+        launches = {t.launch for ts in by_clients.values() for t in ts}
+        for launch in sorted(launches):
+            rates = {n: float(np.mean([t.aggregate_calls_per_s for t in ts if t.launch == launch]))
+                     for n, ts in by_clients.items() if any(t.launch == launch for t in ts)}
+            best = max(rates, key=lambda n: rates[n])
+            per_launch[launch] = rates[best]
+            at[best] += 1
+        clients = at.most_common(1)[0][0]
+        side = _side(by_clients[clients])
+        out.append(Capacity(point=key, kind="closed-loop", clients_as=way,
+                            capacity_closed_loop_calls_per_s=_interval(per_launch), at_clients=clients,
+                            per_launch=tuple(per_launch[k] for k in sorted(per_launch)),
+                            bottleneck=side.bottleneck, server_cpu_util=side.server_cpu_util,
+                            client_cpu_util=side.client_cpu_util, note=side.note))
+    return out
+
+
+def crossing(steps: list[tuple[float, float | None]], bound: float) -> tuple[float, str | None]:
+    """The offered rate where p99 crosses `bound`, from (offered rate, p99 or None for a step past saturation)
+    in rising order: linear between the last step under the bound and the first over it. With no step over,
+    the last one's rate and "above"; with the first already over, its rate and "below"."""
+    under: tuple[float, float] | None = None
+    for rate, p99 in steps:
+        if p99 is not None and p99 <= bound:
+            under = (rate, p99)
+            continue
+        if under is None:
+            return rate, "below"
+        if p99 is None:
+            return under[0], None
+        r0, q0 = under
+        return r0 + (bound - q0) / (p99 - q0) * (rate - r0), None
+    assert under is not None
+    return under[0], "above"
+
+
+def slo_capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]) -> list[Capacity]:
+    """One row per target, point and arrival process of the campaign's sweep."""
+    try:
+        plan = LoadPlan.from_settings(campaign)
+    except (KeyError, ValueError, TypeError):
+        return []
+    sweep = plan.sweep
+    if sweep is None:
+        return []
+    slo: Slo = sweep.slo
+    steps: dict[tuple[Point, str], dict[int, list[tuple[Point, Trial | None]]]] = defaultdict(lambda: defaultdict(list))
+    unloaded: dict[tuple[Point, int], list[float]] = defaultdict(list)
+    probe: dict[tuple[Point, int], list[float]] = defaultdict(list)
+    for point, trials in by_point.items():
+        key = _shape_key(point)
+        for t in trials:
+            if point.is_sweep_step:
+                skipped = t.status == "skipped" and "past saturation" in (t.error or "")
+                if t.ok or skipped:
+                    steps[(key, point.arrivals)][t.launch].append((point, t if t.ok else None))
+            elif t.ok and point.is_base_load and t.p50_ns:
+                unloaded[(key, t.launch)].append(float(t.p50_ns))
+            elif (t.ok and not point.rate_hz and not point.offered_load and point.clients == sweep.clients
+                  and t.aggregate_calls_per_s):
+                probe[(key, t.launch)].append(float(t.aggregate_calls_per_s))
+    out = []
+    for (key, arrivals), launches in sorted(steps.items()):
+        per_launch: dict[int, float] = {}
+        shares, censored, bounds, at_capacity = [], Counter(), [], []
+        for launch, found in sorted(launches.items()):
+            p50s = unloaded.get((key, launch))
+            bound = slo.bound_ns(float(np.median(p50s)) if p50s else None)
+            if bound is None:
+                continue
+            ordered = sorted(found, key=lambda pt: pt[0].offered_load)
+            capacity = probe.get((key, launch))
+            rates = []
+            for point, trial in ordered:
+                rate = trial.offered_rate_hz if trial is not None and trial.offered_rate_hz else (
+                    point.offered_load * float(np.mean(capacity)) if capacity else None)
+                if rate is not None:
+                    rates.append((rate, None if trial is None else trial.p99_ns))
+            if not rates:
+                continue
+            value, side = crossing(rates, bound)
+            per_launch[launch] = value
+            bounds.append(bound)
+            if side:
+                censored[side] += 1
+            if capacity:
+                shares.append(value / float(np.mean(capacity)))
+            at_capacity += [t for _, t in ordered if t is not None and t.offered_rate_hz
+                            and t.offered_rate_hz <= value * 1.0001][-1:]
+        if not per_launch:
+            continue
+        side_info = _side(at_capacity)
+        text = "; ".join(f"{n} of {len(per_launch)} launches {'above the highest step' if s == 'above' else 'below the lowest step'}"
+                         for s, n in sorted(censored.items()))
+        out.append(Capacity(point=key, kind="slo", clients_as=sweep.clients_as if sweep.clients > 1 else "processes",
+                            arrivals=arrivals, slo=slo.text, slo_bound_ns=float(np.mean(bounds)),
+                            capacity_at_slo_calls_per_s=_interval(per_launch),
+                            capacity_at_slo_share=_mean(shares),
+                            per_launch=tuple(per_launch[k] for k in sorted(per_launch)), censored=text or None,
+                            bottleneck=side_info.bottleneck, server_cpu_util=side_info.server_cpu_util,
+                            client_cpu_util=side_info.client_cpu_util, note=side_info.note))
+    return out
+
+
+def capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]) -> list[Capacity]:
+    return closed_loop_capacities(by_point) + slo_capacities(by_point, campaign)

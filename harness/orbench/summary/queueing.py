@@ -1,0 +1,114 @@
+"""The known answer for load: a server that serves one request at a time (the C socket server's `--serial`,
+harness/PROTOCOL.md) is a single-server queue. Under Poisson arrivals at rate lambda with service times S its
+mean wait is Pollaczek-Khinchine's W = lambda E[S^2] / (2 (1 - rho)), rho = lambda E[S] (with a fixed S, the
+M/D/1 queue's rho S / 2(1 - rho)), and its capacity is 1 / E[S].
+
+Nothing here assumes S: the server measures its own service times (their mean and mean square per trial,
+running/measure.ServiceReading), lambda is the rate the clients really sent. Per sweep step and launch, the
+measured wait is the step's mean latency minus the unloaded mean (the same launch's one-client closed-loop
+point: no queue), and the prediction is W from that step's own lambda and moments; over launches, the mean of
+each with the measured wait's interval. The checks:
+- wait: within WAIT_TOLERANCE of the prediction at rho of 0.35 and above, within SMALL_RHO_TOLERANCE x E[S]
+  below (where W is a few percent of S and 10% of it is below the noise of a mean latency);
+- capacity: the closed-loop capacity at the sweep's clients within CAPACITY_TOLERANCE of 1 / E[S].
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from orbench.campaign.load import LoadPlan
+from orbench.results.point import Point
+from orbench.results.trial import Trial
+from orbench.stats.launches import LAUNCH_METHOD, over_launches
+from orbench.summary.model import QueueingCheck, TrialInterval
+
+WAIT_TOLERANCE = 0.10
+SMALL_RHO = 0.35
+SMALL_RHO_TOLERANCE = 0.05
+CAPACITY_TOLERANCE = 0.03
+
+
+def _key(point: Point) -> Point:
+    return point.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
+
+
+def predicted_wait_ns(rate_hz: float, service_ns: float, service_sq_ns2: float) -> float | None:
+    """Pollaczek-Khinchine's mean wait in ns; None at or past saturation."""
+    rho = rate_hz * service_ns / 1e9
+    if rho >= 1:
+        return None
+    return rate_hz * service_sq_ns2 / 1e9 / (2 * (1 - rho))
+
+
+def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]) -> list[QueueingCheck]:
+    try:
+        sweep = LoadPlan.from_settings(campaign).sweep
+    except (KeyError, ValueError, TypeError):
+        return []
+    if sweep is None:
+        return []
+    unloaded: dict[tuple[Point, int], list[float]] = defaultdict(list)
+    for point, trials in by_point.items():
+        if point.is_base_load:
+            for t in trials:
+                if t.ok and t.mean_ns:
+                    unloaded[(_key(point), t.launch)].append(float(t.mean_ns))
+    out = []
+    for point, trials in sorted(by_point.items()):
+        served = [t for t in trials if t.ok and t.server_service_ns and t.server_service_sq_ns2 is not None]
+        if not served:
+            continue
+        if point.is_sweep_step and point.arrivals == "poisson":
+            out += _wait(point, served, unloaded)
+        elif (not point.rate_hz and not point.offered_load and point.clients == sweep.clients
+              and point.clients > 1):
+            out += _capacity(point, served)
+    return out
+
+
+def _wait(point: Point, trials: list[Trial], unloaded: dict[tuple[Point, int], list[float]]) -> list[QueueingCheck]:
+    measured: dict[int, list[float]] = defaultdict(list)
+    predicted, rhos, services = [], [], []
+    for t in trials:
+        base = unloaded.get((_key(point), t.launch))
+        rate = t.achieved_rate_hz or t.offered_rate_hz
+        if not base or not rate or t.mean_ns is None:
+            continue
+        wait = predicted_wait_ns(rate, float(t.server_service_ns or 0), float(t.server_service_sq_ns2 or 0))
+        if wait is None:
+            continue
+        measured[t.launch].append(float(t.mean_ns) - float(np.median(base)))
+        predicted.append(wait)
+        rhos.append(rate * float(t.server_service_ns or 0) / 1e9)
+        services.append(float(t.server_service_ns or 0))
+    if not measured:
+        return []
+    lv = over_launches(measured)
+    assert lv is not None
+    interval = TrialInterval(estimate=lv["estimate"], low=lv["ci95_low"], high=lv["ci95_high"],
+                             half_width=None if lv["ci95_low"] is None else (lv["ci95_high"] - lv["ci95_low"]) / 2,
+                             method=LAUNCH_METHOD, launches=lv["n_launches"])
+    rho, service, wait = float(np.mean(rhos)), float(np.mean(services)), float(np.mean(predicted))
+    if rho < SMALL_RHO:
+        tolerance, text = SMALL_RHO_TOLERANCE * service, f"{SMALL_RHO_TOLERANCE:g} x E[S]"
+    else:
+        tolerance, text = WAIT_TOLERANCE * wait, f"{WAIT_TOLERANCE:.0%} of the prediction"
+    return [QueueingCheck(point=point, kind="wait", service_ns=service, launches=lv["n_launches"],
+                          within=abs(lv["estimate"] - wait) <= tolerance, tolerance=text, rho=rho,
+                          predicted_wait_ns=wait, measured_wait_ns=interval)]
+
+
+def _capacity(point: Point, trials: list[Trial]) -> list[QueueingCheck]:
+    rates = [float(t.aggregate_calls_per_s) for t in trials if t.aggregate_calls_per_s]
+    if not rates:
+        return []
+    service = float(np.mean([t.server_service_ns for t in trials]))
+    capacity, bound = float(np.mean(rates)), 1e9 / service
+    ratio = capacity / bound
+    return [QueueingCheck(point=point, kind="capacity", service_ns=service, launches=len({t.launch for t in trials}),
+                          within=abs(ratio - 1) <= CAPACITY_TOLERANCE, tolerance=f"{CAPACITY_TOLERANCE:.0%} of 1/E[S]",
+                          capacity_calls_per_s=capacity, one_over_service_calls_per_s=bound, ratio=ratio)]
