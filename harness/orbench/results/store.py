@@ -62,6 +62,11 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
   11: a trial not run because its point's trials failed or stalled in a row has status `given_up` (it was
      `skipped` with an error beginning "skipped after"; `skipped` now means only that the target cannot run the
      point).
+  12: trials.csv gains client_recvs, client_sends, server_recvs, server_sends: each worker's recv- and send-family
+     calls per call (recv, recvfrom, recvmsg, recvmmsg; send, sendto, sendmsg, sendmmsg), counted inside it by
+     the library the harness preloads (anatomy/syscount.py), which /proc/PID/io's syscr and syscw (client_reads,
+     client_writes) do not count. Older runs read with them empty (not counted), their reads and writes as
+     before.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 

@@ -131,10 +131,16 @@ def update_to_11(manifest: dict[str, Any], rows: Rows) -> None:
             row["status"] = "given_up"
 
 
+def update_to_12(manifest: dict[str, Any], rows: Rows) -> None:
+    """12: the anatomy counts each worker's send- and recv-family calls (the preloaded counter); a version-11
+    trial did not count them: empty, never 0 (its reads and writes are the read- and write-family alone)."""
+    _add_columns(rows, client_recvs="", client_sends="", server_recvs="", server_sends="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
-    11: update_to_11,
+    11: update_to_11, 12: update_to_12,
 }
 SCHEMA_VERSION = max(UPDATES)
 
