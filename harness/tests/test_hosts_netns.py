@@ -119,6 +119,12 @@ def test_orbs_and_baselines_across_two_hosts(lab, workdir, write_campaign, resul
         if t.point.target == "c-socket":
             made = t.anatomy_calls
             assert t.wire_out_bytes == round((made * (12 + t.point.payload_bytes) + 36) / made, 2), t
+        # The send/recv counter was deployed and preloaded on both hosts, and read there: one send and one recv
+        # per twoway call at each end for the C baseline and omniORB (GIOP's header and body in one recv).
+        if t.point.target in ("c-socket", "omniorb"):
+            for figure in (t.client_sends, t.client_recvs, t.server_sends, t.server_recvs):
+                assert figure is not None and abs(figure - 1) <= 0.05, t
+    assert (alpha_dir / "cpp/build/liborbench-syscount.so").is_file()
     assert_no_workers(lab, wait_s=2)
 
 

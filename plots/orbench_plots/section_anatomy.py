@@ -3,8 +3,9 @@
 
 - per slice of the run and mode, one row of panels, one per payload size: each target's CPU per call as a stacked
   bar (client user, client system, server user, server system), an ORB beside its baseline;
-- a table per point: CPU, context switches, read/write calls (and the traced trial's system calls in the anatomy
-  mode), bytes and segments on the wire each way, heap allocations, GC, TCP events;
+- a table per point: CPU, context switches, the calls that move bytes through sockets (read and recv families,
+  write and send families; and the traced trial's system calls in the anatomy mode), bytes and segments on the
+  wire each way, heap allocations, GC, TCP events;
 - ORB-added latency beside ORB-added CPU (both workers), per ORB and point: is the ORB's extra time CPU work, or
   waiting?
 """
@@ -135,9 +136,24 @@ def _top(calls: dict[str, int], n: int = 4) -> str:
     return ", ".join(f"{k} {v:g}" for k, v in list(calls.items())[:n])
 
 
+def _io(a: Anatomy, role: str) -> tuple[str, str]:
+    """A worker's socket I/O calls per call, "read + recv / write + send", and the four parts for its title;
+    read / write alone, marked, where the send/recv counter was not there (an older run)."""
+    def m(name: str) -> float | None:
+        return _mean(a, f"{role}_{name}")
+
+    parts = (f"read {_num(m('reads')) or '–'}, recv {_num(m('recvs')) or '–'}; "
+             f"write {_num(m('writes')) or '–'}, send {_num(m('sends')) or '–'}")
+    both = _pair(m("reads_recvs"), m("writes_sends"))
+    if both:
+        return both, parts
+    alone = _pair(m("reads"), m("writes"))
+    return (f"{alone} (read / write only: send/recv not counted)" if alone else ""), parts
+
+
 def _table(points: list[PointSummary]) -> str:
     head = ("point", "target", "p50 µs", "CPU µs client (user / sys)", "CPU µs server (user / sys)",
-            "ctx switches client vol / invol", "server vol / invol", "reads / writes client", "server",
+            "ctx switches client vol / invol", "server vol / invol", "read + recv / write + send client", "server",
             "syscalls client (traced)", "syscalls server (traced)", "wire B out / in", "segments out / in",
             "allocs client / server", "alloc B client (thread) / server", "GC client / server", "TCP events")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
@@ -159,12 +175,12 @@ def _table(points: list[PointSummary]) -> str:
                   f"{_blank(a.server_gc_count)} ({_blank(a.server_gc_ms)} ms)"
                   if a.client_gc_count is not None or a.server_gc_count is not None else "")
             events = "; ".join(f"{k.split('.')[-1]} {v}" for k, v in a.tcp_events.items())
-            cells = [
+            cells: list[str | tuple[str, str]] = [
                 label, p.point.target, _num((p.latency_ns.p50 if p.latency_ns else 0) / 1e3),
                 f"{_num(m('client_cpu_us'))} ({_pair(m('client_user_us'), m('client_sys_us'))})",
                 f"{_num(m('server_cpu_us'))} ({_pair(m('server_user_us'), m('server_sys_us'))})",
                 _pair(m("client_vcsw"), m("client_ivcsw")), _pair(m("server_vcsw"), m("server_ivcsw")),
-                _pair(m("client_reads"), m("client_writes")), _pair(m("server_reads"), m("server_writes")),
+                _io(a, "client"), _io(a, "server"),
                 f"{_num(sc.client_total)}: {_top(sc.client)}" if sc else "",
                 f"{_num(sc.server_total)}: {_top(sc.server)}" if sc else "",
                 _pair(m("wire_out_bytes"), m("wire_in_bytes"), 1), _pair(m("wire_out_segs"), m("wire_in_segs")),
@@ -172,8 +188,16 @@ def _table(points: list[PointSummary]) -> str:
                 f"{_num(m('client_alloc_bytes'), 0)}{f' ({thread:.0f})' if thread is not None else ''} / "
                 f"{_num(m('server_alloc_bytes'), 0)}",
                 gc, events]
-            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+            rows.append("<tr>" + "".join(_cell(c) for c in cells) + "</tr>")
     return "<table>" + "\n".join(rows) + "</table>"
+
+
+def _cell(cell: str | tuple[str, str]) -> str:
+    """A table cell; a (text, title) pair shows its title on hover."""
+    if isinstance(cell, tuple):
+        text, title = cell
+        return f"<td title='{html.escape(title)}'>{html.escape(text)}</td>"
+    return f"<td>{html.escape(cell)}</td>"
 
 
 def _added_table(points: list[PointSummary]) -> str:
@@ -206,11 +230,14 @@ def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
              "runs before and after every trial (<code>harness/orbench/anatomy</code>): on-CPU time of each "
              "process (exact; its user/system split from the kernel's timer-tick samples), voluntary context "
              "switches (a thread blocked: waiting for a read, a lock, a hand-off to another thread) and "
-             "involuntary ones (preempted), read()/write()-family calls (<code>/proc/PID/io</code>, which does "
-             "not count send/recv/sendmsg/recvmsg: the C baseline and omniORB show zero there), the client "
-             "connection's bytes and data segments each way (TCP_INFO), heap allocations (C++: a counting "
-             "malloc in the workers; Java: the JVM's allocated bytes, all threads, and the measuring thread's "
-             "in parentheses) and GC, and the TCP events of the network namespace (shared with anything else on "
+             "involuntary ones (preempted), the system calls that move bytes through the process's descriptors: "
+             "read + recv (read, readv, pread... from <code>/proc/PID/io</code>'s syscr; recv, recvfrom, "
+             "recvmsg, recvmmsg from a counter the harness preloads into every worker, since /proc does not "
+             "count them) and write + send (syscw; send, sendto, sendmsg, sendmmsg), each call counted whatever "
+             "its outcome, the split on hover (an older run, without the counter, shows read / write alone, "
+             "marked), the client connection's bytes and data segments each way (TCP_INFO), heap allocations "
+             "(C++: a counting malloc in the workers; Java: the JVM's allocated bytes, all threads, and the "
+             "measuring thread's in parentheses) and GC, and the TCP events of the network namespace (shared with anything else on "
              "the host). Per call over each trial's warm-up and timed calls (the client's heap: timed calls), "
              "median over trials (summary.json has the mean and its interval too: the trial that carries a "
              "JVM's JIT compilation pulls a mean). The anatomy mode (<code>orbench run --anatomy</code>) adds one trial per point "

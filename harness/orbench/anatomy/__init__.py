@@ -2,6 +2,7 @@
 
 Collected around every trial (issue 10), where each worker runs (locally, or on its host over SSH):
   procfs.py    a process's CPU time (user, system), context switches and read/write calls (/proc/PID)
+  syscount.py  its send/recv calls, which /proc does not count: a counter preloaded into every worker
   tcpinfo.py   the byte and segment counters of a process's TCP sockets (TCP_INFO through `ss`)
   netstat.py   the network namespace's TCP events: retransmits, timeouts, zero windows, drops
   snapshot.py  one shell script that reads all of the above on a host at once, and its parser

@@ -2,7 +2,8 @@
 counters: per-call fields of a trials.csv row.
 
 Two windows, each divided by the calls made in it:
-- the kernel's counters (CPU, context switches, read/write calls, wire bytes and segments) cover the whole
+- the kernel's counters (CPU, context switches, read/write calls, wire bytes and segments) and the send/recv
+  calls the preloaded counter saw (syscount.py) cover the whole
   `run` command: its warm-up and timed calls plus its few control requests (two resets, counters; two syncs
   for oneway), so they are divided by warmup + calls (the control requests add under 0.1% at the usual
   thousands of calls);
@@ -32,9 +33,11 @@ class ProcessDelta:
     system_ns: int | None
     voluntary_switches: int       # threads alive at the end: from their start in the window, or from zero
     involuntary_switches: int
-    read_calls: int | None
-    write_calls: int | None
+    read_calls: int | None        # read-family calls (/proc/PID/io syscr)
+    write_calls: int | None       # write-family calls (syscw)
     threads_ended: int            # threads gone by the end: their switches in the window are not counted
+    send_calls: int | None = None  # send-family calls (the preloaded counter; None: not in the process)
+    recv_calls: int | None = None  # recv-family calls
 
 
 def _thread_delta(before: dict[int, int], after: dict[int, int]) -> int:
@@ -60,7 +63,8 @@ def process_delta(before: ProcessCounters, after: ProcessCounters) -> ProcessDel
     ended = sum(1 for tid in before.thread_cpu_ns if tid not in after.thread_cpu_ns)
     return ProcessDelta(cpu, user, system, _thread_delta(before.voluntary, after.voluntary),
                         _thread_delta(before.involuntary, after.involuntary),
-                        diff(before.read_calls, after.read_calls), diff(before.write_calls, after.write_calls), ended)
+                        diff(before.read_calls, after.read_calls), diff(before.write_calls, after.write_calls), ended,
+                        diff(before.send_calls, after.send_calls), diff(before.recv_calls, after.recv_calls))
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,8 @@ def _per_call(value: float | None, calls: int, digits: int = 3) -> float | None:
 
 
 def process_fields(role: str, delta: ProcessDelta, calls: int) -> dict[str, float | None]:
-    """`<role>_cpu_us` ... per call. CPU in microseconds."""
+    """`<role>_cpu_us` ... per call. CPU in microseconds; reads and writes: the kernel's read- and write-family
+    counts, recvs and sends: the counter's recv- and send-family counts (None without it)."""
     us = 1000.0
     return {
         f"{role}_cpu_us": _per_call(delta.cpu_ns / us, calls),
@@ -104,6 +109,8 @@ def process_fields(role: str, delta: ProcessDelta, calls: int) -> dict[str, floa
         f"{role}_ivcsw": _per_call(delta.involuntary_switches, calls),
         f"{role}_reads": _per_call(delta.read_calls, calls),
         f"{role}_writes": _per_call(delta.write_calls, calls),
+        f"{role}_recvs": _per_call(delta.recv_calls, calls),
+        f"{role}_sends": _per_call(delta.send_calls, calls),
         f"{role}_threads_ended": delta.threads_ended,
     }
 

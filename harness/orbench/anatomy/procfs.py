@@ -11,16 +11,19 @@
   per thread in /proc/PID/task/TID/status. Only live threads have them: a thread that ends during a trial
   (JacORB's request processors come and go in oneway floods) takes its last switches along, so the process's
   count is then a lower bound; the trial records how many threads ended.
-- /proc/PID/io syscr and syscw count read(2)- and write(2)-family calls (read, readv, pread, write, writev...),
-  the whole process. send(2), recv(2), sendmsg(2) and recvmsg(2) are NOT counted there: a worker that talks to
-  its socket with send/recv (the C baseline, omniORB) shows only its other reads and writes. The full syscall
-  mix needs the anatomy mode (strace.py).
+- /proc/PID/io syscr and syscw count read(2)- and write(2)-family calls (read, readv, preadv, write, writev...),
+  the whole process, whatever their outcome. The send and recv families (send, sendto, sendmsg, sendmmsg, recv,
+  recvfrom, recvmsg, recvmmsg) are NOT counted there: a worker that talks to its socket with them (the C
+  baseline, omniORB, gRPC) shows only its other reads and writes. The counter preloaded into the workers counts
+  those (syscount.py); the full syscall mix needs the anatomy mode (strace.py).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from orbench.anatomy.syscount import parse_region
 
 # /proc/PID/stat reports utime and stime in these units (sysconf(_SC_CLK_TCK), 100 on Linux).
 CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
@@ -40,6 +43,8 @@ class ProcessCounters:
     voluntary: dict[int, int]        # by live thread id: voluntary context switches
     involuntary: dict[int, int]
     rss_bytes: int | None = None     # /proc/PID/status VmRSS: resident memory now (a soak's per interval)
+    send_calls: int | None = None    # send-family calls (syscount.py; None: the counter is not in the process)
+    recv_calls: int | None = None    # recv-family calls
 
 
 def parse_stat(text: str) -> tuple[int, int]:
@@ -101,13 +106,16 @@ def parse_rss(text: str) -> int | None:
 
 
 def process_counters(pid: int, sections: dict[str, str], process_cpu_ns: int | None) -> ProcessCounters | None:
-    """Counters from the sections the snapshot script prints for one pid (stat, io, schedstat, status); None
-    when the process was gone."""
+    """Counters from the sections the snapshot script prints for one pid (stat, io, schedstat, status, rss,
+    syscount); None when the process was gone."""
     if not sections.get("stat", "").strip():
         return None
     user, system = parse_stat(sections["stat"])
     reads, writes = parse_io(sections.get("io", ""))
     voluntary, involuntary = thread_switches(sections.get("status", ""))
+    socket_calls = parse_region(sections.get("syscount", ""), pid)
     return ProcessCounters(pid, process_cpu_ns, user, system, reads, writes,
                            thread_schedstat(sections.get("schedstat", "")), voluntary, involuntary,
-                           parse_rss(sections.get("rss", "")))
+                           parse_rss(sections.get("rss", "")),
+                           None if socket_calls is None else socket_calls.sends,
+                           None if socket_calls is None else socket_calls.recvs)

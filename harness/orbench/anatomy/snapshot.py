@@ -3,7 +3,7 @@ read by one POSIX shell script run there (`sh -c` locally, over SSH on a remote 
 worker are measured by the same commands.
 
 The script prints sections `@NAME [PID]` followed by their text; parse_snapshot turns them back into counters.
-It forks a handful of short commands per process (cat, grep, ls, sed; one ss), some tens of milliseconds in all,
+It forks a handful of short commands per process (cat, grep, ls, sed, od; one ss), some tens of milliseconds in all,
 and runs between trials, never during one.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from orbench.anatomy.netstat import parse_netstat
 from orbench.anatomy.procfs import ProcessCounters, process_counters
+from orbench.anatomy.syscount import SNAPSHOT_PART as SYSCOUNT_PART
 from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
 
 # `2>/dev/null`: a thread that ends while the glob is read is simply not listed. The processes' CPU clocks
@@ -44,8 +45,9 @@ for pid in $PIDS; do
   echo "@schedstat $pid"; grep -H '' /proc/$pid/task/*/schedstat 2>/dev/null
   echo "@status $pid"; grep -H ctxt_switches /proc/$pid/task/*/status 2>/dev/null
   echo "@rss $pid"; grep VmRSS /proc/$pid/status 2>/dev/null
-  echo "@fds $pid"; ls -l /proc/$pid/fd 2>/dev/null | sed -n 's/.*-> \(socket:\[[0-9]*\]\)$/\1/p'
-done
+  fds=$(ls -l /proc/$pid/fd 2>/dev/null)
+  echo "@fds $pid"; printf '%s\n' "$fds" | sed -n 's/.*-> \(socket:\[[0-9]*\]\)$/\1/p'
+""" + SYSCOUNT_PART + r"""done
 if [ -n "$SOCKETS" ]; then echo "@ss"; ss -tinHe 2>/dev/null; fi
 echo "@netstat"; cat /proc/net/netstat /proc/net/snmp 2>/dev/null
 """

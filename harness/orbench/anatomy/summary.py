@@ -22,9 +22,17 @@ from orbench.stats import stats
 # Per-call figures of a trial (trial.py), summarised over trials.
 PER_CALL = ("client_cpu_us", "client_user_us", "client_sys_us", "server_cpu_us", "server_user_us", "server_sys_us",
             "client_vcsw", "client_ivcsw", "server_vcsw", "server_ivcsw", "client_reads", "client_writes",
-            "server_reads", "server_writes", "wire_out_bytes", "wire_in_bytes", "wire_out_segs", "wire_in_segs",
+            "server_reads", "server_writes", "client_recvs", "client_sends", "server_recvs", "server_sends",
+            "wire_out_bytes", "wire_in_bytes", "wire_out_segs", "wire_in_segs",
             "client_allocs", "client_alloc_bytes", "client_thread_alloc_bytes", "server_allocs",
             "server_alloc_bytes")
+# Per-call sums of two figures of a trial, summarised over trials like PER_CALL: every call a worker made to
+# take bytes from its sockets (read family + recv family) and to give them (write family + send family). A trial
+# without the send/recv counter (older runs, a worker without it) has none.
+SUMS = {"client_reads_recvs": ("client_reads", "client_recvs"),
+        "client_writes_sends": ("client_writes", "client_sends"),
+        "server_reads_recvs": ("server_reads", "server_recvs"),
+        "server_writes_sends": ("server_writes", "server_sends")}
 # Counts over a whole trial, summed over the point's trials.
 PER_TRIAL = ("tcp_retrans", "tcp_timeouts", "client_gc_count", "client_gc_ms", "server_gc_count", "server_gc_ms",
              "client_threads_ended", "server_threads_ended")
@@ -38,6 +46,12 @@ def _interval(values: list[float]) -> dict[str, Any]:
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
+
+
+def summed(t: Trial, name: str) -> float | None:
+    """A SUMS figure of one trial; None when either part is unknown."""
+    a, b = (getattr(t, part) for part in SUMS[name])
+    return None if a is None or b is None else a + b
 
 
 def cpu_us(t: Trial) -> float | None:
@@ -60,6 +74,10 @@ def anatomy_section(ok: list[Trial], traced: list[Trial]) -> dict[str, Any] | No
     }
     for name in PER_CALL:
         values = [float(v) for t in measured if (v := getattr(t, name)) is not None]
+        if values:
+            out[name] = _interval(values)
+    for name in SUMS:
+        values = [float(v) for t in measured if (v := summed(t, name)) is not None]
         if values:
             out[name] = _interval(values)
     both = [c for t in measured if (c := cpu_us(t)) is not None]

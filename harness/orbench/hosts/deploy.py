@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 
+from orbench.anatomy.syscount import LIBRARY as SYSCOUNT_LIBRARY
 from orbench.errors import UserError
 from orbench.hosts.ssh import Host
 from orbench.paths import repo_root
@@ -50,12 +51,16 @@ def files_to_copy(targets: list[Target]) -> tuple[list[str], list[str]]:
 
 
 def deploy(host: Host, targets: list[Target], directory: str) -> list[str]:
-    """Copy the targets' files into `directory` on the host (tar over the host's SSH options). Returns what
-    was copied. Raises HostUnreachable, or RuntimeError naming what failed."""
+    """Copy the targets' files into `directory` on the host (tar over the host's SSH options), and the send/recv
+    counter every worker is started with when it is built here (anatomy/syscount.py; without it the anatomy
+    leaves those counts out). Returns what was copied. Raises HostUnreachable, or RuntimeError naming what
+    failed."""
     files, missing = files_to_copy(targets)
     root = repo_root()
     if missing:
         raise RuntimeError(f"cannot deploy to {host}: not built here: {', '.join(missing)} (run: make build)")
+    if (root / SYSCOUNT_LIBRARY).is_file() and SYSCOUNT_LIBRARY not in files:
+        files.append(SYSCOUNT_LIBRARY)
     q = shlex.quote(directory)
     tar = subprocess.Popen(["tar", "-C", str(root), "-cf", "-", "--", *files], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)

@@ -8,6 +8,9 @@ link) ends the ssh process, which the runner already watches. The remote side wr
 <campaign dir>/run/<tag>.pid before it execs the worker, so the harness can always end it by pid, even when
 the channel is gone (deploy.sweep).
 
+Every worker, local or remote, is started with the send/recv counter preloaded (LD_PRELOAD) when it was built
+(and, for a remote host, deployed): anatomy/syscount.py.
+
 Samples: a remote client writes them into <campaign dir>/samples/ on its host; the harness copies each file
 back into the local results store when its trial ends and deletes it there. Trials.csv and the summary are
 then computed from local files only, as on localhost.
@@ -25,11 +28,14 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from orbench.anatomy.syscount import LIBRARY as SYSCOUNT_LIBRARY
+from orbench.anatomy.syscount import local_library, preload_value, preloaded_env
 from orbench.errors import UserError
 from orbench.hosts.deploy import check_target, deploy, describe_problems, remote_dir, sweep
 from orbench.hosts.facts import collect_host_environment
 from orbench.hosts.placement import Placement, available_cpus
 from orbench.hosts.ssh import Host, HostPair, HostSpec, HostUnreachable, SshSettings
+from orbench.paths import repo_root
 from orbench.targets.descriptor import Target, java_executable
 
 
@@ -53,6 +59,14 @@ class HostSet:
     @property
     def remote(self) -> list[Host]:
         return [h for h in self.hosts.values() if not h.spec.is_local]
+
+    def syscount_library(self, spec: HostSpec) -> str | None:
+        """The send/recv counter's path on that host; None when it is not there (not built, or not deployed)."""
+        if spec.is_local:
+            return local_library(repo_root())
+        if SYSCOUNT_LIBRARY not in self.deployed.get(spec.name, []):
+            return None
+        return f"{self.dirs[spec.name]}/{SYSCOUNT_LIBRARY}"
 
     def java_on(self, spec: HostSpec) -> str:
         return spec.java or (java_executable() if spec.is_local else "java")
@@ -190,9 +204,22 @@ class PairRuntime:
             values["gc_log"] = f"{directory}/run/{os.path.basename(values['gc_log'])}"
         worker = prefix + target.expand(argv, root=directory, java=self.hosts.java_on(on.spec), **values)
         pid_file = f"{directory}/run/{self._tag(target, role)}.pid"
+        # The counter before the host's own preloads, if it has any.
+        library = self.hosts.syscount_library(on.spec)
+        preload = (f"export LD_PRELOAD={shlex.quote(library)}\"${{LD_PRELOAD:+:$LD_PRELOAD}}\" && "
+                   if library is not None and preload_value(library) is not None else "")
         # $$ is this shell's pid, which exec hands to the worker: the pid file names the worker itself.
-        script = f"echo $$ > {shlex.quote(pid_file)} && cd {shlex.quote(directory)} && exec {shlex.join(worker)}"
+        script = (f"echo $$ > {shlex.quote(pid_file)} && cd {shlex.quote(directory)} && {preload}"
+                  f"exec {shlex.join(worker)}")
         return on.wrap(["sh", "-c", script])
+
+    def worker_env(self, role: str) -> dict[str, str] | None:
+        """The environment of a local worker: the harness's, with the send/recv counter preloaded when it is
+        built (None: the harness's own, unchanged). A remote worker's command line sets it there."""
+        host = self.server_host if role == "server" else self.client_host
+        if not host.spec.is_local:
+            return None
+        return preloaded_env(self.hosts.syscount_library(host.spec), os.environ)
 
     def server_command(self, target: Target, gc_log: str = os.devnull) -> list[str]:
         return self._command(self.server_host, target, "server", target.server_argv,

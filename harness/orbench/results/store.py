@@ -65,7 +65,12 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
   12: points gain the load-at-scale dimensions (point.py: threading, objects, object_order, clients_as,
      arrivals, offered_load; each at its default in an older run) and trials the load fields (trial.py:
      offered_rate_hz, client_calls, fairness, server and client CPU utilisation, server threads, bottleneck,
-     settle_ratio); the manifest's worker records say each target's server setting in its own words.
+     settle_ratio, a serial server's service moments); the manifest's worker records say each target's server
+     setting in its own words. trials.csv also gains client_recvs, client_sends, server_recvs, server_sends:
+     each worker's recv- and send-family calls per call (recv, recvfrom, recvmsg, recvmmsg; send, sendto,
+     sendmsg, sendmmsg), counted inside it by the library the harness preloads (anatomy/syscount.py), which
+     /proc/PID/io's syscr and syscw (client_reads, client_writes) do not count. Older runs read with them empty
+     (not counted), their reads and writes as before.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 

@@ -86,8 +86,12 @@ class Measurement:
     client_sys_us: float | None = None
     client_vcsw: float | None = None               # voluntary context switches (blocked: a read, a futex)
     client_ivcsw: float | None = None              # involuntary ones (preempted)
-    client_reads: float | None = None              # read()-family calls (/proc/PID/io syscr; recv is not one)
-    client_writes: float | None = None             # write()-family calls (syscw; send is not one)
+    client_reads: float | None = None              # read-family calls: read, readv, pread... (/proc/PID/io syscr)
+    client_writes: float | None = None             # write-family calls: write, writev, pwrite... (syscw)
+    # recv-family calls: recv, recvfrom, recvmsg, recvmmsg (since schema 12: the counter preloaded into the
+    # worker, anatomy/syscount.py; syscr does not count them); None: the worker ran without the counter
+    client_recvs: float | None = None
+    client_sends: float | None = None              # send-family calls: send, sendto, sendmsg, sendmmsg (the same)
     client_threads_ended: int | None = None        # in the trial: threads that ended (their switches are lost)
     server_cpu_us: float | None = None
     server_user_us: float | None = None
@@ -96,6 +100,8 @@ class Measurement:
     server_ivcsw: float | None = None
     server_reads: float | None = None
     server_writes: float | None = None
+    server_recvs: float | None = None
+    server_sends: float | None = None
     server_threads_ended: int | None = None
     wire_out_bytes: float | None = None            # the client's TCP bytes to the server (TCP_INFO)
     wire_in_bytes: float | None = None             # and from it

@@ -134,8 +134,11 @@ def update_to_11(manifest: dict[str, Any], rows: Rows) -> None:
 def update_to_12(manifest: dict[str, Any], rows: Rows) -> None:
     """12: points gain the load-at-scale dimensions (threading, objects, object_order, clients_as, arrivals,
     offered_load) and trials their load fields; an older run varied none of them, so each row takes the
-    dimension's default (point.py: reading a row without the column gives it) and measured none of the fields."""
+    dimension's default (point.py: reading a row without the column gives it) and measured none of the fields.
+    The anatomy counts each worker's send- and recv-family calls (the preloaded counter); a version-11 trial did
+    not count them: empty, never 0 (its reads and writes are the read- and write-family alone)."""
     _add_columns(rows, **dict.fromkeys(LOAD_COLUMNS_12, ""))
+    _add_columns(rows, client_recvs="", client_sends="", server_recvs="", server_sends="")
 
 
 LOAD_COLUMNS_12 = ("offered_rate_hz", "client_calls", "fairness", "server_cpu_util", "client_cpu_util",

@@ -69,12 +69,13 @@ class TargetSession:
         gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
         self.server = ServerWorker(
             self.target.name, self.runtime.server_command(self.target, gc_log=gc_log % "server"),
-            self.logs_dir / f"{tag}-server.log", reaper=self.runtime.reaper(self.target, "server"),
+            self.logs_dir / f"{tag}-server.log", env=self.runtime.worker_env("server"),
+            reaper=self.runtime.reaper(self.target, "server"),
         )
         try:
             self.client = ClientWorker(self.target.name,
                                        self.runtime.client_command(self.target, gc_log=gc_log % "client"),
-                                       self.logs_dir / f"{tag}-client.log",
+                                       self.logs_dir / f"{tag}-client.log", env=self.runtime.worker_env("client"),
                                        reaper=self.runtime.reaper(self.target, "client"))
             self.server.via, self.client.via = self.runtime.via("server"), self.runtime.via("client")
             hello = self.client.call({"cmd": "hello"}, watch=[self.server])
@@ -100,7 +101,7 @@ class TargetSession:
             client = ClientWorker(self.target.name,
                                   self.runtime.client_command(self.target, gc_log=str(
                                       self.logs_dir / f"{tag}-client-gc-{self.starts}.log")),
-                                  self.logs_dir / f"{tag}-client.log",
+                                  self.logs_dir / f"{tag}-client.log", env=self.runtime.worker_env("client"),
                                   reaper=self.runtime.reaper(self.target, "client"))
             client.via = self.runtime.via("client")
             self.extra_clients.append(client)

@@ -23,7 +23,7 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogWriter
 
 from orbench.anatomy.delta import pairs_text
-from orbench.anatomy.summary import PER_CALL, PER_TRIAL
+from orbench.anatomy.summary import PER_CALL, PER_TRIAL, SUMS
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
@@ -90,7 +90,8 @@ def export_hdr(store: RunStore, out_dir: Path) -> list[Path]:
     return written
 
 
-ANATOMY_FIELDS = [*Point.columns(), *(f"{n}{s}" for n in (*PER_CALL, "cpu_us") for s in ("", "_low", "_high")),
+ANATOMY_FIELDS = [*Point.columns(),
+                  *(f"{n}{s}" for n in (*PER_CALL, *SUMS, "cpu_us") for s in ("", "_low", "_high")),
                   *PER_TRIAL, "tcp_events", "client_syscalls", "client_syscalls_total", "server_syscalls",
                   "server_syscalls_total", "orb_added_cpu_us", "orb_added_cpu_us_low", "orb_added_cpu_us_high"]
 
@@ -108,7 +109,7 @@ def export_anatomy(summary: RunSummary, path: Path) -> int:
             a = p.anatomy
             assert a is not None
             row = dict(p.point.as_record())
-            for name in (*PER_CALL, "cpu_us"):
+            for name in (*PER_CALL, *SUMS, "cpu_us"):
                 fig = a.figure(name)
                 if fig is not None:
                     row.update({name: fig.median, f"{name}_low": fig.low, f"{name}_high": fig.high})

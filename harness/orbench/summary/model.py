@@ -25,7 +25,9 @@ from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
 
 # 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
-# 3: points carry the load-at-scale dimensions and load fields; the run gains `capacities`.
+# 3: points carry the load-at-scale dimensions and load fields; the run gains `capacities` and
+#    `queueing_checks`; a point's anatomy has the workers' send- and recv-family calls and the sums read+recv,
+#    write+send.
 SUMMARY_VERSION = 3
 
 # --- latency and intervals -------------------------------------------------------------------------------------
@@ -217,6 +219,14 @@ class Anatomy:
     client_writes: AnatomyFigure | None = optional()
     server_reads: AnatomyFigure | None = optional()
     server_writes: AnatomyFigure | None = optional()
+    client_recvs: AnatomyFigure | None = optional()       # since summary 3: the send/recv counter's figures
+    client_sends: AnatomyFigure | None = optional()
+    server_recvs: AnatomyFigure | None = optional()
+    server_sends: AnatomyFigure | None = optional()
+    client_reads_recvs: AnatomyFigure | None = optional()   # read family + recv family (anatomy/summary.SUMS)
+    client_writes_sends: AnatomyFigure | None = optional()  # write family + send family
+    server_reads_recvs: AnatomyFigure | None = optional()
+    server_writes_sends: AnatomyFigure | None = optional()
     wire_out_bytes: AnatomyFigure | None = optional()
     wire_in_bytes: AnatomyFigure | None = optional()
     wire_out_segs: AnatomyFigure | None = optional()

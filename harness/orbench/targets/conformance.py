@@ -5,6 +5,7 @@ says which rule fails. Every target must pass it; the contract tests run it for 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import tempfile
@@ -18,7 +19,9 @@ import jsonschema
 import numpy as np
 
 from orbench.anatomy.strace import StraceError
+from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
+from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
 from orbench.targets import sample_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay
@@ -77,6 +80,12 @@ def protocol_schema() -> dict:
     return json.loads(resources.files("orbench.targets").joinpath("protocol.schema.json").read_text())
 
 
+def worker_env() -> dict[str, str] | None:
+    """The workers' environment: the harness's, with the send/recv counter preloaded as in a campaign (None:
+    not built, the harness's own), so that a socket baseline's calls are counted without a tracer."""
+    return preloaded_env(local_library(repo_root()), os.environ)
+
+
 @dataclass
 class Check:
     name: str
@@ -129,7 +138,7 @@ class Conformance:
         path = self.log_dir / f"{tag}-server.log"
         try:
             server = ServerWorker(self.target.name, self.target.with_server_args(args).server_command(self.host, 0),
-                                  path)
+                                  path, env=worker_env())
         except WorkerError as exc:
             raise WorkerError(f"{exc}{self._tail_of(path)}", exc.kind) from None
         self.workers.append(server)
@@ -147,7 +156,8 @@ class Conformance:
         return "".join(f"\n        {line}" for line in lines)
 
     def _client(self, tag: str) -> ClientWorker:
-        client = ClientWorker(self.target.name, self.target.client_command(), self.log_dir / f"{tag}-client.log")
+        client = ClientWorker(self.target.name, self.target.client_command(), self.log_dir / f"{tag}-client.log",
+                              env=worker_env())
         self.workers.append(client)
         return client
 
@@ -316,14 +326,15 @@ class Conformance:
                 box["allocated"]["server"] = after["memory"]["allocated_bytes"] - before["memory"]["allocated_bytes"]
 
         out = []
-        try:
-            calls: dict[int, wire_checks.CallCounts] | None = wire_checks.syscalls_during([client_pid, server_pid],
-                                                                                          run)
-        except StraceError as exc:
-            # Without strace (an anatomy tool, not a requirement) the segments are still counted.
-            out.append(f"reads and writes not counted: {exc}")
-            calls = None
-            run()
+        calls = wire_checks.counted_calls([client_pid, server_pid], run)
+        if calls is None:  # the send/recv counter is not built: strace, where it may attach
+            try:
+                calls = wire_checks.syscalls_during([client_pid, server_pid], run)
+            except StraceError as exc:
+                # Without either (strace is an anatomy tool, not a requirement) the segments are still counted.
+                out.append(f"reads and writes not counted: {exc}")
+                calls = None
+                run()
         for role, pid in (("client", client_pid), ("server", server_pid)):
             counts = {"segments": box["segments"][pid]}
             if calls is not None:
@@ -335,7 +346,8 @@ class Conformance:
                     "message)")
             if calls is not None:
                 assert per["writes"] >= 0.9 and per["reads"] >= 0.9, f"the {role}'s calls were not seen: {per}"
-            out.append(f"{role} " + " ".join(f"{v:.2f} {k}" for k, v in per.items()))
+            out.append(f"{role} " + " ".join(f"{v:.2f} {k}" for k, v in per.items())
+                       + (f" ({calls[pid].source})" if calls is not None else ""))
         for role, allocated in box["allocated"].items():
             if allocated is None:
                 continue

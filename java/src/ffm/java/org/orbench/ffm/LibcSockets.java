@@ -41,6 +41,12 @@ final class LibcSockets {
 
   private static final Linker LINKER = Linker.nativeLinker();
   private static final SymbolLookup LIBC = LINKER.defaultLookup();
+  // Functions are bound as a C program's calls are: to the first definition in the process's global scope,
+  // dlsym(RTLD_DEFAULT, name), which is libc's unless a preloaded library comes first (the harness preloads its
+  // send/recv counter into every worker). defaultLookup() alone finds libc's own and would bypass it.
+  private static final MethodHandle DLSYM = LINKER.downcallHandle(
+      LIBC.find("dlsym").orElseThrow(() -> new IllegalStateException("libc has no dlsym")),
+      FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
   private static final StructLayout CAPTURED = Linker.Option.captureStateLayout();
   private static final VarHandle ERRNO = CAPTURED.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
@@ -70,6 +76,14 @@ final class LibcSockets {
   }
 
   private static MemorySegment symbol(String name) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment found = (MemorySegment) DLSYM.invokeExact(MemorySegment.NULL, arena.allocateFrom(name));
+      if (found.address() != 0) {
+        return found;
+      }
+    } catch (Throwable t) {
+      throw new IllegalStateException("dlsym(" + name + "): " + t, t);
+    }
     return LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name));
   }
 
