@@ -54,6 +54,8 @@ class Agreement:
     capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
     # one entry per compared pair of runs: run ids, rows, tests, flagged rows
     aa: list[dict[str, Any]] = field(default_factory=list)
+    # (target, capacity kind and threading setting) -> capture of capacities (summary.json `capacities`)
+    capacity_capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
 
     def overall(self) -> Capture:
         out = Capture()
@@ -68,6 +70,36 @@ def _added(summary: RunSummary) -> dict[Point, tuple[float, float | None, float 
             if (a := p.orb_added_latency_ns) is not None and a.estimate is not None}
 
 
+CapacityKey = tuple[Point, str, str, str]
+
+
+def _capacities(summary: RunSummary) -> dict[CapacityKey, tuple[float, float | None, float | None]]:
+    """Each capacity's estimate and interval, by point, kind, way of making clients and arrivals."""
+    out = {}
+    for c in summary.capacities:
+        ci = c.interval
+        if ci is not None and ci.estimate is not None:
+            out[(c.point, c.kind, c.clients_as, c.arrivals or "")] = (ci.estimate, ci.low, ci.high)
+    return out
+
+
+def _capture(runs: list[dict[Any, tuple[float, float | None, float | None]]],
+             row: Any) -> dict[tuple[str, str], Capture]:
+    """Over every ordered pair of runs: how often one run's interval holds the other's estimate, by row(key)."""
+    capture: dict[tuple[str, str], Capture] = defaultdict(Capture)
+    for i, mine in enumerate(runs):
+        for j, theirs in enumerate(runs):
+            if i == j:
+                continue
+            for key, (_est, low, high) in mine.items():
+                if key not in theirs or low is None or high is None:
+                    continue
+                c = capture[row(key)]
+                c.pairs += 1
+                c.held += int(low <= theirs[key][0] <= high)
+    return dict(sorted(capture.items()))
+
+
 def agreement(stores: list[RunStore]) -> Agreement:
     """Cross-run capture over every ordered pair of runs; A/A compare over disjoint consecutive pairs (1-2, 3-4,
     ...), which are independent of each other."""
@@ -77,18 +109,10 @@ def agreement(stores: list[RunStore]) -> Agreement:
     added = [_added(s) for s in summaries]
     result = Agreement([s.run_id for s in stores],
                        min(int((s.read_manifest().get("campaign") or {}).get("launches") or 1) for s in stores))
-    capture: dict[tuple[str, str], Capture] = defaultdict(Capture)
-    for i, mine in enumerate(added):
-        for j, theirs in enumerate(added):
-            if i == j:
-                continue
-            for point, (_est, low, high) in mine.items():
-                if point not in theirs or low is None or high is None:
-                    continue
-                c = capture[(point.target, point.mode)]
-                c.pairs += 1
-                c.held += int(low <= theirs[point][0] <= high)
-    result.capture = dict(sorted(capture.items()))
+    result.capture = _capture(added, lambda point: (point.target, point.mode))
+    result.capacity_capture = _capture(
+        [_capacities(s) for s in summaries],
+        lambda key: (key[0].target, f"{key[1]} {key[0].threading}" + (f" {key[3]}" if key[3] else "")))
     for i in range(0, len(stores) - 1, 2):
         cmp = compare_summaries(summaries[i], summaries[i + 1],
                                 (stores[i].read_manifest(), stores[i + 1].read_manifest()))
@@ -114,6 +138,20 @@ def format_agreement(a: Agreement) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
+    if a.capacity_capture:
+        lines += ["", "capacity capture: how often one run's 95% capacity interval (closed loop; at the SLO) holds "
+                  "another run's estimate"]
+        rows = [("target", "capacity", "capture", "held / ordered pairs")]
+        for (target, kind), c in a.capacity_capture.items():
+            rows.append((target, kind, f"{c.rate:.2f}" if c.rate is not None else "-", f"{c.held} / {c.pairs}"))
+        held = sum(c.held for c in a.capacity_capture.values())
+        pairs = sum(c.pairs for c in a.capacity_capture.values())
+        rows.append(("all", "", f"{held / pairs:.2f}" if pairs else "-", f"{held} / {pairs}"))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        for n, r in enumerate(rows):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            if n == 0:
+                lines.append("  ".join("-" * w for w in widths))
     if a.aa:
         lines += ["", "A/A compare (disjoint consecutive pairs of runs; every flag is a false alarm if the build and "
                   "machine did not change):"]
