@@ -158,4 +158,4 @@ jmh: deps jmh-build
 # (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C, Java and Python ping-pongs (twoway
 # and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop (twoway and oneway).
 bench-fidelity: deps build
-	$(ORBENCH) fidelity
+	$(ORBENCH) fidelity --placement same-core,split-core
