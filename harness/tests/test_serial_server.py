@@ -8,7 +8,9 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from orbench.stats.stats import read_samples
+from orbench.targets.conformance import Conformance, format_checks
 from orbench.targets.descriptor import get_target
 from orbench.targets.workers import ClientWorker, ServerWorker
 
@@ -122,3 +124,11 @@ def test_serial_is_refused_with_the_stall_hook(tmp_path):
     else:
         raise AssertionError("the server started with --serial and --stall-after")
 
+
+@pytest.mark.slow
+def test_check_target_passes_for_the_serial_server(tmp_path):
+    require_targets("c-socket-serial")
+    target = get_target("c-socket-serial@50000")
+    checks = Conformance(target, log_dir=tmp_path).run()
+    assert all(c.passed for c in checks), format_checks(target, checks)
+    assert any(c.name == "serial server counts every request's service time" for c in checks)
