@@ -92,9 +92,15 @@ void print_ready(const std::string& endpoint, const ordered_json& worker_info) {
 
 namespace {
 std::atomic<const MessageCounter*> stats_counter{nullptr};
+// Written before the stdin thread starts (report_in_stats), read by it only.
+std::vector<std::pair<std::string, std::function<ordered_json()>>> stats_sections;
 }  // namespace
 
 void report_received_in_stats(const MessageCounter* counter) { stats_counter.store(counter); }
+
+void report_in_stats(const std::string& key, std::function<ordered_json()> section) {
+  stats_sections.emplace_back(key, std::move(section));
+}
 
 void print_stats() {
   ordered_json line = {{"event", "stats"}};
@@ -103,6 +109,7 @@ void print_stats() {
     line["received"] = {{"messages", received.messages}, {"bytes", received.bytes}};
   }
   if (counting_allocations()) line["memory"] = memory_json(process_allocations());
+  for (const auto& [key, section] : stats_sections) line[key] = section();
   write_protocol_line(line);
 }
 

@@ -46,6 +46,9 @@ void print_stats();
 // From now on the stats answer also carries these counters (since their last reset) as "received": the
 // harness's progress watchdog reads them during a trial. The counter must outlive the stdin thread (leak it).
 void report_received_in_stats(const MessageCounter* counter);
+// From now on the stats answer also carries `key`, the value `section` returns when a stats command comes
+// (on the stdin thread; e.g. the serial server's "service"). Call it before start_stop_watchers.
+void report_in_stats(const std::string& key, std::function<nlohmann::ordered_json()> section);
 void print_exit(const Counts& received);
 // Prints {"event": "error", ...}; the caller then exits non-zero.
 void print_start_error(const std::string& why);

@@ -2,6 +2,8 @@
 // generated from orbench.idl, on gRPC's synchronous C++ server: every call runs on a thread of gRPC's own
 // pool, which grows while all its threads are busy, so a sync() barrier waiting in one call does not stop
 // the others. A push stream (an IDL oneway, PROTOCOL.md "gRPC and Ice") holds one thread while it is open.
+// Threading (harness/targets/grpc-cpp.toml): --max-threads N caps that pool (ResourceQuota::SetMaxThreads);
+// --api callback serves the same service on the callback API instead (grpc_callback_service.hpp).
 #include <unistd.h>
 
 #include <chrono>
@@ -12,7 +14,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "connect_options.hpp"
+#include "grpc_callback_service.hpp"
 #include "grpc_endpoint.hpp"
+#include "grpc_payloads.hpp"
 #include "message_counter.hpp"
 #include "orbench.grpc.pb.h"
 #include "protocol_out.hpp"
@@ -23,17 +27,6 @@ namespace {
 
 using grpc::ServerContext;
 using grpc::Status;
-
-uint64_t payload_bytes(const orbench::Octets& m) { return m.items().size(); }
-uint64_t payload_bytes(const orbench::Records& m) { return m.items_size() * kRecordBytes; }
-uint64_t payload_bytes(const orbench::Longs& m) { return m.items_size() * uint64_t{4}; }
-uint64_t payload_bytes(const orbench::Doubles& m) { return m.items_size() * uint64_t{8}; }
-// A string counts its characters (PROTOCOL.md, "Payload types").
-uint64_t payload_bytes(const orbench::Strings& m) {
-  uint64_t bytes = 0;
-  for (const std::string& s : m.items()) bytes += s.size();
-  return bytes;
-}
 
 class BenchService final : public orbench::Bench::Service {
  public:
@@ -132,14 +125,41 @@ class GrpcStopper {
   bool stopped_ = false;
 };
 
+// --max-threads N: a positive integer, 0 when absent (no quota).
+int max_threads_arg(const ServerArgs& args) {
+  const auto it = args.values.find("--max-threads");
+  if (it == args.values.end()) return 0;
+  size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(it->second, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != it->second.size() || value < 1) {
+    throw std::invalid_argument("bad --max-threads \"" + it->second + "\": a number of threads, 1 or more");
+  }
+  return value;
+}
+
 int serve(int argc, char** argv) {
   block_stop_signals();  // before gRPC starts any thread
   ServerArgs args;
+  bool callback = false;
+  int max_threads = 0;
   try {
-    args = parse_server_args(argc, argv, {});
+    args = parse_server_args(argc, argv, {}, {"--api", "--max-threads"});
     if (!parse_server_options(args.options).empty()) {
       print_start_error("grpc-cpp sets no server options (gRPC sets TCP_NODELAY itself)");
       return 2;
+    }
+    const std::string api = args.values.count("--api") ? args.values.at("--api") : "sync";
+    if (api != "sync" && api != "callback") {
+      throw std::invalid_argument("bad --api \"" + api + "\": sync or callback");
+    }
+    callback = api == "callback";
+    max_threads = max_threads_arg(args);
+    if (callback && max_threads > 0) {
+      throw std::invalid_argument("--max-threads caps the synchronous server's threads; --api callback has none");
     }
   } catch (const std::invalid_argument& e) {
     print_start_error(e.what());
@@ -149,13 +169,24 @@ int serve(int argc, char** argv) {
   auto* counter = new MessageCounter;
   report_received_in_stats(counter);
   auto* stopper = new GrpcStopper;
-  BenchService service(*counter, [stopper] { stopper->request_stop(); });
+  auto stop = [stopper] { stopper->request_stop(); };
+  BenchService sync_service(*counter, stop);
+  CallbackBenchService callback_service(*counter, stop);
 
   grpc::ServerBuilder builder;
   int bound_port = 0;
   const std::string address = grpc_target_of(grpc_endpoint_of(args.host, args.port));
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
-  builder.RegisterService(&service);
+  if (callback) {
+    builder.RegisterService(&callback_service);
+  } else {
+    builder.RegisterService(&sync_service);
+  }
+  if (max_threads > 0) {
+    grpc::ResourceQuota quota("orbench-server");
+    quota.SetMaxThreads(max_threads);
+    builder.SetResourceQuota(quota);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || bound_port == 0) {
     print_start_error("gRPC cannot listen on " + address);

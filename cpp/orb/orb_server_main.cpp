@@ -1,7 +1,11 @@
 // The server worker of an ORB target (PROTOCOL.md, "Server worker"), against the standard CORBA C++
 // mapping: activates one BenchServant in the RootPOA, prints its IOR, serves until shutdown(), stdin EOF,
-// SIGTERM or SIGINT.
+// SIGTERM or SIGINT. -ORB... arguments go to ORB_init; --orb-threads N has N threads call ORB::run() (TAO's
+// thread-pool model with its reactive strategy; omniORB dispatches on threads of its own either way).
 #include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "bench_servant.hpp"
 #include "corba_errors.hpp"
@@ -43,6 +47,31 @@ class OrbStopper {
   bool stopped_ = false;
 };
 
+// --orb-threads N: how many threads call ORB::run(), 1 to 1024 (1 when absent).
+int orb_threads_arg(const ServerArgs& args) {
+  const auto it = args.values.find("--orb-threads");
+  if (it == args.values.end()) return 1;
+  size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(it->second, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != it->second.size() || value < 1 || value > 1024) {
+    throw std::invalid_argument("bad --orb-threads \"" + it->second + "\": a number of threads, 1 to 1024");
+  }
+  return value;
+}
+
+// ORB::run() on a thread of the pool; it returns once the ORB shuts down.
+void run_orb(CORBA::ORB_ptr orb) {
+  try {
+    orb->run();
+  } catch (const CORBA::Exception&) {
+    // Shut down while starting: nothing left to serve.
+  }
+}
+
 int serve(int argc, char** argv) {
   block_stop_signals();  // before ORB_init starts any thread
   std::vector<std::string> user_orb_options, worker_args;
@@ -50,12 +79,14 @@ int serve(int argc, char** argv) {
 
   ServerArgs args;
   std::vector<std::string> option_args;
+  int orb_threads = 1;
   {
     std::vector<char*> worker_argv{argv[0]};
     for (auto& arg : worker_args) worker_argv.push_back(arg.data());
     try {
-      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {});
+      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {}, {"--orb-threads"});
       option_args = orb_port::server_option_args(parse_server_options(args.options));
+      orb_threads = orb_threads_arg(args);
     } catch (const std::invalid_argument& e) {
       print_start_error(e.what());
       return 2;
@@ -89,7 +120,10 @@ int serve(int argc, char** argv) {
     start_stop_watchers([stopper] { stopper->request_stop(); });
     print_ready(ior.in(), server_worker_info(orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()));
 
+    std::vector<std::thread> runners;
+    for (int i = 1; i < orb_threads; ++i) runners.emplace_back(run_orb, orb.in());
     orb->run();
+    for (auto& runner : runners) runner.join();
     stopper->forbid();
     const Counts received = counter->snapshot();
     orb->destroy();

@@ -70,6 +70,12 @@ BASELINE_ALLOCATED_FRACTION_MAX = 0.25
 # campaign can set, so a claim copied from another target is tried before it is published.
 OPTION_VALUES: dict[str, tuple[object, ...]] = {"tcp_nodelay": (True, False), "socket_buffer_bytes": (65536,),
                                                 "sync_scope": ("none", "transport", "server", "target")}
+# Every threading setting a descriptor declares starts its server and serves a short twoway run; a sized one at
+# this size.
+THREADING_CHECK_SIZE = 4
+# A serial server's service times (PROTOCOL.md, Load servers): this many twoway calls, each of whose service
+# times must be at least the server's spin.
+SERIAL_CALLS = 100
 # A check that took this long or more shows its time (check-target must stay quick).
 SHOW_SECONDS_FROM = 0.5
 # Lines of a worker's stderr shown with a failed check.
@@ -188,12 +194,17 @@ class Conformance:
             server = box["server"]
             if server.answers_stats:
                 self.check("server answers the stats command", lambda: self._stats(box["server"]))
+            serial = bool(server.ready["worker"].get("serial"))
             client = self._client("main")
             self._run_client_checks(client, server)
+            if serial:
+                self.check("serial server counts every request's service time",
+                           lambda: self._serial_service(client, server))
             self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
             self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
             self._option_checks()
+            self._threading_checks()
         finally:
             # Every worker a check started, also a server whose ready line was refused before it was kept.
             for w in reversed(self.workers):
@@ -415,6 +426,46 @@ class Conformance:
         finally:
             client.stop()
             server.stop()
+
+    def _threading_checks(self) -> None:
+        """Every server threading setting the descriptor declares ([threading]; a sized one at
+        THREADING_CHECK_SIZE): its server starts with the setting's arguments and serves a short twoway run."""
+        for name in self.target.threading_names(THREADING_CHECK_SIZE):
+            choice = self.target.threading_choice(name)
+            self.check(f"threading {name} ({choice.words}): server starts and serves twoway calls",
+                       lambda c=choice: self._with_threading(c.name, c.args))
+
+    def _with_threading(self, name: str, args: tuple[str, ...]) -> str:
+        server = self._server(f"threading-{name}", args)
+        client = self._client(f"threading-{name}")
+        try:
+            answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+            assert answer["ok"], f"connect: {answer.get('error_kind')}: {answer.get('error')}"
+            return self._run_point(client, server, "twoway", "octets", 1000, OPTION_CALLS, OPTION_WARMUP)
+        finally:
+            client.stop()
+            server.stop()
+
+    def _serial_service(self, client: ClientWorker, server: ServerWorker) -> str:
+        """A serial server's stats `service` counts each payload-carrying request once, and each one's service
+        time is at least its spin (PROTOCOL.md, Load servers)."""
+        before = (server.stats() or {}).get("service")
+        assert before is not None, "a serial server's stats answer has no service"
+        self._run(client, server, "twoway", "octets", 1000, SERIAL_CALLS, CHECK_WARMUP)
+        after: dict = {}
+        for _ in range(50):  # the last request is added once its reply's write has returned
+            after = (server.stats() or {}).get("service") or {}
+            if after.get("requests", 0) - before["requests"] >= SERIAL_CALLS + CHECK_WARMUP:
+                break
+            time.sleep(0.02)
+        self._validate(after, "service")
+        served = after["requests"] - before["requests"]
+        assert served == SERIAL_CALLS + CHECK_WARMUP, \
+            f"service counted {served} requests, the run made {SERIAL_CALLS + CHECK_WARMUP}"
+        mean = (after["busy_ns"] - before["busy_ns"]) / served
+        spin = server.ready["worker"].get("delay_ns", 0)
+        assert mean >= spin, f"mean service time {mean:.0f} ns is below the server's spin of {spin} ns"
+        return f"mean service time {mean / 1000:.1f} us for a spin of {spin / 1000:.1f} us"
 
     def _stats(self, server: ServerWorker) -> str:
         first, second = server.stats(), server.stats()

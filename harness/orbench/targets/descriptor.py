@@ -58,6 +58,18 @@ class ThreadingSetting:
 
 
 @dataclass(frozen=True)
+class ThreadingChoice:
+    """A threading setting as a campaign names it ("per-connection", "pool-16"): the setting, its size (a sized
+    one's), and its words and server arguments with {size} filled in."""
+
+    name: str
+    setting: ThreadingSetting
+    size: int | None
+    words: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     description: str
@@ -138,6 +150,27 @@ class Target:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
+
+    def threading_choice(self, name: str) -> ThreadingChoice:
+        """The setting a campaign names: an unsized setting by its name, a sized one as NAME-SIZE (SIZE >= 1)."""
+        by_name = {s.name: s for s in self.threading}
+        setting, size = by_name.get(name), None
+        if setting is not None and setting.sized:
+            setting = None  # a sized setting needs its size
+        if setting is None and "-" in name:
+            base, _, number = name.rpartition("-")
+            if number.isdigit() and int(number) >= 1 and base in by_name and by_name[base].sized:
+                setting, size = by_name[base], int(number)
+        if setting is None:
+            known = ", ".join(f"{s.name}-SIZE" if s.sized else s.name for s in self.threading) or "none"
+            raise UserError(f"{self.path}: target {self.name!r} has no threading setting {name!r} "
+                            f"(its settings: {known})")
+        fill = (lambda text: text.replace("{size}", str(size))) if size is not None else (lambda text: text)
+        return ThreadingChoice(name, setting, size, fill(setting.words), tuple(fill(a) for a in setting.args))
+
+    def threading_names(self, size: int) -> tuple[str, ...]:
+        """Every setting's name as a campaign would give it, a sized one at `size` (check-target runs them all)."""
+        return tuple(f"{s.name}-{size}" if s.sized else s.name for s in self.threading)
 
     def with_server_args(self, args: tuple[str, ...]) -> Target:
         """The same target with `args` (an option set's `--option NAME=VALUE`) after its server argv."""
@@ -221,9 +254,17 @@ def threading_settings(path: Path, table: dict[str, Any] | None) -> tuple[Thread
         return ()
     settings = tuple(ThreadingSetting(name, t["words"], tuple(t["args"]), bool(t.get("sized")))
                      for name, t in table.items() if name != "default")
+    for s in settings:
+        takes_size = any("{size}" in a for a in s.args)
+        if takes_size != s.sized:
+            raise UserError(f"{path}: key threading.{s.name}: " + (
+                "sized = true, but no {size} in its args" if s.sized else "{size} in its args, but not sized = true"))
     if table["default"] not in {s.name for s in settings}:
         raise UserError(f"{path}: key threading.default: value {table['default']!r} is not one of its settings "
                         f"({', '.join(s.name for s in settings) or 'none'})")
+    if any(s.sized and s.name == table["default"] for s in settings):
+        raise UserError(f"{path}: key threading.default: value {table['default']!r} is a sized setting; the default "
+                        "is the one the server runs with no arguments, an unsized one")
     return settings
 
 

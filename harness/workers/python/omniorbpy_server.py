@@ -1,5 +1,6 @@
 """The omniORBpy server (target omniorbpy): the Bench servant over the kit's counters. omniORB serves each
-connection on a thread of its own (its default), so a client blocked in sync holds one thread only."""
+connection on a thread of its own (its default), so a client blocked in sync holds one thread only. Arguments
+-ORBname VALUE go to ORB_init (the descriptor's threading settings: omniORB's thread pool)."""
 
 from __future__ import annotations
 
@@ -78,11 +79,18 @@ class BenchServant(orbench__POA.Bench):
 assert STRING_CHARS == 16   # a string counts its characters; every payload string has 16
 
 
+def orb_options(extra: tuple[str, ...]) -> list[str]:
+    """The worker's other arguments, which must be -ORBname VALUE pairs (omniORB's own options)."""
+    if len(extra) % 2 or not all(name.startswith("-ORB") for name in extra[::2]):
+        raise ValueError(f"unknown arguments {' '.join(extra)!r}: only -ORBname VALUE pairs go to omniORB")
+    return list(extra)
+
+
 def start(args: ServerArgs, counts: Counters, stop) -> Started:
     # Bind and advertise exactly HOST:PORT (an empty port: any free one).
     port = str(args.port) if args.port else ""
-    orb = CORBA.ORB_init(["orbench-omniorbpy-server", "-ORBendPoint", f"giop:tcp:{args.host}:{port}"],
-                         CORBA.ORB_ID)
+    orb = CORBA.ORB_init(["orbench-omniorbpy-server", "-ORBendPoint", f"giop:tcp:{args.host}:{port}",
+                          *orb_options(args.extra)], CORBA.ORB_ID)
     poa = orb.resolve_initial_references("RootPOA")
     ref = poa.servant_to_reference(BenchServant(counts, stop))
     poa._get_the_POAManager().activate()
