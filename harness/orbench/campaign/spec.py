@@ -215,12 +215,32 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if resolved_jdk is not None:
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
+    _check_threading(path, settings, chosen)
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(
                 f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
             )
     return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)
+
+
+def _check_threading(path: Path, settings: dict[str, Any], targets: list[Target]) -> None:
+    """Every threading setting other than default must be one that some middleware of the campaign offers: a
+    typo would otherwise skip every middleware at it, each with a reason, after the run started."""
+    for i, name in enumerate(settings["threading"]):
+        if name == "default":
+            continue
+        offering = []
+        for t in targets:
+            try:
+                t.threading_choice(name)
+                offering.append(t.name)
+            except UserError:
+                pass
+        if not any(t.kind == "orb" and t.name in offering for t in targets):
+            offered = sorted({n for t in targets if t.kind == "orb" for n in t.threading_names(0)})
+            raise UserError(f"{path}: key threading[{i}]: value {name!r}: no middleware of the campaign has this "
+                            f"setting (they offer: {', '.join(offered).replace('-0', '-SIZE') or 'none'})")
 
 
 def _check_soak(path: Path, settings: dict[str, Any]) -> None:
