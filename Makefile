@@ -93,7 +93,7 @@ $(PYW_BUILD)/stubs/orbench/__init__.py: idl/orbench.idl $(PYW_STAMP)
 	  $(PYW_BUILD)/venv/bin/omniidl -bpython -C $(PYW_BUILD)/stubs idl/orbench.idl)
 # gRPC: the project's IDL translator writes the .proto (as for grpc-cpp and grpc-java), grpcio-tools' protoc
 # the Python messages and stubs.
-$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py)
+$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py harness/orbench/idl/emitters/*.py)
 	@$(call quietly,generated the gRPC Python stubs in harness/workers/python/build/grpc,$(PYW_BUILD)/protoc.log,\
 	  rm -rf $(PYW_BUILD)/grpc && mkdir -p $(PYW_BUILD)/grpc && \
 	  PYTHONPATH=harness python3 -m orbench.idl proto idl/orbench.idl $(PYW_BUILD)/grpc/orbench.proto && \

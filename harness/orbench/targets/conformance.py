@@ -23,7 +23,7 @@ from orbench.stats.stats import read_samples
 from orbench.targets import sample_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target, counted_payload_bytes
-from orbench.targets.endpoints import port_of, with_port
+from orbench.targets.families import endpoint_form
 from orbench.targets.options import plan_options
 from orbench.targets.workers import ClientWorker, ServerWorker
 
@@ -31,10 +31,6 @@ CHECK_SIZES = (1, 1000, 65536)  # one byte, one size that is no power of two, th
 # Other payload types than octets at these only: 1 B (an empty sequence) and 1000 B (rounding to whole elements:
 # 62 records or strings, 250 longs, 125 doubles) are where their byte counts can go wrong.
 CHECK_SIZES_OTHER_TYPES = (1, 1000)
-# What a ready line's endpoint looks like, by family (socket baselines: None): an IOR, a gRPC address, a
-# stringified Ice proxy ("identity options:tcp -h HOST -p PORT ...").
-ENDPOINT_PATTERNS = {None: r"tcp://\S+:\d+", "corba": r"IOR:[0-9a-fA-F]+", "grpc": r"grpc://\S+:\d+",
-                     "ice": r"\S+.*:tcp -h \S+ -p \d+.*"}
 CHECK_CALLS = 200
 CHECK_WARMUP = 20
 # The runs of an option step: short, because tcp_nodelay = false costs a delayed ACK (about 40 ms) per twoway.
@@ -169,7 +165,8 @@ class Conformance:
                 assert w["role"] == "server" and w["target"] in self._worker_names(), f"ready line names {w}"
                 assert w["language"] == self.target.language, \
                     f"ready line says language {w['language']!r}, the descriptor {self.target.language!r}"
-                want = ENDPOINT_PATTERNS[self.target.family]
+                # What the endpoint looks like: its family's form (families.toml), or a socket baseline's.
+                want = endpoint_form(self.target.family).pattern
                 assert re.fullmatch(want, ready["endpoint"]), f"endpoint {ready['endpoint'][:80]!r} is not {want}"
                 return f"{w.get('orb') or w['language']} {w.get('orb_version') or ''}".strip()
 
@@ -282,9 +279,10 @@ class Conformance:
     def _delayed(self, client: ClientWorker, server: ServerWorker, mode: str) -> str:
         """A run through a relay that holds every server reply RELAY_DELAY_NS (delay_relay.py): a twoway sample
         is at least the delay, in ns; a oneway returns long before it."""
-        relay = DelayRelay(self.host, port_of(server.endpoint), RELAY_DELAY_NS / 1e9)
+        form = endpoint_form(self.target.family)
+        relay = DelayRelay(self.host, form.port_of(server.endpoint), RELAY_DELAY_NS / 1e9)
         try:
-            answer = client.call({"cmd": "connect", "endpoint": with_port(server.endpoint, relay.port),
+            answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port),
                                   "options": {}}, timeout=60, watch=[server])
             assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
             answer, samples = self._run(client, server, mode, "octets", 1000, RELAY_CALLS, RELAY_WARMUP)

@@ -15,6 +15,7 @@ from typing import Any
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
 from orbench.schemas import check, read_toml, schema
+from orbench.targets.families import FAMILIES_FILE, protocol_of, read_families
 from orbench.targets.languages import LANGUAGES_FILE, read_languages
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
@@ -23,11 +24,8 @@ from orbench.targets.languages import LANGUAGES_FILE, read_languages
 # those of harness/targets/languages.toml, languages.py.)
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
-# What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
-# speak (an interop pair needs both ends to speak the same one; the socket baselines and the known-answer
-# servers speak the OBSK wire format). Its keys are the schema's families (a test checks they agree).
-FAMILIES = {"corba": "GIOP", "grpc": "gRPC over HTTP/2", "ice": "the Ice protocol"}
-SOCKET_PROTOCOL = "the OBSK wire format"
+# What a middleware (orb) target is, beside its kind, is its family: harness/targets/families.toml (families.py)
+# says which there are and the protocol each speaks (an interop pair needs both ends to speak the same one).
 # Which sockets each connect option is set on (PROTOCOL.md, "Connect options"): `both` the client's and the
 # server's, `client` the client's only. Its keys are the schema's option names (a test checks they agree).
 OPTION_ENDS = {"tcp_nodelay": "both", "socket_buffer_bytes": "both", "sync_scope": "client"}
@@ -70,7 +68,7 @@ class Target:
     payload_types: tuple[str, ...]
     options: tuple[str, ...]
     baseline: str | None = None
-    family: str | None = None   # orb targets: "corba", "grpc" or "ice" (FAMILIES); None for a socket baseline
+    family: str | None = None   # orb targets: a family of families.toml ("corba", "grpc", ...); None otherwise
     # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
     fixed_options: tuple[tuple[str, object], ...] = ()
     # Options its worker refuses at connect with the ORB's reason ([supports] refused_options).
@@ -118,7 +116,7 @@ class Target:
     @property
     def protocol(self) -> str:
         """What its workers speak on the wire: its family's protocol, or the socket baselines' format."""
-        return FAMILIES[self.family] if self.family else SOCKET_PROTOCOL
+        return protocol_of(self.family)
 
     @property
     def is_jvm(self) -> bool:
@@ -171,6 +169,11 @@ def read_descriptor(path: Path) -> Target:
         raise UserError(f"{path}: key language: value {data['language']!r}: not a language of "
                         f"harness/targets/{LANGUAGES_FILE} ({', '.join(languages)}); a new language is a table there "
                         "(harness/targets/README.md, \"Adding a language\")")
+    families = read_families()
+    if isinstance(data.get("family"), str) and data["family"] not in families:
+        raise UserError(f"{path}: key family: value {data['family']!r}: not a family of harness/targets/{FAMILIES_FILE} "
+                        f"({', '.join(families)}); a new family is a table there (harness/targets/README.md, "
+                        "\"Adding another middleware\")")
     check(path, data, descriptor_schema())
     if data["name"] != path.stem:
         raise UserError(f"{path}: key name: value {data['name']!r} must match the file name {path.stem!r}")
@@ -254,7 +257,8 @@ def parse_instance(name: str) -> tuple[str, int | None]:
 def read_targets(directory: Path | None = None) -> dict[str, Target]:
     """Every descriptor in the directory, by name; baselines must name a socket target of the same language."""
     directory = directory or targets_dir()
-    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml")) if p.name != LANGUAGES_FILE}
+    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml"))
+               if p.name not in (LANGUAGES_FILE, FAMILIES_FILE)}
     for language in sorted({t.language for t in targets.values()}):
         base = targets.get(read_languages()[language].baseline)
         if base is not None and (base.kind != "socket" or base.language != language):
