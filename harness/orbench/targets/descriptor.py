@@ -92,6 +92,8 @@ class Target:
     # [threading]: the server's concurrency settings, and the name of the one it runs as shipped.
     threading: tuple[ThreadingSetting, ...] = ()
     threading_default: str | None = None
+    # check-target steps it fails as shipped, with why ([known_failures]: step id -> reason).
+    known_failures: tuple[tuple[str, str], ...] = ()
 
     @property
     def descriptor(self) -> str:
@@ -215,6 +217,7 @@ def read_descriptor(path: Path) -> Target:
         objects=bool(supports.get("objects")),
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
+        known_failures=tuple(sorted(data.get("known_failures", {}).items())),
     )
 
 
