@@ -77,6 +77,8 @@ class Target:
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
     required_java: int | None = None   # the lowest JDK feature version it runs on ([requires] java_version)
+    # Its middleware looks the host's own name up when it starts ([requires] hostname_resolves).
+    requires_hostname: bool = False
     # How to get what `requires` lists, when `make <build>` alone is not enough (e.g. an ORB built by hand).
     requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
@@ -208,6 +210,7 @@ def read_descriptor(path: Path) -> Target:
         required_pkg_config=tuple(requires.get("pkg_config", [])),
         required_commands=tuple(requires.get("commands", [])),
         required_java=requires.get("java_version"),
+        requires_hostname=bool(requires.get("hostname_resolves")),
         requires_hint=requires.get("hint"),
         path=path,
         parameter=parameter["name"] if parameter else None,
