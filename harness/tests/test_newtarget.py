@@ -148,3 +148,13 @@ def test_a_copy_of_a_family_s_own_target_under_a_new_name_asks_for_its_family(tm
     assert not list(tmp_path.iterdir())
     path, _ = new_target("zeta-cpp", "ice-cpp", tmp_path, family="ice")
     assert read_descriptor(path).family == "ice"
+
+
+def test_a_first_target_of_a_family_in_a_language_leaves_the_template_s_family_tables_out(tmp_path):
+    """No Java target of the Thrift family yet: copied from a Java CORBA ORB, without that ORB's [orb] table,
+    with the language's steps and the family's emitter."""
+    path, steps = new_target("zeta-java", None, tmp_path, language="java", family="thrift")
+    target = read_descriptor(path)
+    assert target.family == "thrift" and "[orb]" not in path.read_text().replace("'s [orb] table", "")
+    assert any("python3 -m orbench.idl thrift" in s for s in steps)
+    assert steps[0].startswith("java/src/main/java/org/orbench/zeta/")

@@ -137,7 +137,10 @@ def render(template: Target, name: str, stem: str, family: str | None, language:
     if "known_failures" in data:
         out += ["", f"# TODO: {like} is known to fail check-target's {', '.join(data['known_failures'])}: "
                 f"run check-target {name} and list only what it fails ([known_failures])"]
-    if "orb" in data:
+    if "orb" in data and family != template.family:
+        out += ["", f"# {like}'s [orb] table is left out: it tells the {template.family} family's workers about "
+                "their ORB"]
+    elif "orb" in data:
         out += ["", f"# TODO: [orb] is {like}'s: the new ORB's name, the manifest attribute that holds its version, "
                 "the properties that make it bind and advertise {host}:{port}", "[orb]"]
         out += [f"{k} = {toml_value(v)}" for k, v in data["orb"].items()]
@@ -191,7 +194,7 @@ def new_family_steps(family: str, asked: str) -> str:
             f"  1. a table [{family}] in harness/targets/{FAMILIES_FILE}: label, protocol, endpoint, port_pattern (or "
             "port_reader), idl, steps (the [thrift] table is a whole example)\n"
             "  2. if it has an interface language of its own: an IDL emitter, one module harness/orbench/idl/emitters/"
-            "NAME.py that registers itself (emitters/thrift.py is the shortest), named by the table's idl\n"
+            "NAME.py that registers itself (emitters/thrift.py is a whole one), named by the table's idl\n"
             "  3. harness/PROTOCOL.md: how IDL maps to it and what that makes unfair\n"
             f"Then run this again (or name an existing family with --family).")
 
