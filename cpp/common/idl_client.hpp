@@ -24,7 +24,7 @@ namespace orbench {
 //   using Payloads = std::tuple<Octets, Records, Longs, Doubles, Strings>;  its sequence types, in PayloadType order
 //   explicit B(std::vector<std::string>& args);  its runtime, from the worker's arguments (argv[0] first),
 //                                                taking out those it understood
-//   static MiddlewareInfo info();
+//   static MiddlewareInfo info();              its target name unless the worker is given --target NAME
 //   void connect(const std::string& endpoint, const ConnectOptions& options);   no remote call needed
 //   void disconnect();  bool connected() const;
 //   void reset_counters();  Counts counters();  SyncOutcome sync(uint64_t expected, uint32_t timeout_ms);
@@ -104,17 +104,35 @@ struct IdlCalls {
   bool same(const Reply& reply) const { return Binding::template same<T>(reply_of(reply), payload); }
 };
 
+// `--target NAME` taken out of a worker's arguments (argv[0] first): the descriptor it runs for, so one binary
+// can serve several; "" when absent.
+inline std::string take_target_arg(std::vector<std::string>& args) {
+  for (size_t i = 1; i + 1 < args.size(); ++i) {
+    if (args[i] != "--target") continue;
+    std::string target = args[i + 1];
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    return target;
+  }
+  return "";
+}
+
 template <typename Binding>
 class IdlClient final : public ClientWorker, public BenchDriver {
  public:
-  explicit IdlClient(std::vector<std::string> args) : binding_(args) {
+  // `target`: the descriptor's name (--target); "" means the binding's own (Binding::info()).
+  explicit IdlClient(std::vector<std::string> args, std::string target = "")
+      : binding_(args), target_(std::move(target)) {
     if (args.size() > 1) throw WorkerError(ErrorKind::usage, "unknown argument: " + args[1]);
   }
 
   nlohmann::ordered_json worker_info() const override {
     const MiddlewareInfo info = Binding::info();
-    return {{"role", "client"}, {"target", info.target},        {"language", "c++"},
-            {"orb", info.orb},  {"orb_version", info.version}, {"runtime", cxx_runtime_description()}};
+    return {{"role", "client"},
+            {"target", target_.empty() ? info.target : target_},
+            {"language", "c++"},
+            {"orb", info.orb},
+            {"orb_version", info.version},
+            {"runtime", cxx_runtime_description()}};
   }
 
   // One reset_counters proves the server answers; without it the connection is not kept.
@@ -157,6 +175,7 @@ class IdlClient final : public ClientWorker, public BenchDriver {
  private:
   // Declared first, so destroyed last: a CORBA binding's ORB outlives the payload sequences.
   Binding binding_;
+  std::string target_;
   Mode mode_ = Mode::twoway;
   PayloadType payload_type_ = PayloadType::octets;
   typename Binding::Payloads payloads_;  // built once per run by prepare(), outside timing
@@ -170,7 +189,9 @@ int idl_client_main(int argc, char** argv) {
   try {
     // Guarded as a whole: a middleware exception that escapes the command loop ends the worker with a message.
     return Binding::guarded("client failed", [&] {
-      IdlClient<Binding> client(std::vector<std::string>(argv, argv + argc));
+      std::vector<std::string> args(argv, argv + argc);
+      std::string target = take_target_arg(args);
+      IdlClient<Binding> client(std::move(args), std::move(target));
       run_client_loop(client, std::cin);
       return 0;
     });

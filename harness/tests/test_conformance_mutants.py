@@ -122,3 +122,28 @@ def test_a_baseline_writing_header_and_body_apart_is_rejected(counter, tmp_path,
     finally:
         client.stop()
         server.stop()
+
+
+@pytest.mark.parametrize("mutation, known, outcome", [
+    ("close_after", False, "failed"),   # a transport that gives up after 100 MiB fails the long haul
+    ("close_after", True, "known"),     # ... and is a known failure where its descriptor says so, with why
+    ("none", True, "passed"),           # listed, but passed this time: a pass, with the entry's words
+])
+def test_the_long_haul_fails_a_connection_that_ends_after_100_mib(tmp_path, mutation, known, outcome):
+    """The long haul alone (its own pair of workers), on the C socket baseline behind the mutant wrapper."""
+    require_targets("c-socket")
+    path = tmp_path / "c-socket.toml"
+    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation)
+                    + ('\n[known_failures]\nlong_haul = "gives up after 100 MiB"\n' if known else ""))
+    target = read_descriptor(path)
+    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    conformance.check("long haul", conformance._long_haul, step="long_haul")
+    check = conformance.checks[-1]
+    assert {"failed": not check.passed, "known": check.passed and check.known,
+            "passed": check.passed and not check.known}[outcome], format_checks(target, [check])
+    if outcome == "failed":
+        assert check.detail.startswith("twoway (0 MiB through the connection before it), 4096 calls of 65536 B: "
+                                       "error answer: transport"), check.detail
+    if known:
+        assert "gives up after 100 MiB" in check.detail
+    assert all(w.proc.poll() is not None for w in conformance.workers)

@@ -15,6 +15,7 @@ from typing import Any
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
 from orbench.schemas import check, read_toml, schema
+from orbench.targets.families import FAMILIES_FILE, protocol_of, read_families
 from orbench.targets.languages import LANGUAGES_FILE, read_languages
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
@@ -23,11 +24,8 @@ from orbench.targets.languages import LANGUAGES_FILE, read_languages
 # those of harness/targets/languages.toml, languages.py.)
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
-# What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
-# speak (an interop pair needs both ends to speak the same one; the socket baselines and the known-answer
-# servers speak the OBSK wire format). Its keys are the schema's families (a test checks they agree).
-FAMILIES = {"corba": "GIOP", "grpc": "gRPC over HTTP/2", "ice": "the Ice protocol"}
-SOCKET_PROTOCOL = "the OBSK wire format"
+# What a middleware (orb) target is, beside its kind, is its family: harness/targets/families.toml (families.py)
+# says which there are and the protocol each speaks (an interop pair needs both ends to speak the same one).
 # Which sockets each connect option is set on (PROTOCOL.md, "Connect options"): `both` the client's and the
 # server's, `client` the client's only. Its keys are the schema's option names (a test checks they agree).
 OPTION_ENDS = {"tcp_nodelay": "both", "socket_buffer_bytes": "both", "sync_scope": "client"}
@@ -82,7 +80,7 @@ class Target:
     payload_types: tuple[str, ...]
     options: tuple[str, ...]
     baseline: str | None = None
-    family: str | None = None   # orb targets: "corba", "grpc" or "ice" (FAMILIES); None for a socket baseline
+    family: str | None = None   # orb targets: a family of families.toml ("corba", "grpc", ...); None otherwise
     # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
     fixed_options: tuple[tuple[str, object], ...] = ()
     # Options its worker refuses at connect with the ORB's reason ([supports] refused_options).
@@ -91,6 +89,8 @@ class Target:
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
     required_java: int | None = None   # the lowest JDK feature version it runs on ([requires] java_version)
+    # Its middleware looks the host's own name up when it starts ([requires] hostname_resolves).
+    requires_hostname: bool = False
     # How to get what `requires` lists, when `make <build>` alone is not enough (e.g. an ORB built by hand).
     requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
@@ -106,6 +106,8 @@ class Target:
     # [threading]: the server's concurrency settings, and the name of the one it runs as shipped.
     threading: tuple[ThreadingSetting, ...] = ()
     threading_default: str | None = None
+    # check-target steps it fails as shipped, with why ([known_failures]: step id -> reason).
+    known_failures: tuple[tuple[str, str], ...] = ()
 
     @property
     def descriptor(self) -> str:
@@ -130,7 +132,7 @@ class Target:
     @property
     def protocol(self) -> str:
         """What its workers speak on the wire: its family's protocol, or the socket baselines' format."""
-        return FAMILIES[self.family] if self.family else SOCKET_PROTOCOL
+        return protocol_of(self.family)
 
     @property
     def is_jvm(self) -> bool:
@@ -204,6 +206,11 @@ def read_descriptor(path: Path) -> Target:
         raise UserError(f"{path}: key language: value {data['language']!r}: not a language of "
                         f"harness/targets/{LANGUAGES_FILE} ({', '.join(languages)}); a new language is a table there "
                         "(harness/targets/README.md, \"Adding a language\")")
+    families = read_families()
+    if isinstance(data.get("family"), str) and data["family"] not in families:
+        raise UserError(f"{path}: key family: value {data['family']!r}: not a family of harness/targets/{FAMILIES_FILE} "
+                        f"({', '.join(families)}); a new family is a table there (harness/targets/README.md, "
+                        "\"Adding another middleware\")")
     check(path, data, descriptor_schema())
     if data["name"] != path.stem:
         raise UserError(f"{path}: key name: value {data['name']!r} must match the file name {path.stem!r}")
@@ -236,6 +243,7 @@ def read_descriptor(path: Path) -> Target:
         required_pkg_config=tuple(requires.get("pkg_config", [])),
         required_commands=tuple(requires.get("commands", [])),
         required_java=requires.get("java_version"),
+        requires_hostname=bool(requires.get("hostname_resolves")),
         requires_hint=requires.get("hint"),
         path=path,
         parameter=parameter["name"] if parameter else None,
@@ -245,6 +253,7 @@ def read_descriptor(path: Path) -> Target:
         objects=bool(supports.get("objects")),
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
+        known_failures=tuple(sorted(data.get("known_failures", {}).items())),
     )
 
 
@@ -295,7 +304,8 @@ def parse_instance(name: str) -> tuple[str, int | None]:
 def read_targets(directory: Path | None = None) -> dict[str, Target]:
     """Every descriptor in the directory, by name; baselines must name a socket target of the same language."""
     directory = directory or targets_dir()
-    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml")) if p.name != LANGUAGES_FILE}
+    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml"))
+               if p.name not in (LANGUAGES_FILE, FAMILIES_FILE)}
     for language in sorted({t.language for t in targets.values()}):
         base = targets.get(read_languages()[language].baseline)
         if base is not None and (base.kind != "socket" or base.language != language):
