@@ -31,7 +31,18 @@ from typing import Any
 from orbench.results.point import Point, PointGroup
 from orbench.results.store import RunStore
 from orbench.results.units import fmt_ns
-from orbench.stats.significance import FDR_Q, Change, benjamini_hochberg, drift, log_values, pct, rank_shift, welch
+from orbench.stats.significance import (
+    FDR_Q,
+    POWER,
+    Change,
+    benjamini_hochberg,
+    drift,
+    log_values,
+    minimum_detectable,
+    pct,
+    rank_shift,
+    welch,
+)
 from orbench.summary.envdiff import environment_differences
 from orbench.summary.model import PointSummary, RunSummary
 from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
@@ -142,7 +153,7 @@ def _p50_change(a: PointSummary, b: PointSummary, log_drift: float, untested: st
     la, lb = log_values(_trial_p50s(a)), log_values(_trial_p50s(b))
     if la and lb:
         change = welch(la, lb, null=log_drift)
-        out.update(beyond_drift_pct=pct(change.estimate), p=change.p,
+        out.update(beyond_drift_pct=pct(change.estimate), p=change.p, se=change.se, df=change.df,
                    beyond_drift_ci_pct=None if change.low is None else [pct(change.low), pct(change.high)])
     return out
 
@@ -166,10 +177,23 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
         out["test"] = "rank test over the trials of one launch"
     if out.get("test"):
         out.update(change_ns=change.estimate, change_ci_ns=None if change.low is None else [change.low, change.high],
-                   p=change.p)
+                   p=change.p, se=change.se, df=change.df)
         if ia.estimate:
             out["change_pct"] = change.estimate / abs(ia.estimate) * 100
     return out
+
+
+def _minimum_change(quantity: str, change: dict, alpha: float) -> float | None:
+    """The row's minimum detectable effect: the smallest change flagged with probability POWER were it the only
+    change of the comparison (Benjamini-Hochberg then asks p <= q / tests), at the row's own spread, and never
+    below the smallest change a flag needs. p50 rows in percent beyond drift, ORB-added rows in ns."""
+    if change.get("se") is None:
+        return None
+    k = minimum_detectable(float(change["se"]), change.get("df"), alpha)
+    if quantity == "p50":
+        return max(pct(k), MIN_P50_CHANGE_PCT)
+    a = change["a"].get("estimate")
+    return max(k, MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT / 100 * abs(a) if a is not None else 0.0)
 
 
 def _large_enough(quantity: str, change: dict) -> bool:
@@ -205,6 +229,12 @@ def compare_summaries(a: RunSummary, b: RunSummary, manifests: tuple[dict, dict]
         if reject and _large_enough(q, change):
             moved = change["beyond_drift_pct"] if q == "p50" else change["change_ns"]
             change["flag"] = "slower" if moved > 0 else "faster"
+    # Each tested row's minimum detectable effect: what a lone change must be to be flagged (power POWER).
+    alpha = FDR_Q / max(1, len(tests))
+    for r, q in tests:
+        mde = _minimum_change(q, r[q], alpha)
+        if mde is not None:
+            r[q]["mde_pct" if q == "p50" else "mde_ns"] = mde
     flagged_rows = sum(1 for r in rows if any((r.get(q) or {}).get("flag") for q in ("p50", "orb_added")))
     env = [d.text() for d in environment_differences(*manifests)] if manifests else []
     env = [f"the runs' environments differ: {d}" for d in env]
@@ -217,6 +247,7 @@ def compare_summaries(a: RunSummary, b: RunSummary, manifests: tuple[dict, dict]
             "drift": drift_summary, "tests": len(tests), "fdr_q": FDR_Q,
             "min_change": {"p50_beyond_drift_pct": MIN_P50_CHANGE_PCT, "orb_added_ns": MIN_ADDED_CHANGE_NS,
                            "orb_added_pct": MIN_ADDED_CHANGE_PCT},
+            "mde": {"power": POWER, "alpha": alpha},
             "warnings": env,
             "only_in_a": [k.label for k in pa if k not in {ka for ka, _ in pairs}],
             "only_in_b": [k.label for k in pb if k not in {kb for _, kb in pairs}],
@@ -268,12 +299,23 @@ def _added_cells(change: dict | None) -> tuple[str, str, str, str]:
     return (a.text(), b.text(), moved, _flag_text(change))
 
 
+def _mde_cell(row: dict) -> str:
+    """The row's minimum detectable effect, from the quantity it is judged by."""
+    added = row.get("orb_added") or {}
+    if added.get("mde_ns") is not None:
+        return f"{fmt_ns(added['mde_ns'])}"
+    if row["p50"].get("mde_pct") is not None:
+        return f"{row['p50']['mde_pct']:.1f}%"
+    return "-"
+
+
 def format_comparison(result: dict[str, Any]) -> str:
     header = ("placement", "mode", "payload", "target", "p50 A [95% CI]", "p50 B [95% CI]", "beyond drift", "",
-              "ORB-added A", "ORB-added B", "change [95% CI]", "")
+              "ORB-added A", "ORB-added B", "change [95% CI]", "", "MDE")
     rows: list[tuple[str, ...]] = [header]
     for r in result["points"]:
-        rows.append((*columns(Point.from_record(r)), *_p50_cells(r["p50"]), *_added_cells(r.get("orb_added"))))
+        rows.append((*columns(Point.from_record(r)), *_p50_cells(r["p50"]), *_added_cells(r.get("orb_added")),
+                     _mde_cell(r)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {result['run_a']}", f"B = {result['run_b']}"]
     for w in result.get("warnings", []):
@@ -289,7 +331,14 @@ def format_comparison(result: dict[str, Any]) -> str:
               "without one: p50 beyond drift (log scale; baselines only when three or more); Benjamini-Hochberg at "
               f"q = {result['fdr_q']} over {result['tests']} tests, and a change of at least "
               f"{fmt_ns(mc['orb_added_ns'])} and {mc['orb_added_pct']:g}% (ORB-added) or {mc['p50_beyond_drift_pct']:g}% "
-              "(p50)", ""]
+              "(p50)"]
+    if result.get("mde"):
+        lines.append(f"MDE: the smallest change a row could have flagged, with probability {result['mde']['power']:.0%} "
+                     "were it the only change (Benjamini-Hochberg then asks p <= q / tests = "
+                     f"{result['mde']['alpha']:.2g}), at the row's spread and at least the smallest change a flag "
+                     "needs; ORB-added in ns, p50 in % beyond drift. An unflagged row reads \"no change larger than "
+                     "its MDE\", never \"the same\"")
+    lines.append("")
     for n, row in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if n == 0:
