@@ -9,6 +9,9 @@ and runs between trials, never during one.
 
 from __future__ import annotations
 
+import glob
+import os
+import struct
 import subprocess
 import time
 from collections.abc import Callable, Iterable
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 
 from orbench.anatomy.netstat import parse_netstat
 from orbench.anatomy.procfs import ProcessCounters, process_counters
+from orbench.anatomy.syscount import MEMFD_NAME
 from orbench.anatomy.syscount import SNAPSHOT_PART as SYSCOUNT_PART
 from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
 
@@ -117,11 +121,78 @@ def local_shell(script: str) -> str:
     return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, check=False).stdout
 
 
+def _read(path: str, binary: bool = False) -> str | bytes | None:
+    try:
+        with open(path, "rb" if binary else "r") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _grep_h(pid: int, name: str, keep: Callable[[str], bool]) -> str:
+    """What `grep -H '' /proc/PID/task/*/NAME` (with keep() as the pattern) prints: path:line per kept line."""
+    out = []
+    for task in sorted(glob.glob(f"/proc/{pid}/task/*/{name}")):
+        text = _read(task)
+        if isinstance(text, str):
+            out += [f"{task}:{line}" for line in text.splitlines() if keep(line)]
+    return "\n".join(out)
+
+
+def _syscount_words(pid: int, fds: dict[str, str]) -> str | None:
+    """The counter region's words (as the script's `od -An -tu8` prints them), from the worker's memfd."""
+    fd = next((n for n, target in fds.items() if target.startswith(f"/memfd:{MEMFD_NAME} ")), None)
+    if fd is None:
+        return None
+    data = _read(f"/proc/{pid}/fd/{fd}", binary=True)
+    if not isinstance(data, bytes) or len(data) < 64:
+        return None
+    header = struct.unpack("=8Q", data[:64])
+    used = header[5]
+    if not 1 <= used <= 65536 or len(data) < 64 + used * 64:
+        return None
+    return " ".join(str(w) for w in struct.unpack(f"={8 + used * 8}Q", data[:64 + used * 64]))
+
+
+def local_snapshot_text(pids: Iterable[int], sockets: bool = True) -> str:
+    """The snapshot script's output for processes on this machine, read by the harness itself: the same
+    files, with one `ss` the only command it starts (the script forks a dozen short ones per process, and the
+    workers' CPUs idle meanwhile, right before a trial)."""
+    parts: list[str] = []
+    for pid in pids:
+        stat = _read(f"/proc/{pid}/stat")
+        if not isinstance(stat, str):
+            continue
+        parts += [f"@stat {pid}", stat.rstrip("\n"), f"@io {pid}", str(_read(f"/proc/{pid}/io") or "").rstrip("\n"),
+                  f"@schedstat {pid}", _grep_h(pid, "schedstat", lambda _line: True),
+                  f"@status {pid}", _grep_h(pid, "status", lambda line: "ctxt_switches" in line)]
+        status = _read(f"/proc/{pid}/status")
+        parts += [f"@rss {pid}", "\n".join(line for line in str(status or "").splitlines() if "VmRSS" in line)]
+        fds: dict[str, str] = {}
+        for fd in os.listdir(f"/proc/{pid}/fd") if os.path.isdir(f"/proc/{pid}/fd") else ():
+            try:
+                fds[fd] = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+        parts += [f"@fds {pid}", "\n".join(t for t in fds.values() if t.startswith("socket:["))]
+        words = _syscount_words(pid, fds)
+        if words is not None:
+            parts += [f"@syscount {pid}", words]
+    if sockets:
+        ss = subprocess.run(["ss", "-tinHe"], capture_output=True, text=True, timeout=60, check=False).stdout
+        parts += ["@ss", ss.rstrip("\n")]
+    parts += ["@netstat", "".join(str(_read(p) or "") for p in ("/proc/net/netstat", "/proc/net/snmp")).rstrip("\n")]
+    return "\n".join(parts) + "\n"
+
+
 def take_snapshot(pids: Iterable[int], shell: Shell = local_shell, sockets: bool = True,
                   local: bool = True) -> HostSnapshot:
     """Reads the counters of `pids` (and, with `sockets`, their TCP sockets) and the namespace's TCP counters
-    on the host `shell` runs scripts on; `local`: that host is this machine."""
+    on the host `shell` runs scripts on; `local`: that host is this machine, read by the harness itself (the
+    same files as the script, local_snapshot_text)."""
     pids = list(pids)
-    text = shell(snapshot_script(pids, sockets, clocks=not local))
-    clocks = {pid: ns for pid in pids if (ns := process_cpu_ns(pid)) is not None} if local else None
-    return parse_snapshot(text, time.monotonic(), clocks)
+    if local:
+        text = local_snapshot_text(pids, sockets)
+        clocks = {pid: ns for pid in pids if (ns := process_cpu_ns(pid)) is not None}
+        return parse_snapshot(text, time.monotonic(), clocks)
+    return parse_snapshot(shell(snapshot_script(pids, sockets, clocks=True)), time.monotonic())

@@ -59,6 +59,10 @@ class PointSkips:
             return trial.error or "failed"
         if not trial.samples_file:
             return None
+        # A stall counts only when its calls took long_stall_s together, so a trial whose calls took less in all
+        # (their sum is calls x mean) has none: no second pass over its samples file.
+        if trial.mean_ns is not None and trial.calls and trial.mean_ns * trial.calls < 0.999 * self.long_stall_s * 1e9:
+            return None
         samples = read_samples(self.store_path / str(trial.samples_file))
         stall = find_stall(samples)
         if stall is None or stall.share * float(samples.sum()) < self.long_stall_s * 1e9:
