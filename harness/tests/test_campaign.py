@@ -17,8 +17,8 @@ trials = 3
 
 def test_good_campaign_expands_with_defaults(write_campaign):
     c = read_campaign(write_campaign(GOOD))
-    assert c.trials == 3 and c.calls == 5000 and c.placements == ["same-core"]
-    assert c.payload_types == ["octets"] and c.settings["options"] == {}
+    assert c.settings.trials == 3 and c.settings.calls == 5000 and c.settings.placements == ("same-core",)
+    assert c.settings.payload_types == ("octets",) and c.settings.options == {}
     assert len(c.point_groups()) == 2 * 3
     assert [t.name for t in c.targets] == ["omniorb", "c-socket"]
 
@@ -82,11 +82,11 @@ def test_quick_campaign_is_valid():
     from orbench.paths import campaigns_dir
 
     c = read_campaign(campaigns_dir() / "quick.toml")
-    sizes = c.payload_bytes
+    sizes = c.settings.payload_bytes
     assert len(sizes) >= 8 and min(sizes) == 1 and max(sizes) == 65536
     assert any(s & (s - 1) for s in sizes), "at least one size that is not a power of two"
     assert {t.name for t in c.targets} == {"omniorb", "jacorb", "c-socket", "java-socket"}
-    assert c.modes == ["twoway", "oneway"]
+    assert c.settings.modes == ("twoway", "oneway")
 
 
 @pytest.mark.parametrize("entry, key", [

@@ -214,7 +214,7 @@ def test_soak_campaign_keys_are_checked(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(base)
     campaign = read_campaign(path)
-    assert campaign.is_soak and campaign.settings["targets"] == ["omniorb"] and campaign.interval_s == 10
+    assert campaign.is_soak and campaign.settings.targets == ("omniorb",) and campaign.settings.interval_s == 10
     for extra, words in (("interval_s = 120\n", "key interval_s"), ('arrivals = "poisson"\n', "key arrivals"),
                          ('modes = ["oneway"]\nclients = [2]\n', "key clients"), ("duration_s = 0\n", "duration_s")):
         text = base.replace("duration_s = 60\n", "") + (extra if "duration_s" in extra else "duration_s = 60\n"

@@ -84,4 +84,4 @@ def test_cpp_orbs_campaign_is_valid():
 
     c = read_campaign(campaigns_dir() / "cpp-orbs.toml")
     assert {t.name for t in c.targets} == {"omniorb", "tao", "c-socket"}
-    assert c.payload_bytes == [1, 1024, 32168]
+    assert c.settings.payload_bytes == (1, 1024, 32168)

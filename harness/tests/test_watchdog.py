@@ -99,7 +99,7 @@ def test_stall_timeout_is_a_checked_campaign_key(write_campaign):
 
     base = 'name = "x"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [1]\n'
     assert "stall_timeout_s" in campaign_error(write_campaign, base + "stall_timeout_s = -1\n")
-    assert read_campaign(write_campaign(base)).settings["stall_timeout_s"] == 5
+    assert read_campaign(write_campaign(base)).settings.stall_timeout_s == 5
 
 
 def test_only_a_stall_as_long_as_the_bound_counts_towards_giving_a_point_up(tmp_path):

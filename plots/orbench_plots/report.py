@@ -12,7 +12,7 @@ from orbench.summary.summary import current_summary
 from orbench.summary.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
-from orbench_plots import section_fidelity, section_jmh, section_placement
+from orbench_plots import section_fidelity, section_jmh, section_placement, section_time
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
@@ -223,6 +223,7 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
                 + f"</td><td>{'yes' if k.answer.covered else 'NO'}</td>"
                 f"<td>{'yes' if k.answer.within_tolerance else 'NO'}</td></tr>" for k in known) + "</table>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.points) + f"<p>{_esc(P50_LEGEND)}</p>")
+    parts.append(section_time.section(manifest))
     parts.append(variance_section(summary.points))
     parts.append(section_placement.section(summary.points))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))

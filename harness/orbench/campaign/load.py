@@ -20,6 +20,8 @@ SWEEP_LOADS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.87, 0.93, 1.0, 1.1, 1.25)
 # The modes a sweep applies to: a oneway call's client-side time is not a latency a load could raise.
 SWEEP_MODES = ("twoway", "echo")
 _UNITS_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+# The campaign keys a LoadPlan holds (to_settings writes them back).
+LOAD_KEYS = ("clients", "clients_as", "rates_hz", "arrivals", "threading", "objects", "object_order", "sweep")
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,18 @@ class LoadPlan:
                    rates_hz=tuple(float(r) for r in settings["rates_hz"]), threading=tuple(settings["threading"]),
                    objects=tuple(settings["objects"]), object_order=settings["object_order"], sweep=sweep,
                    arrivals=settings.get("arrivals", "fixed"))
+
+    def to_settings(self) -> dict[str, Any]:
+        """The campaign keys of this plan, as from_settings reads them (no sweep key without a sweep)."""
+        out: dict[str, Any] = {"clients": list(self.clients), "clients_as": list(self.clients_as),
+                               "rates_hz": list(self.rates_hz), "arrivals": self.arrivals,
+                               "threading": list(self.threading), "objects": list(self.objects),
+                               "object_order": self.object_order}
+        if self.sweep is not None:
+            s = self.sweep
+            out["sweep"] = {"clients": s.clients, "clients_as": s.clients_as, "arrivals": list(s.arrivals),
+                            "slo_p99": s.slo.text, "step_calls": s.step_calls, "step_min_s": s.step_min_s}
+        return out
 
     def shapes(self, mode: str) -> list[LoadShape]:
         """Every load shape of a mode, in run order: clients outermost (extra client workers start once), the

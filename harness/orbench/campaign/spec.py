@@ -6,10 +6,11 @@ Every mistake names the file, the key and the value, so a typo never starts a ha
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orbench.campaign.duration import parse_duration
 from orbench.campaign.hosts import (
     check_ssh_files,
     resolve_host_pairs,
@@ -19,55 +20,51 @@ from orbench.campaign.hosts import (
 )
 from orbench.campaign.interop import resolve_interop
 from orbench.campaign.load import LoadPlan
+from orbench.campaign.settings import Settings, campaign_schema, schema_defaults
 from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
 from orbench.results.point import PointGroup
-from orbench.schemas import check, read_toml, schema
+from orbench.schemas import check, read_toml
 from orbench.targets.descriptor import Target, parse_instance, read_targets
 from orbench.targets.options import OptionPlan, option_label, plan_options
-
-
-def campaign_schema() -> dict:
-    return schema("orbench.campaign", "campaign")
 
 
 @dataclass
 class Campaign:
     path: Path
-    settings: dict[str, Any]
+    settings: Settings
     targets: list[Target]
     added_baselines: list[str] = field(default_factory=list)
     jdk: Jdk | None = None   # the `jdk` key resolved; None: the default JVM (ORBENCH_JAVA, JAVA_HOME, PATH)
 
     @property
     def name(self) -> str:
-        return self.settings["name"]
-
-    def __getattr__(self, key: str) -> Any:
-        try:
-            return self.settings[key]
-        except KeyError:
-            raise AttributeError(key) from None
+        return self.settings.name
 
     @property
     def is_soak(self) -> bool:
         """Every point a soak point: one run of duration_s per target and launch, a histogram per interval_s."""
-        return self.settings.get("duration_s") is not None
+        return self.settings.is_soak
+
+    def with_settings(self, **changes: Any) -> Campaign:
+        """The same campaign with some settings changed (a drawn order seed, --anatomy, a plan's launches)."""
+        return replace(self, settings=self.settings.replace(**changes))
 
     def warmup_for(self, target: Target, first: bool = True) -> int:
         """Warm-up calls before a trial: the full warm-up before the first trial a worker runs at a point,
         `rewarm` (`jvm_rewarm`) before the later ones."""
-        full = self.settings["jvm_warmup"] if target.is_jvm else self.settings["warmup"]
+        s = self.settings
+        full = s.jvm_warmup if target.is_jvm else s.warmup
         if first:
             return full
-        later = self.settings.get("jvm_rewarm" if target.is_jvm else "rewarm")
+        later = s.jvm_rewarm if target.is_jvm else s.rewarm
         return full if later is None else later
 
     @property
     def load_plan(self) -> LoadPlan:
         """The load dimensions (clients, rates, threading, objects, the sweep) as one typed value."""
-        return LoadPlan.from_settings(self.settings)
+        return self.settings.load
 
     def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
         """Every point group of one host pair and option set, in run order: per placement, per server setting
@@ -79,12 +76,12 @@ class Campaign:
                        object_order=plan.object_order if objects > 1 else "round-robin", mode=mode,
                        payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
                        rate_hz=shape.rate_hz, arrivals=shape.arrivals, offered_load=shape.offered_load)
-            for pl in self.settings["placements"]
+            for pl in self.settings.placements
             for (threading, objects) in plan.server_settings()
-            for mode in self.settings["modes"]
+            for mode in self.settings.modes
             for shape in plan.shapes(mode)
-            for pt in self.settings["payload_types"]
-            for size in self.settings["payload_bytes"]
+            for pt in self.settings.payload_types
+            for size in self.settings.payload_bytes
         ]
 
     def option_labels(self) -> list[str]:
@@ -108,24 +105,24 @@ class Campaign:
 
     def connect_options(self, target: Target) -> dict[str, Any]:
         """The [options] a target takes at connect (those it lists); option_sets are planned by option_plan."""
-        return {k: v for k, v in self.settings["options"].items() if k in target.options}
+        return {k: v for k, v in self.settings.options.items() if k in target.options}
 
     def option_sets(self) -> list[dict[str, Any]]:
         """Every option set, merged over [options], in run order."""
-        return [{**self.settings["options"], **s} for s in self.settings["option_sets"]]
+        return [{**self.settings.options, **s} for s in self.settings.option_sets]
 
     def option_plan(self, target: Target, option_set: dict[str, Any]) -> OptionPlan:
         return plan_options(target, option_set)
 
     def host_pairs(self) -> list[HostPair]:
-        return resolve_host_pairs(self.path, self.settings)
+        return resolve_host_pairs(self.path, self.settings.to_json())
 
     def ssh_settings(self) -> SshSettings:
-        return ssh_settings(self.settings["ssh"])
+        return ssh_settings(self.settings.ssh)
 
     def as_run(self) -> dict[str, Any]:
         """The campaign exactly as run (defaults filled in), for the manifest."""
-        run = {**self.settings, "source_file": str(self.path), "added_baselines": self.added_baselines}
+        run = {**self.settings.to_json(), "source_file": str(self.path), "added_baselines": self.added_baselines}
         if self.jdk is not None:
             run["jdk_resolved"] = self.jdk.as_dict()
         return run
@@ -153,8 +150,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     """`jdk` (from `orbench run --jdk`) overrides the data's `jdk` key."""
     rules = campaign_schema()
     check(path, data, rules)
-    settings = {k: v.get("default") for k, v in rules["properties"].items() if "default" in v}
-    settings.update(data)
+    settings = {**schema_defaults(), **data}
     settings.setdefault("description", "")
     settings["ssh"] = resolve_ssh_paths(path, settings["ssh"])
     resolve_inventory_path(path, settings)
@@ -221,7 +217,13 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             raise UserError(
                 f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
             )
-    return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)
+    if settings.get("budget") is not None:
+        try:
+            parse_duration(settings["budget"])
+        except ValueError as exc:
+            raise UserError(f"{path}: key budget: {exc}") from None
+    return Campaign(path=path, settings=Settings.from_json(settings), targets=chosen, added_baselines=added,
+                    jdk=resolved_jdk)
 
 
 def _check_threading(path: Path, settings: dict[str, Any], targets: list[Target]) -> None:

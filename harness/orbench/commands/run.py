@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
+from orbench.campaign.duration import parse_duration
 from orbench.campaign.spec import campaign_from_manifest, read_campaign
 from orbench.commands.common import campaign_path, interrupt_on_signals, make_report
 from orbench.errors import UserError
+from orbench.results.accounting import TimeAccount, time_account
+from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore, open_run
 from orbench.running.runner import Runner
+from orbench.summary.precision import format_reached
 from orbench.summary.summary import write_summary
 from orbench.summary.table import format_table
 
@@ -32,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retry-skipped", action="store_true",
                    help="with --resume: also run again the points given up after failed or stalled trials in a row")
     p.add_argument("--jdk", metavar="JDK", help="overrides the campaign's jdk key (a feature version or a path)")
+    p.add_argument("--budget", metavar="TIME",
+                   help="plan the run to fit this time, end to end (\"10m\", \"1h30m\", seconds): launches, "
+                        "trials and calls chosen from the variance and cost of each level; prints the precision "
+                        "expected per point group before the planned launches and what was reached at the end "
+                        "(the campaign key budget)")
     p.add_argument("--anatomy", action="store_true",
                    help="the anatomy mode: after each point, one trial per target with strace attached to both "
                         "workers (their system calls per call); the campaign key anatomy = \"syscalls\"")
@@ -45,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--jdk and --resume: a resumed run keeps the JDK it was started with")
         if args.anatomy:
             raise UserError("--anatomy and --resume: a resumed run keeps the anatomy mode it was started with")
+        if args.budget:
+            raise UserError("--budget and --resume: a resumed run keeps the budget it was started with")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
     elif args.retry_skipped:
@@ -54,7 +66,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         campaign = read_campaign(campaign_path(args.campaign), jdk=args.jdk)
         if args.anatomy:
-            campaign.settings["anatomy"] = "syscalls"
+            campaign = campaign.with_settings(anatomy="syscalls")
+        if args.budget:
+            try:
+                campaign = campaign.with_settings(budget_s=parse_duration(args.budget))
+            except ValueError as exc:
+                raise UserError(f"--budget: {exc}") from None
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
@@ -77,11 +94,22 @@ def run(args: argparse.Namespace) -> int:
         failed = runner.failed_trials
         print("\norbench: interrupted; every worker stopped, finished trials are kept; to finish the run: "
               f"orbench run --resume {store.path}", file=sys.stderr)
+    after: dict[str, float] = {}
+    started = time.perf_counter()
     summary = write_summary(store)
+    after["summary_s"] = time.perf_counter() - started
     print(format_table(summary))
     if not args.no_report and not interrupted:
+        started = time.perf_counter()
         make_report(store.path)
+        after["report_s"] = time.perf_counter() - started
+    account = note_after_run(store, after)
+    planned = [p for p in repetition_plans(store.read_manifest()) if p.groups]
+    if planned:
+        print(format_reached(planned[-1], summary), file=sys.stderr)
     print(f"results: {store.path}")
+    if account is not None:
+        print(f"orbench: time: {account.line()}", file=sys.stderr)
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:
@@ -90,3 +118,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
         return 1
     return 0
+
+
+def note_after_run(store: RunStore, seconds: dict[str, float]) -> TimeAccount | None:
+    """The summary's and the report's seconds, added to the manifest's time accounting (a budget counts them, and
+    the next planned run of the campaign reserves them)."""
+    manifest = store.manifest()
+    account = time_account(manifest.to_json())
+    if account is None:
+        return None
+    account = TimeAccount(account.wall_s, account.seconds, account.records, {**account.after_run, **seconds})
+    manifest["time_accounting"] = account.to_json()
+    store.write_manifest(manifest)
+    return account

@@ -49,7 +49,9 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     connection."""
     assert session.server is not None
     n, calls, warmup = point.clients, plan.calls, plan.warmup
-    clients = session.clients(n)
+    clock = plan.phases
+    with clock.phase("workers"):  # extra clients start when a point first needs them
+        clients = session.clients(n)
     server = session.server
 
     reset = clients[0].call({"cmd": "reset_counters"}, watch=[server])
@@ -74,9 +76,11 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
         return clients[k].call(command, timeout=timeout, watch=[server],
                                on_wait=watchdog.check if watchdog else None)
 
-    reading = UsageReading(session.runtime.usage_hosts())
-    service = ServiceReading(server)
+    with clock.phase("anatomy"):
+        reading = UsageReading(session.runtime.usage_hosts())
+        service = ServiceReading(server)
     sampler = start_load_sampler(session, clients, session.hellos(n))
+    sent, sent_ns = time.perf_counter(), time.monotonic_ns()
     try:
         with ThreadPoolExecutor(max_workers=n) as pool:
             futures = [pool.submit(run, k) for k in range(n)]
@@ -89,7 +93,9 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     finally:
         if sampler is not None:
             sampler.stop()
-    usage = reading.end()
+    round_trip = time.perf_counter() - sent
+    with clock.phase("anatomy"):
+        usage = reading.end()
     for k, r in enumerate(results):
         if isinstance(r, WorkerError):
             raise WorkerError(f"client {k} of {n}: {r}", r.kind)
@@ -99,14 +105,17 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
         if failed:
             return failed
 
-    per_client = [fetched_samples(session, part, plan.store_root, calls) for part in parts]
-    pooled = np.concatenate(per_client)
-    pooled.astype("<i8").tofile(samples_file)
-    for part in parts:
-        part.unlink()
-
     start_ns, end_ns = min(int(a["start_ns"]) for a in answers), max(int(a["end_ns"]) for a in answers)
     span_ns = end_ns - start_ns
+    clock.run_command(round_trip, span_ns, warmup, calls,
+                      None if any(c.via for c in clients) else (start_ns - sent_ns) / 1e9, clients=n)
+    with clock.phase("samples"):
+        per_client = [fetched_samples(session, part, plan.store_root, calls) for part in parts]
+        pooled = np.concatenate(per_client)
+        pooled.astype("<i8").tofile(samples_file)
+        for part in parts:
+            part.unlink()
+        latency = latency_fields(pooled)
     # After the closing barrier every client saw the group's totals; the largest is the latest view.
     total = max((a.get("received") or {}).get("messages", 0) for a in answers)
     total_bytes = max((a.get("received") or {}).get("bytes", 0) for a in answers)
@@ -114,7 +123,7 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     received_bytes = round(total_bytes * timed_msgs / total) if total else 0
     fields: dict[str, Any] = {
         "status": "ok", "calls": n * calls, "warmup": warmup, "samples_file": plan.samples_record,
-        **latency_fields(pooled), "elapsed_ns": span_ns,
+        **latency, "elapsed_ns": span_ns,
         "received_messages": timed_msgs, "received_bytes": received_bytes,
         "client_p50s_ns": tuple(round(float(np.percentile(x, 50))) * 1.0 for x in per_client),
         "aggregate_calls_per_s": round(n * calls / span_ns * 1e9, 1) if span_ns > 0 else None,

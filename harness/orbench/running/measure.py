@@ -21,6 +21,7 @@ from orbench.errors import WorkerError
 from orbench.hosts.ssh import Host, HostUnreachable
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
+from orbench.running.accounting import PhaseClock
 from orbench.running.cpu_usage import UsageReading
 from orbench.running.load_usage import LoadSampler
 from orbench.running.session import TargetSession
@@ -49,6 +50,13 @@ class TrialPlan:
     offered_rate_hz: float | None = None
     # The seed of Poisson send times (client k of a group takes seed + k); None: the workers draw their own.
     seed: int | None = None
+    # Where the trial's seconds go (running/accounting.py); None: not counted.
+    clock: PhaseClock | None = None
+
+    @property
+    def phases(self) -> PhaseClock:
+        """The plan's clock, or one whose count nobody reads."""
+        return self.clock if self.clock is not None else PhaseClock()
 
     @property
     def samples_record(self) -> str:
@@ -208,6 +216,14 @@ def server_count(server: ServerWorker) -> Callable[[], int | None] | None:
     return count
 
 
+def local_warmup_s(client: ClientWorker, start_ns: Any, sent_ns: int) -> float | None:
+    """Seconds from sending `run` to the first timed call, when the worker says when that was on this machine's
+    monotonic clock (a local worker's start_ns); None otherwise."""
+    if start_ns is None or client.via:
+        return None
+    return (int(start_ns) - sent_ns) / 1e9
+
+
 def host_shell(host: Host) -> Shell:
     """Runs an anatomy script on the host, its output as text."""
     return lambda script: host.run_shell(script, check=False).stdout.decode(errors="replace")
@@ -267,35 +283,45 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
                "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
                "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan)}
     rate = total_rate_hz(point, plan)
+    clock = plan.phases
     # The anatomy's reading first: its short commands are then outside the load window (on a remote host, where
     # orbench's processes are not told apart, they would read as other work).
-    anatomy = start_anatomy(session, plan)
-    reading = UsageReading(session.runtime.usage_hosts())
+    with clock.phase("anatomy"):
+        anatomy = start_anatomy(session, plan)
+        reading = UsageReading(session.runtime.usage_hosts())
     watchdog = start_watchdog(session, [session.client], plan)
-    service = ServiceReading(session.server)
+    with clock.phase("anatomy"):
+        service = ServiceReading(session.server)
     sampler = start_load_sampler(session, [session.client], [session.hello])
+    sent, sent_ns = time.perf_counter(), time.monotonic_ns()
     try:
         answer = session.client.call(command, timeout=trial_timeout_s(plan, rate / threads, threads),
                                      watch=[session.server], on_wait=watchdog.check if watchdog else None)
     finally:
         if sampler is not None:
             sampler.stop()
+    round_trip = time.perf_counter() - sent
     # When the answer came back: the end of the timed calls to within the client's post-loop work (a
     # counters call and writing the samples file, ~1 ms), to place GC pauses on the per-call time line.
     trial_end_unix = time.time()
-    usage = reading.end()
-    anatomy_fields = (end_anatomy(anatomy, plan, answer, threads) if anatomy is not None and answer["ok"]
-                      else {})
+    with clock.phase("anatomy"):
+        usage = reading.end()
+        anatomy_fields = (end_anatomy(anatomy, plan, answer, threads) if anatomy is not None and answer["ok"]
+                          else {})
     failed = failed_answer(answer, session.server)
     if failed:
         return failed
     calls = plan.calls * threads
-    samples = fetched_samples(session, plan.samples_file, plan.store_root, calls)
-    received = answer.get("received") or {}
     elapsed = int(answer.get("elapsed_ns") or 0)
+    clock.run_command(round_trip, elapsed, plan.warmup, plan.calls,
+                      local_warmup_s(session.client, answer.get("start_ns"), sent_ns), clients=threads)
+    with clock.phase("samples"):
+        samples = fetched_samples(session, plan.samples_file, plan.store_root, calls)
+        latency = latency_fields(samples)
+    received = answer.get("received") or {}
     fields: dict[str, Any] = {
         "status": "ok", "calls": calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
-        **latency_fields(samples), "elapsed_ns": elapsed or None,
+        **latency, "elapsed_ns": elapsed or None,
         "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
         "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(),
     }

@@ -33,16 +33,21 @@ class Progress:
 
     def start(self, campaign, store) -> None:
         s = campaign.settings
-        launches = s.get("launches") or 1
+        launches = s.launches
         groups = len(campaign.point_groups())
-        if s.get("duration_s") is not None:
-            per = f"one soak of {fmt_duration(s['duration_s'])}"
-        elif s.get("max_trials") and any(s.get(k) is not None for k in ("target_ci_pct", "target_added_ci_ns",
-                                                                         "target_added_ci_pct")):
-            per = f"{s['trials']} to {max(s['max_trials'], s['trials'])} trials"
+        if s.is_planned:
+            budget = f" in a budget of {fmt_duration(s.budget_s)}" if s.budget_s is not None else ""
+            self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, {groups} point groups; "
+                       f"launches, trials and calls planned from the variance and cost of each level{budget} -> "
+                       f"{store.path}", keep=True)
+            return
+        if s.duration_s is not None:
+            per = f"one soak of {fmt_duration(s.duration_s)}"
+        elif s.has_precision_target:
+            per = f"{s.trials} to {max(s.max_trials, s.trials)} trials"
         else:
-            per = f"{s['trials']} trials"
-        cap = f", at most {s['time_cap_s']:g} s after its first round" if s.get("time_cap_s") else ""
+            per = f"{s.trials} trials"
+        cap = f", at most {s.time_cap_s:g} s after its first round" if s.time_cap_s else ""
         self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, {groups} point groups x "
                    f"{launches} launch{'es' if launches != 1 else ''} = {self.total} group runs of {per} per "
                    f"target{cap} -> {store.path}", keep=True)

@@ -31,17 +31,22 @@ from orbench.hosts.placement import Placement, resolve_on
 from orbench.hosts.readiness import unavailable_reason
 from orbench.hosts.remote import HostSet, PairRuntime
 from orbench.hosts.ssh import HostPair, HostUnreachable
+from orbench.results.accounting import TimeAccount, time_account
 from orbench.results.manifest import Manifest
 from orbench.results.point import Point, PointGroup
+from orbench.results.repetitions import repetition_plans
 from orbench.results.soak import SoakRecord, soak_dir_name, soak_records
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.trial import GIVEN_UP, Measurement, Trial
+from orbench.running.accounting import PhaseClock, RunClock
+from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.progress import Progress
 from orbench.running.schedule import (
     Block,
+    blocks,
     disjoint_waves,
     launch_order,
     launch_seed,
@@ -98,7 +103,7 @@ class Runner:
         self.finished: dict[tuple[Point, int, int], Trial] = {}
         # Point groups whose trials in a launch ended (a stopping record exists): a resume skips them.
         self.done_groups: set[tuple[PointGroup, int]] = set()
-        self.launches = int(campaign.settings.get("launches") or 1)
+        self.launches = campaign.settings.launches
         self.launch, self.launch_seed = 0, 0  # the launch running now and the seed of its orders
         # The load sweep of the launch running now (campaign key sweep): each step's rate, and when to stop.
         self.sweeps = SweepState(campaign.load_plan)
@@ -109,20 +114,20 @@ class Runner:
         self.broken: dict[str, str] = {}
         # Pairs sharing no host run their rounds at the same time (campaign key concurrent_pairs): the trials'
         # bookkeeping (sequence numbers, trials.csv, manifest, progress) is then guarded by this lock.
-        self.concurrent = bool(campaign.settings.get("concurrent_pairs"))
+        self.concurrent = campaign.settings.concurrent_pairs
         self._lock = threading.RLock()
         self.seq = 0
         self.failed_trials = 0
         # Points given up after failures in a row (skips.py); a stall counts when it lasted the watchdog's bound.
-        self.skips = PointSkips(store.path, float(campaign.settings.get("stall_timeout_s") or DEFAULT_STALL_S))
+        self.skips = PointSkips(store.path, campaign.settings.stall_timeout_s or DEFAULT_STALL_S)
         self.baselines = {t.name: t.baseline for t in campaign.targets
                           if t.kind in MEASURED_AGAINST_BASELINE and t.baseline}
         self.stopping = StoppingRule.from_settings(campaign.settings, self.baselines)
         self.steady = SteadyState.from_settings(campaign.settings)
         # The order of targets within each round is random, from a seed the manifest records (schedule.py); a
         # resumed run keeps its seed, so it draws the same orders.
-        if campaign.settings.get("order_seed") is None:
-            campaign.settings["order_seed"] = new_seed()
+        if campaign.settings.order_seed is None:
+            self.campaign = campaign = campaign.with_settings(order_seed=new_seed())
         if resume:
             if store.written_schema() != SCHEMA_VERSION:
                 raise UserError(f"{store.path}: written with results schema {store.written_schema()}; this orbench "
@@ -136,6 +141,21 @@ class Runner:
             self.done_groups -= retried
         self.progress = Progress(total_group_runs(campaign, self.pairs) - len(self.done_groups), stream)
         self.manifest: Manifest | None = None
+        # Where the time goes (accounting.py): per launch and point group, per lane while the group runs.
+        self.clock = RunClock()
+        self.group_clocks: dict[tuple[str, PointGroup], PhaseClock] = {}
+        self.prior_time = time_account(store.read_manifest()) if resume else None
+        # Planned repetitions and the time budget (budget.py): the launches, and each group's trials and calls.
+        self.groups_per_launch = total_group_runs(campaign, self.pairs) // campaign.settings.launches
+        self.planned: PlannedRepetitions | None = None
+        if campaign.settings.is_planned and not campaign.is_soak:
+            groups = [g for pair in self.pairs for o in campaign.option_labels()
+                      for g in campaign.point_groups(pair.label, o) if not g.is_sweep_step]
+            self.planned = PlannedRepetitions(
+                campaign, store, groups, self.progress.note, time.monotonic(),
+                self.prior_time.wall_s if self.prior_time else 0.0,
+                repetition_plans(store.read_manifest()) if resume else None)
+        self.resumed_done = set(self.done_groups)
 
     @property
     def sessions(self) -> dict[str, TargetSession]:
@@ -150,7 +170,7 @@ class Runner:
         """Connect, deploy and check every host before anything runs (UserError lists what is missing)."""
         hosts = HostSet(self.pairs, self.campaign.ssh_settings(), self.campaign.name, self.store.run_id)
         runnable = [t for t in self.campaign.targets if unavailable_reason(t) is None]
-        pinned = any(p != "unpinned" for p in self.campaign.placements)
+        pinned = any(p != "unpinned" for p in self.campaign.settings.placements)
         hosts.prepare(runnable, pinned, self.progress.note)
         self.hosts = hosts
 
@@ -181,18 +201,18 @@ class Runner:
             campaign=self.campaign.as_run(),
             hosts=self._hosts_manifest(),
             host_pairs=[{**p.as_dict(), "placements": [] if self.hosts.unreachable(p) else
-                            [self._placement(p, name).as_dict() for name in self.campaign.placements],
+                            [self._placement(p, name).as_dict() for name in self.campaign.settings.placements],
                             **({"skipped": why} if (why := self.hosts.unreachable(p)) else {})}
                            for p in self.pairs],
             placements=[self._placement(self.hosts.alive_pairs()[0], p).as_dict()
-                           for p in self.campaign.placements],
+                           for p in self.campaign.settings.placements],
             targets={
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          **({"family": t.family} if t.family else {}),
                          **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
                          **({"known_added_ns": t.known_added_ns} if t.known_added_ns is not None else {}),
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
-                         "server_argv": t.server_command(self.campaign.host, 0), "client_argv": t.client_command(),
+                         "server_argv": t.server_command(self.campaign.settings.host, 0), "client_argv": t.client_command(),
                          "options": self.campaign.connect_options(t),
                          "option_sets": {(plan := self.campaign.option_plan(t, o)).label: plan.as_dict()
                                          for o in self.campaign.option_sets()},
@@ -236,11 +256,24 @@ class Runner:
         self._start_manifest()
         status = "failed"
         try:
-            seed = self.campaign.settings["order_seed"]
-            for launch in range(self.launches):
+            seed = self.campaign.settings.order_seed
+            assert seed is not None
+            if self.planned is not None:
+                self.planned.before_run()
+                self._apply_plan(0)
+            launch = 0
+            while launch < self.launches:
+                if self.planned is not None and launch > 0 and not self.planned.launch_fits():
+                    self._apply_plan(launch)
+                    break
                 self._start_launch(launch, launch_seed(seed, launch))
+                pending = self._launch_pending(launch)
                 for step in steps(self.campaign, self.pairs):
                     self._run_step(step, launch)
+                if self.planned is not None and pending:
+                    self.planned.after_launch(launch, self.time_account())
+                    self._apply_plan(launch + 1)
+                launch += 1
             status = "complete" if self.failed_trials == 0 else "complete-with-failures"
             self.progress.finish()
         except KeyboardInterrupt:
@@ -260,6 +293,9 @@ class Runner:
                 self.hosts.close()
             self.manifest.finish(status)
             self.manifest["failed_trials"] = self.failed_trials
+            self.manifest["time_accounting"] = self.time_account().to_json()
+            if self.planned is not None:
+                self.manifest["repetitions"] = self.planned.to_json()
             self.store.write_manifest(self.manifest)
             self.store.mark_latest()
         return self.failed_trials
@@ -311,8 +347,31 @@ class Runner:
                 self._run_groups([(lane, lane.block.groups[n]) for lane in self.lanes])
         finally:
             for lane in self.lanes:
-                lane.stop()
+                with self.clock.workers(launch, lane.block.label):
+                    lane.stop()
             self.lanes = []
+
+    def _launch_pending(self, launch: int) -> bool:
+        """Whether the launch has a group left to run (a resumed run passes its finished launches)."""
+        return any((g, launch) not in self.resumed_done for b in blocks(self.campaign, self.pairs) for g in b.groups)
+
+    def _apply_plan(self, done: int) -> None:
+        """The latest plan's launches (`done` ran already), for the loop, the progress and the manifest."""
+        assert self.planned is not None
+        self.launches = self.planned.launches(done)
+        self.progress.total = max(1, self.groups_per_launch * self.launches - len(self.resumed_done))
+        if self.manifest is not None:
+            with self._lock:
+                self.manifest["repetitions"] = self.planned.to_json()
+                self.store.write_manifest(self.manifest)
+
+    def time_account(self) -> TimeAccount:
+        """The run's time so far (with a resumed run's earlier part)."""
+        now = self.clock.account()
+        if self.prior_time is None:
+            return now
+        prior = self.prior_time
+        return TimeAccount.of(prior.wall_s + now.wall_s, prior.records + now.records)
 
     def _open_lane(self, block: Block) -> Lane:
         """One pair's block: its targets' workers started, or why they cannot run there."""
@@ -347,7 +406,8 @@ class Runner:
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
-                session.start()
+                with self.clock.workers(self.launch, block.label):
+                    session.start()
                 lane.sessions[t.name] = session
                 self._record_workers(session, block)
                 self._record_launch_pids(session, block)
@@ -368,9 +428,10 @@ class Runner:
             return
         # A sweep step runs one trial per launch: its interval is over launches, and its rate is a share of the
         # launch's own capacity probe.
-        running = [(lane, group, self.stopping.start_point(self.launch, self._spent_s(group),
-                                                           rounds=1 if group.is_sweep_step else None))
+        running = [(lane, group, self._start_group(group))
                    for lane, group in lane_groups if (group, self.launch) not in self.done_groups]
+        for lane, group, _ in running:
+            self.group_clocks[(lane.label, group)] = self.clock.group()
         if running:
             self.progress.group_started()
         while running:
@@ -389,11 +450,25 @@ class Runner:
                         self.done_groups.add((group, self.launch))
                         self.store.write_manifest(self.manifest)
                     # The traced trial is not a result: one per point and target, in the last launch.
-                    if self.campaign.anatomy == "syscalls" and self.launch == self.launches - 1:
-                        self._run_traced(lane, group)
+                    clock = self.group_clocks.pop((lane.label, group))
+                    if self.campaign.settings.anatomy == "syscalls" and self.launch == self.launches - 1:
+                        with clock.phase("anatomy"):
+                            self._run_traced(lane, group)
+                    self.clock.close_group(self.launch, group, clock, trials.rounds, self._calls_of(group))
                 else:
                     left.append((lane, group, trials))
             running = left
+
+    def _start_group(self, group: PointGroup) -> Any:
+        """A group's trials in this launch under the stopping rule; a sweep step runs one trial per launch (its
+        interval is over launches, its rate a share of the launch's own capacity probe); planned repetitions
+        run the plan's trials, fewer when the budget's time is up."""
+        if group.is_sweep_step:
+            return self.stopping.start_point(self.launch, self._spent_s(group), rounds=1)
+        if self.planned is not None:
+            return self.stopping.start_point(self.launch, self._spent_s(group), rounds=self.planned.trials(group),
+                                             fixed_reason="planned", over_time=self.planned.deadline_passed)
+        return self.stopping.start_point(self.launch, self._spent_s(group))
 
     # -- soak points ------------------------------------------------------------------------------------------
     def _run_soak_groups(self, lane_groups: list[tuple[Lane, PointGroup]]) -> None:
@@ -417,11 +492,12 @@ class Runner:
             if r.matches(point, self.launch):
                 return r
         s = self.campaign.settings
-        seed = s.get("arrivals_seed")
-        if s["arrivals"] == "poisson" and seed is None:
+        seed = s.arrivals_seed
+        if s.load.arrivals == "poisson" and seed is None:
             seed = new_seed()
-        return SoakRecord(point, self.launch, soak_dir_name(point, self.launch), float(s["duration_s"]),
-                          min(float(s["interval_s"]), float(s["duration_s"])), s["arrivals"], seed,
+        assert s.duration_s is not None
+        return SoakRecord(point, self.launch, soak_dir_name(point, self.launch), s.duration_s,
+                          min(s.interval_s, s.duration_s), s.load.arrivals, seed,
                           self.campaign.warmup_for(target), time.time(),
                           hosts={"server": lane.runtime.server_host.name, "client": lane.runtime.client_host.name})
 
@@ -455,7 +531,7 @@ class Runner:
         self.progress.note(f"soak of {point.label}{where} for {record.duration_s:g} s, one histogram per "
                            f"{record.interval_s:g} s -> {record.dir}")
         try:
-            run_soak_point(session, record, self.store.path, self.campaign.sync_timeout_ms, self.argv,
+            run_soak_point(session, record, self.store.path, self.campaign.settings.sync_timeout_ms, self.argv,
                            self.progress.note, self._put_soak)
         except WorkerError as exc:
             self.progress.note(f"{point.label}: soak failed: {exc}")
@@ -513,7 +589,7 @@ class Runner:
         """pause_idle_workers: continue the measured target's local workers and stop every other target's of its
         host pair, so their JIT, GC and timer threads stay off the measured CPU during the trial (other pairs'
         workers are left alone: with concurrent_pairs they are measuring)."""
-        if not self.campaign.settings.get("pause_idle_workers"):
+        if not self.campaign.settings.pause_idle_workers:
             return
         for name, session in lane.sessions.items():
             if name != measured:
@@ -572,19 +648,24 @@ class Runner:
                       else "failed")
             return self._finish(point, trial, Measurement(status=status, error=broken[target.name]))
         session = lane.sessions[target.name]
+        clock = self.group_clocks.get((lane.label, point.group)) or PhaseClock()
+        clock.start_trial()
         started = time.time()
         try:
             first = session.first_at(point)
             if first and self.steady is not None:
-                self._warm_until_steady(session, point)
+                self._warm_until_steady(session, point, clock)
                 first = False  # warm now: the trial gets the short rewarm
-            measurement = self._measure(session, point, trial, first, offered)
+            clock.warmup_phase = "full_warmup" if first else "rewarm"
+            measurement = self._measure(session, point, trial, first, offered, clock)
         except WorkerError as exc:
             measurement = Measurement(status="failed", error=str(exc))
             self._check_pair(lane)
             if target.name not in broken:
                 self._restart(lane, session)
-        return self._finish(point, trial, measurement, started)
+        result = self._finish(point, trial, measurement, started)
+        clock.end_trial()
+        return result
 
     def _run_traced(self, lane: Lane, group: PointGroup) -> None:
         """The anatomy mode: one trial per target with strace attached to both workers, into traced.csv (apart
@@ -615,36 +696,46 @@ class Runner:
 
     def _restart(self, lane: Lane, session: TargetSession) -> None:
         """After a crash or a broken connection: fresh workers for the next trial, or give the target up."""
-        session.stop()
         try:
-            session.start()
+            with self.clock.workers(self.launch, lane.block.label):
+                session.stop()
+                session.start()
             self._record_workers(session, lane.block)
         except WorkerError as exc:
             lane.broken[session.target.name] = f"could not restart after a failure: {exc}"
             lane.sessions.pop(session.target.name, None)
 
+    def _calls_of(self, group: PointGroup) -> int:
+        """The timed calls per trial (per client) of the group's trials in this launch."""
+        planned = self.planned.calls(group) if self.planned is not None else None
+        return planned or self.campaign.settings.calls
+
     def _plan(self, session: TargetSession, point: Point, trial: int | None, first: bool,
-              offered_rate_hz: float | None = None) -> TrialPlan:
+              offered_rate_hz: float | None = None, clock: PhaseClock | None = None) -> TrialPlan:
         """A latency trial's plan, or (trial None) the anatomy mode's traced trial's; `first`: the first trial
         these workers run at the point (the full warm-up); `offered_rate_hz`: a sweep step's rate in all."""
-        anatomy = "traced" if trial is None else ("off" if self.campaign.anatomy == "off" else "counters")
+        s = self.campaign.settings
+        # anatomy_trials = "first-round": the later rounds read nothing, so nothing idles the CPU before them.
+        unread = s.anatomy == "off" or (s.anatomy_trials == "first-round" and bool(trial))
+        anatomy = "traced" if trial is None else ("off" if unread else "counters")
         sweep = self.campaign.load_plan.sweep
+        planned = self.planned.calls(point.group) if self.planned is not None else None
         calls = (sweep.step_calls_per_client(offered_rate_hz) if sweep is not None and offered_rate_hz is not None
-                 else self.campaign.calls)
+                 else planned or s.calls)
         return TrialPlan(calls=calls, warmup=self.campaign.warmup_for(session.target, first),
                          offered_rate_hz=offered_rate_hz,
                          seed=trial_seed(self.launch_seed, point, trial or 0),
-                         sync_timeout_ms=self.campaign.sync_timeout_ms,
+                         sync_timeout_ms=self.campaign.settings.sync_timeout_ms,
                          samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
                          else self.store.traced_samples_path(point),
                          store_root=self.store.path, anatomy=anatomy,
-                         stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0))
+                         stall_timeout_s=self.campaign.settings.stall_timeout_s, clock=clock)
 
     def _measure(self, session: TargetSession, point: Point, trial: int, first: bool,
-                 offered_rate_hz: float | None = None) -> Measurement:
-        return measure_for(point)(session, point, self._plan(session, point, trial, first, offered_rate_hz))
+                 offered_rate_hz: float | None = None, clock: PhaseClock | None = None) -> Measurement:
+        return measure_for(point)(session, point, self._plan(session, point, trial, first, offered_rate_hz, clock))
 
-    def _warm_until_steady(self, session: TargetSession, point: Point) -> None:
+    def _warm_until_steady(self, session: TargetSession, point: Point, clock: PhaseClock) -> None:
         """Untimed chunks until the worker's latency is steady (steady.py); the record goes into the manifest's
         steady_state, a failed chunk's WorkerError to the caller (the trial fails, the workers restart)."""
         assert self.steady is not None
@@ -652,13 +743,14 @@ class Runner:
         # The fixed warm-up once per worker launch, at its first point (the JIT's first compilations); at later
         # points the short rewarm, and the chunks go on until the latency is steady there too.
         full = self.campaign.warmup_for(session.target, not session.fixed_warmup_done)
+        chunks = clock.chunks(full_warmup=not session.fixed_warmup_done)
         session.fixed_warmup_done = True
 
         def chunk(n: int, warmup: int) -> Measurement:
             return measure(session, point, TrialPlan(
-                calls=self.steady.chunk_calls, warmup=warmup, sync_timeout_ms=self.campaign.sync_timeout_ms,
+                calls=self.steady.chunk_calls, warmup=warmup, sync_timeout_ms=self.campaign.settings.sync_timeout_ms,
                 samples_file=self.store.warmup_samples_path(point, self.launch, n), store_root=self.store.path,
-                anatomy="off", stall_timeout_s=float(self.campaign.settings.get("stall_timeout_s") or 0)))
+                anatomy="off", stall_timeout_s=self.campaign.settings.stall_timeout_s, clock=chunks))
 
         record = warm_until_steady(self.steady, full, chunk)
         with self._lock:

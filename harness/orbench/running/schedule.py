@@ -62,7 +62,7 @@ def blocks(campaign: Campaign, pairs: list[HostPair]) -> list[Block]:
     groups (campaign.point_groups' order)."""
     out = []
     for pair in pairs:
-        for placement in campaign.placements:
+        for placement in campaign.settings.placements:
             for option_set in campaign.option_sets():
                 groups = [g for g in campaign.point_groups(pair.label, option_label(option_set))
                           if g.placement == placement]
@@ -171,4 +171,4 @@ def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed
 def total_group_runs(campaign: Campaign, pairs: list[HostPair]) -> int:
     """How many point-group runs a campaign makes (every block's groups, once per launch): what progress counts,
     since the stopping rule decides each group's trials as it goes."""
-    return sum(len(b.groups) for b in blocks(campaign, pairs)) * campaign.settings.get("launches", 1)
+    return sum(len(b.groups) for b in blocks(campaign, pairs)) * campaign.settings.launches

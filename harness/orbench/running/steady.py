@@ -10,12 +10,14 @@ from eating the campaign (it is then timed anyway, and the summary warns).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from orbench.campaign.settings import Settings
 from orbench.results.trial import Measurement
 
 # Chunks the bound allows by default: enough for a JIT to settle at a new payload, few enough that a worker
@@ -32,15 +34,15 @@ class SteadyState:
     chunk_calls: int
     window: int
     max_calls: int
+    max_s: float | None = None   # the chunks' bound by time (steady_max_s); None: by calls only
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> SteadyState | None:
-        if settings.get("steady_cv_pct") is None:
+    def from_settings(cls, settings: Settings) -> SteadyState | None:
+        if settings.steady_cv_pct is None:
             return None
-        chunk = int(settings.get("steady_chunk_calls") or settings["calls"])
-        return cls(cv_pct=float(settings["steady_cv_pct"]), chunk_calls=chunk,
-                   window=int(settings.get("steady_window") or 3),
-                   max_calls=int(settings.get("steady_max_calls") or DEFAULT_MAX_CHUNKS * chunk))
+        chunk = settings.steady_chunk_calls or settings.calls
+        return cls(cv_pct=settings.steady_cv_pct, chunk_calls=chunk, window=settings.steady_window,
+                   max_calls=settings.steady_max_calls or DEFAULT_MAX_CHUNKS * chunk, max_s=settings.steady_max_s)
 
 
 @dataclass
@@ -55,6 +57,8 @@ class SteadyRecord:
     cv_pct: float | None = None  # over the last `window` chunk p50s when it stopped
     chunk_p50s_ns: list[float] = field(default_factory=list)
     error: str = ""
+    seconds: float = 0.0       # what the chunks took, fixed warm-up included
+    stopped_by: str = ""       # "steady", "max_calls", "max_s" or "error"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,19 +74,28 @@ def cv_pct(values: list[float]) -> float | None:
 
 def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int], Measurement]) -> SteadyRecord:
     """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct, or the
-    chunks' calls reach rule.max_calls. The first chunk carries the fixed warm-up. A chunk that fails ends the
-    warm-up (the record says why; the trial that follows meets the same problem and reports it)."""
+    chunks' calls reach rule.max_calls, or (rule.max_s) their time does. The first chunk carries the fixed
+    warm-up. A chunk that fails ends the warm-up (the record says why; the trial that follows meets the same
+    problem and reports it)."""
     record = SteadyRecord(warmup_calls=warmup, chunk_calls=rule.chunk_calls, window=rule.window)
-    while record.steady_calls < rule.max_calls:
-        m = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
-        if m.status != "ok" or m.p50_ns is None:
-            record.error = m.error or m.status
-            return record
-        record.chunk_p50s_ns.append(float(m.p50_ns))
-        record.steady_calls += rule.chunk_calls
-        if len(record.chunk_p50s_ns) >= rule.window:
-            record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
-            if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
-                record.reached = True
+    started = time.monotonic()
+    try:
+        while record.steady_calls < rule.max_calls:
+            if rule.max_s is not None and record.chunk_p50s_ns and time.monotonic() - started >= rule.max_s:
+                record.stopped_by = "max_s"
                 return record
-    return record
+            m = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
+            if m.status != "ok" or m.p50_ns is None:
+                record.error, record.stopped_by = m.error or m.status, "error"
+                return record
+            record.chunk_p50s_ns.append(float(m.p50_ns))
+            record.steady_calls += rule.chunk_calls
+            if len(record.chunk_p50s_ns) >= rule.window:
+                record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
+                if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
+                    record.reached, record.stopped_by = True, "steady"
+                    return record
+        record.stopped_by = "max_calls"
+        return record
+    finally:
+        record.seconds = round(time.monotonic() - started, 4)

@@ -17,13 +17,18 @@ trials and the widths go into the manifest's `stopping` list and from there into
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
 from orbench.stats.stats import trial_ci95
+
+# A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
+MIN_ROUNDS_OVER_TIME = 2
 
 
 @dataclass
@@ -38,11 +43,10 @@ class StoppingRule:
     baselines: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any], baselines: dict[str, str] | None = None) -> StoppingRule:
-        return cls(trials=settings["trials"], target_ci_pct=settings.get("target_ci_pct"),
-                   max_trials=settings.get("max_trials"), time_cap_s=settings.get("time_cap_s"),
-                   target_added_ci_ns=settings.get("target_added_ci_ns"),
-                   target_added_ci_pct=settings.get("target_added_ci_pct"), baselines=dict(baselines or {}))
+    def from_settings(cls, settings: Settings, baselines: dict[str, str] | None = None) -> StoppingRule:
+        return cls(trials=settings.trials, target_ci_pct=settings.target_ci_pct, max_trials=settings.max_trials,
+                   time_cap_s=settings.time_cap_s, target_added_ci_ns=settings.target_added_ci_ns,
+                   target_added_ci_pct=settings.target_added_ci_pct, baselines=dict(baselines or {}))
 
     @property
     def has_target(self) -> bool:
@@ -55,10 +59,13 @@ class StoppingRule:
             return self.trials
         return max(self.max_trials or self.trials, self.trials)
 
-    def start_point(self, launch: int = 0, spent_s: float = 0.0, rounds: int | None = None) -> PointTrials:
+    def start_point(self, launch: int = 0, spent_s: float = 0.0, rounds: int | None = None,
+                    fixed_reason: str = "sweep step", over_time: Callable[[], bool] | None = None) -> PointTrials:
         """A group's trials in one launch; `spent_s`: seconds its finished rounds took before a resume, which
-        count against the time cap; `rounds`: exactly that many rounds, whatever the rule says (a sweep step)."""
-        trials = PointTrials(self, launch=launch, fixed_rounds=rounds)
+        count against the time cap; `rounds`: exactly that many rounds, whatever the rule says (a sweep step,
+        planned repetitions: `fixed_reason` says which), or fewer, but at least MIN_ROUNDS_OVER_TIME, once
+        `over_time()` says the time is up (a budget)."""
+        trials = PointTrials(self, launch=launch, fixed_rounds=rounds, fixed_reason=fixed_reason, over_time=over_time)
         trials.spent_before_s = spent_s
         return trials
 
@@ -77,6 +84,8 @@ class PointTrials:
     rounds: int = 0
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
     fixed_rounds: int | None = None
+    fixed_reason: str = "sweep step"
+    over_time: Callable[[], bool] | None = None
 
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
@@ -116,7 +125,11 @@ class PointTrials:
         if self.first_round_done is None:
             self.first_round_done = time.monotonic() - self.spent_before_s
         if self.fixed_rounds is not None:
-            return "sweep step" if self.rounds >= self.fixed_rounds else None
+            if self.rounds >= self.fixed_rounds:
+                return self.fixed_reason
+            if self.over_time is not None and self.rounds >= MIN_ROUNDS_OVER_TIME and self.over_time():
+                return "budget"
+            return None
         if self.rounds < rule.trials:
             return None
         if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:

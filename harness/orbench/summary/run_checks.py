@@ -120,13 +120,18 @@ def _stopping_warnings(manifest: dict[str, Any]) -> list[RunWarning]:
     targets_set = ("target_ci_pct", "target_added_ci_ns", "target_added_ci_pct")
     # One record per point group: a later one (a launch after the first, a resumed run) is the one that counts.
     last = {PointGroup.from_record(s): s for s in manifest["stopping"]}
+    # Planned repetitions aim at the interval over launches, not within one: their groups end by plan.
     not_reached = [s for s in last.values() if any(s.get(k) is not None for k in targets_set)
-                   and s["reason"] != "ci"]
+                   and s["reason"] not in ("ci", "planned", "budget")]
+    cut = [s for s in manifest["stopping"] if s["reason"] == "budget"]
+    out = [RunWarning("cut by the budget", "", f"{len(cut)} point group run(s) ran fewer trials than planned: the "
+                      "budget's time was up (campaign key budget)")] if cut else []
     if not not_reached:
-        return []
+        return out
     wanted = ", ".join(f"{k} {not_reached[0][k]}" for k in targets_set if not_reached[0].get(k) is not None)
-    return [RunWarning("stopping target not reached", "", f"{len(not_reached)} point(s) ended by "
-                       f"{', '.join(sorted({s['reason'] for s in not_reached}))} before their intervals met {wanted}")]
+    return out + [RunWarning("stopping target not reached", "", f"{len(not_reached)} point(s) ended by "
+                             f"{', '.join(sorted({s['reason'] for s in not_reached}))} before their intervals met "
+                             f"{wanted}")]
 
 
 def _fit_warning(fit: KnownAnswerFit) -> RunWarning:
@@ -141,7 +146,8 @@ def _launch_warnings(manifest: dict[str, Any], points: dict[Point, PointSummary]
     """One launch only (its intervals cannot see the next launch), and workers that never reached a steady
     state before their first timed trial."""
     out = []
-    launches = int((manifest.get("campaign") or {}).get("launches") or 1)
+    # The launches that ran (planned repetitions choose their number as they go), else the campaign's.
+    launches = len(manifest.get("launches") or ()) or int((manifest.get("campaign") or {}).get("launches") or 1)
     if launches == 1 and any(s.orb_added_latency_ns is not None for s in points.values()):
         out.append(RunWarning("one launch", "", "every worker ran in one process launch: the intervals are over "
                               "trials of that one process and do not cover what differs from launch to launch "

@@ -1,0 +1,369 @@
+"""Planned repetitions (campaign keys repetitions, budget, plan_from, max_launches; stats/repetitions.py has the
+model): from evidence (a previous run of the campaign, the pilot launch, the launches so far) the variance of
+each level and the cost of each, per point group; then the launches, the trials per launch and the calls per
+trial, per point group, that reach the precision target in the least time, or the most precision that fits the
+time left of a budget.
+
+The evidence's trials give the variances (their p50s by launch and trial, their samples for the calls' part);
+its time accounting gives the costs (results/accounting.py). A group the evidence did not measure keeps the
+campaign's trials and calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from orbench.campaign.spec import Campaign
+from orbench.results.accounting import TimeAccount, time_account
+from orbench.results.point import PointGroup
+from orbench.results.repetitions import GroupPlan, RepetitionPlan, RowPlan
+from orbench.results.store import RunStore
+from orbench.results.trial import Trial
+from orbench.results.units import fmt_duration, fmt_ns
+from orbench.stats.repetitions import (
+    GroupCost,
+    GroupInput,
+    RowData,
+    block_call_var,
+    estimate,
+    kalibera_jones_trials,
+    launch_ratio,
+    plan_for_budget,
+    plan_for_target,
+)
+from orbench.stats.stats import read_samples
+
+# The calls per trial a plan may choose: these multiples of the campaign's `calls`, never below MIN_CALLS (a
+# p99 over fewer calls rests on fewer than five values).
+CALL_FACTORS = (0.5, 1.0, 2.0, 4.0)
+MIN_CALLS = 500
+# Trials per launch: at least two, so that each launch still shows its trial-to-trial spread.
+MIN_TRIALS = 2
+# Without a precision target (a budget alone), every row aims at the same half-width relative to its p50.
+RELATIVE_AIM = 0.01
+# Seconds a run's summary and report take when no earlier run of the campaign says: per point, and fixed.
+AFTER_RUN_PER_POINT_S = 0.15
+AFTER_RUN_FIXED_S = 4.0
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a plan is made from: trials whose samples lie under `root`, the time records, where they came from."""
+
+    source: str
+    trials: tuple[Trial, ...]
+    root: Path
+    account: TimeAccount | None
+
+    @property
+    def launches(self) -> int:
+        return len({t.launch for t in self.trials})
+
+
+def evidence_of(store: RunStore, source: str, launches: set[int] | None = None) -> Evidence:
+    """A run's trials (those of `launches`, when given) and time accounting."""
+    manifest, trials = store.read()
+    ok = tuple(t for t in trials if launches is None or t.launch in launches)
+    return Evidence(source, ok, store.path, time_account(manifest))
+
+
+def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
+    """The newest earlier finished run of the campaign (beside `current` in the results store) that measured
+    any of its point groups."""
+    wanted = {g for pair in campaign.host_pairs() for o in campaign.option_labels()
+              for g in campaign.point_groups(pair.label, o)}
+    runs = sorted((p for p in current.parent.iterdir() if p.is_dir() and not p.is_symlink() and p != current
+                   and (p / "manifest.json").is_file()), reverse=True)
+    for path in runs:
+        store = RunStore(path)
+        try:
+            evidence = evidence_of(store, f"previous run {path.name}")
+        except Exception:  # noqa: BLE001 - an unreadable old run is simply not evidence
+            continue
+        if any(t.ok and t.point.group in wanted for t in evidence.trials):
+            return evidence
+    return None
+
+
+# -- rows: what a reader takes from a point group -------------------------------------------------------------
+@dataclass(frozen=True)
+class Row:
+    data: RowData
+    estimate_ns: float     # the row's value: the ORB-added latency or the p50 (mean of launch medians)
+    scale_ns: float        # the p50 its relative aim is taken of
+
+
+def _launch_mean(per_launch: Mapping[int, list[float]]) -> float:
+    return float(np.mean([np.median(v) for v in per_launch.values() if v]))
+
+
+def rows_of(evidence: Evidence, baselines: Mapping[str, str], calls_of: Mapping[PointGroup, int]
+            ) -> dict[PointGroup, dict[str, Row]]:
+    """Per point group: a p50 row per target and an ORB-added row per ORB with its baseline."""
+    p50: dict[tuple[PointGroup, str], dict[int, dict[int, float]]] = {}
+    kcall: dict[tuple[PointGroup, str], dict[tuple[int, int], float]] = {}
+    calls: dict[PointGroup, int] = {}
+    for t in evidence.trials:
+        if not t.ok or t.p50_ns is None or not t.calls:
+            continue
+        key = (t.point.group, t.point.target)
+        p50.setdefault(key, {}).setdefault(t.launch, {})[t.trial] = float(t.p50_ns)
+        per_client = calls_of.get(t.point.group) or t.calls
+        calls[t.point.group] = per_client
+        if t.samples_file and (evidence.root / str(t.samples_file)).is_file():
+            k = block_call_var(read_samples(evidence.root / str(t.samples_file)))
+            if k is not None:
+                kcall.setdefault(key, {})[(t.launch, t.trial)] = k * per_client / t.calls
+    out: dict[PointGroup, dict[str, Row]] = {}
+    for (group, target), by_launch in p50.items():
+        per_launch = {launch: [v[k] for k in sorted(v)] for launch, v in by_launch.items()}
+        mine = kcall.get((group, target), {})
+        mean = _launch_mean(per_launch)
+        out.setdefault(group, {})[f"p50 {target}"] = Row(RowData(per_launch, calls[group], list(mine.values())),
+                                                         mean, mean)
+    for (group, orb), by_launch in p50.items():
+        base = baselines.get(orb)
+        if base is None or (group, base) not in p50:
+            continue
+        other = p50[(group, base)]
+        diffs = {launch: [v[k] - other[launch][k] for k in sorted(v) if k in other.get(launch, {})]
+                 for launch, v in by_launch.items()}
+        diffs = {launch: d for launch, d in diffs.items() if d}
+        if not diffs:
+            continue
+        ko, kb = kcall.get((group, orb), {}), kcall.get((group, base), {})
+        ks = [ko[k] + kb[k] for k in ko if k in kb]
+        scale = out[group][f"p50 {orb}"].estimate_ns
+        out[group][f"ORB-added {orb}"] = Row(RowData(diffs, calls[group], ks), _launch_mean(diffs), scale)
+    return out
+
+
+def row_target_ns(campaign: Campaign, name: str, row: Row) -> float | None:
+    """The half-width a row aims at (ns), None when the campaign's target says nothing of it. Either of the
+    ORB-added keys suffices, as in the stopping rule; target_ci_pct bounds the p50 interval's whole width."""
+    s = campaign.settings
+    if not s.has_precision_target:
+        return RELATIVE_AIM * abs(row.scale_ns)
+    if name.startswith("ORB-added"):
+        if s.target_added_ci_ns is None and s.target_added_ci_pct is None:
+            return None
+        return max(s.target_added_ci_ns or 0.0, (s.target_added_ci_pct or 0.0) / 100 * abs(row.estimate_ns)) or None
+    if s.target_ci_pct is None:
+        return None
+    return s.target_ci_pct / 200 * abs(row.estimate_ns)
+
+
+# -- costs ------------------------------------------------------------------------------------------------------
+PER_LAUNCH_PHASES = ("full_warmup", "steady_chunks")
+
+
+def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[PointGroup, GroupCost], float]:
+    """Per point group its seconds per launch, per round and per call of a round (means over the evidence's
+    launches); and the seconds every launch costs besides its groups (the workers' starts, the harness between
+    groups)."""
+    account = evidence.account
+    if account is None:
+        return _costs_from_trials(evidence), 0.0
+    fixed_phases = PER_LAUNCH_PHASES + (("anatomy",) if first_round_anatomy else ())
+    # Rounds and calls as the trials show them, for records that do not say (an older run's).
+    rounds_seen: dict[tuple[PointGroup, int], set[int]] = {}
+    calls_seen: dict[PointGroup, int] = {}
+    for t in evidence.trials:
+        rounds_seen.setdefault((t.point.group, t.launch), set()).add(t.trial)
+        if t.calls and t.ok:
+            calls_seen[t.point.group] = t.calls // max(1, t.point.clients)
+    per_group: dict[PointGroup, list[GroupCost]] = {}
+    for r in account.records:
+        if r.group is None:
+            continue
+        group = PointGroup.from_record(r.group)
+        rounds = r.rounds or len(rounds_seen.get((group, r.launch), ()))
+        calls = r.calls or calls_seen.get(group, 0)
+        if rounds <= 0 or calls <= 0:
+            continue
+        per_launch = sum(r.seconds.get(p, 0.0) for p in fixed_phases)
+        per_round = sum(s for p, s in r.seconds.items() if p not in fixed_phases and p != "timed_calls") / rounds
+        per_call = r.seconds.get("timed_calls", 0.0) / (rounds * calls)
+        per_group.setdefault(group, []).append(GroupCost(per_launch, per_round, per_call))
+    costs = {g: GroupCost(*(float(np.mean(x)) for x in zip(*[(c.per_launch_s, c.per_round_s, c.per_call_s)
+                                                               for c in cs]))) for g, cs in per_group.items()}
+    launches = max(1, len({r.launch for r in account.records}))
+    workers = sum(r.seconds.get("workers", 0.0) for r in account.records if r.group is None)
+    in_groups = sum(r.seconds.get("harness", 0.0) for r in account.records)
+    between = max(0.0, account.seconds.get("harness", 0.0) - in_groups)
+    return costs, (workers + between) / launches
+
+
+def _costs_from_trials(evidence: Evidence) -> dict[PointGroup, GroupCost]:
+    """A run without time accounting: each trial's duration beyond its timed calls per round, its timed calls
+    per call; nothing per launch."""
+    rounds: dict[tuple[PointGroup, int], set[int]] = {}
+    over: dict[PointGroup, float] = {}
+    timed: dict[PointGroup, float] = {}
+    calls: dict[PointGroup, int] = {}
+    for t in evidence.trials:
+        if not t.ok or t.duration_s is None or not t.elapsed_ns or not t.calls:
+            continue
+        g = t.point.group
+        rounds.setdefault((g, t.launch), set()).add(t.trial)
+        over[g] = over.get(g, 0.0) + max(0.0, t.duration_s - t.elapsed_ns / 1e9)
+        timed[g] = timed.get(g, 0.0) + t.elapsed_ns / 1e9
+        calls[g] = t.calls
+    out = {}
+    for g in over:
+        n = sum(len(v) for (gg, _), v in rounds.items() if gg == g)
+        out[g] = GroupCost(0.0, over[g] / n, timed[g] / (n * calls[g]))
+    return out
+
+
+def after_run_s(evidence: Evidence | None, points: int) -> float:
+    """What the summary and the report will take: as the evidence's run took, else an estimate by points."""
+    if evidence is not None and evidence.account is not None and evidence.account.after_run:
+        return sum(evidence.account.after_run.values())
+    return AFTER_RUN_FIXED_S + AFTER_RUN_PER_POINT_S * points
+
+
+# -- the plan -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bounds:
+    launches: range
+    trials: range
+    calls: tuple[int, ...]
+
+    @classmethod
+    def of(cls, campaign: Campaign, launches_done: int) -> Bounds:
+        """A budget may have to settle for a single launch (no interval over launches: an infinite half-width
+        to the planner); a target needs two."""
+        s = campaign.settings
+        most = max(s.max_launches, launches_done + 1, 2)
+        fewest = launches_done + 1 if s.budget_s is not None else max(2, launches_done + 1)
+        calls = tuple(sorted({max(MIN_CALLS, int(s.calls * f)) for f in CALL_FACTORS}))
+        return cls(range(fewest, most + 1), range(MIN_TRIALS, max(s.max_trials, s.trials) + 1), calls)
+
+
+def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], launches_done: int,
+              after_launch: int | None, budget_left_s: float | None, calls_of: Mapping[PointGroup, int]
+              ) -> RepetitionPlan:
+    """The plan for the launches still to run (`launches_done` ran already): per group its trials and calls;
+    with `budget_left_s`, the most precision that fits it, else the least time to the target."""
+    baselines = {t.name: t.baseline for t in campaign.targets if t.baseline}
+    rows = rows_of(evidence, baselines, calls_of)
+    costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials == "first-round")
+    ratio = launch_ratio([r.data for g in rows.values() for r in g.values()])
+    bounds = Bounds.of(campaign, launches_done)
+    default_cost = _median_cost(costs)
+    inputs, variances, targets = [], {}, {}
+    for g in groups:
+        mine = rows.get(g, {})
+        v = {name: estimate(r.data, ratio) for name, r in mine.items()}
+        t = {name: tn for name, r in mine.items() if (tn := row_target_ns(campaign, name, r)) is not None and tn > 0}
+        variances[g], targets[g] = v, t
+        inputs.append(GroupInput(g.label, v, t, costs.get(g, default_cost)))
+    aim = "budget" if budget_left_s is not None else "target"
+    note = ""
+    if budget_left_s is not None:
+        choice = plan_for_budget(inputs, launch_fixed, budget_left_s, bounds.launches, bounds.trials, bounds.calls,
+                                 launches_done)
+        if choice is None and launches_done == 0:
+            # A run measures something: one launch at the fewest trials and calls, over the budget.
+            choice = plan_for_budget(inputs, launch_fixed, math.inf, [1], bounds.trials[:1], bounds.calls[:1])
+            note = (f" The budget's {fmt_duration(max(0.0, budget_left_s))} left do not pay for even one launch at "
+                    f"{bounds.trials[0]} trials of {bounds.calls[0]} calls: one such launch runs anyway.")
+    else:
+        choice = plan_for_target(inputs, launch_fixed, bounds.launches, bounds.trials, bounds.calls, launches_done)
+        if not choice.met:
+            # Out of reach within max_launches and max_trials: no more time than the fixed repetitions would take.
+            fixed = fixed_seconds(campaign, inputs, launch_fixed, launches_done)
+            within = plan_for_budget(inputs, launch_fixed, fixed, bounds.launches, bounds.trials, bounds.calls,
+                                     launches_done)
+            if within is not None:
+                choice = within
+                note = (" The target is out of reach within max_launches and max_trials: the plan is the most "
+                        f"precision in the {fmt_duration(round(fixed, 1))} the campaign's own launches, trials and calls "
+                        "would take.")
+    if choice is None:  # not even one more launch at the fewest trials and calls fits the budget
+        return RepetitionPlan(after_launch, evidence.source, aim, launches_done, 0.0, math.inf, False, launch_fixed,
+                              f"no further launch fits the {fmt_duration(max(0.0, budget_left_s or 0.0))} left of the "
+                              "budget", (), budget_left_s)
+    plans = []
+    for g, gi in zip(groups, inputs):
+        pick = choice.groups[gi.key]
+        cost = gi.cost
+        plans.append(GroupPlan(
+            g, pick.trials, pick.calls, pick.seconds_per_launch, pick.ratio,
+            {name: RowPlan(targets[g].get(name, 0.0), v.half_width(choice.launches, pick.trials, pick.calls),
+                           v.as_dict(), kalibera_jones_trials(v, cost.per_launch_s + launch_fixed / max(1, len(groups)),
+                                                              cost.per_round_s + pick.calls * cost.per_call_s,
+                                                              pick.calls))
+             for name, v in variances[g].items()},
+            {"per_launch_s": cost.per_launch_s, "per_round_s": cost.per_round_s, "per_call_s": cost.per_call_s}))
+    return RepetitionPlan(after_launch, evidence.source, aim, choice.launches, choice.seconds, choice.worst_ratio,
+                          choice.met, launch_fixed, _why(campaign, choice.launches, launches_done, plans, ratio, aim,
+                                                         budget_left_s, choice.seconds) + note,
+                          tuple(plans), budget_left_s)
+
+
+def _median_cost(costs: Mapping[PointGroup, GroupCost]) -> GroupCost:
+    if not costs:
+        return GroupCost(0.0, 0.0, 0.0)
+    return GroupCost(*(float(np.median(x)) for x in zip(*[(c.per_launch_s, c.per_round_s, c.per_call_s)
+                                                          for c in costs.values()])))
+
+
+def fixed_seconds(campaign: Campaign, inputs: list[GroupInput], launch_fixed: float, done: int) -> float:
+    """What the campaign's own launches, trials and calls would take for the launches still to run."""
+    s = campaign.settings
+    per_launch = launch_fixed + sum(g.cost.launch_s(s.trials, s.calls) for g in inputs)
+    return max(0, s.launches - done) * per_launch
+
+
+def _why(campaign: Campaign, launches: int, done: int, plans: list[GroupPlan], ratio: float, aim: str,
+         budget_left_s: float | None, seconds: float) -> str:
+    s = campaign.settings
+    shares = [r.variances["launch_ns2"] / total for p in plans for r in p.rows.values()
+              if (total := r.variances["launch_ns2"] + r.variances["trial_ns2"]
+                  + r.variances["call_ns2_calls"] / max(1, p.calls)) > 0]
+    kj = [r.kalibera_jones_trials for p in plans for r in p.rows.values() if r.kalibera_jones_trials]
+    if not s.has_precision_target:
+        goal = f"every row's half-width near {RELATIVE_AIM:.0%} of its p50 or better"
+    else:
+        goal = " or ".join(x for x in (
+            f"ORB-added half-width <= {s.target_added_ci_ns:g} ns" if s.target_added_ci_ns else "",
+            f"<= {s.target_added_ci_pct:g}% of its estimate" if s.target_added_ci_pct else "",
+            f"p50 interval <= {s.target_ci_pct:g}% of the p50" if s.target_ci_pct else "") if x)
+    trials = sorted(p.trials for p in plans)
+    calls = sorted(p.calls for p in plans)
+    text = (f"{'the most precision in the ' + fmt_duration(budget_left_s or 0.0) + ' left' if aim == 'budget' else 'the least time to the target'} "
+            f"({goal}): {launches} launches ({launches - done} to run), trials per launch {trials[0]}-{trials[-1]} "
+            f"(median {trials[len(trials) // 2]}), calls per trial {calls[0]}-{calls[-1]}; predicted "
+            f"{fmt_duration(round(seconds, 1))} for the launches to run. ") if plans else ""
+    if shares:
+        text += (f"The launch is {np.median(shares):.0%} of a launch value's variance (median over rows; pooled "
+                 f"launch/trial ratio {ratio:.2f})")
+        if kj:
+            text += f"; Kalibera and Jones's closed form asks for {int(np.median(kj))} trials per launch (median)"
+        text += "."
+    return text.strip()
+
+
+def format_plan(plan: RepetitionPlan) -> str:
+    """The plan as printed before its launches run: per point group its trials and calls, and the precision
+    expected per row (with its target)."""
+    lines = [f"plan ({plan.source}): {plan.why}"]
+    for g in plan.groups:
+        # The rows with an aim (all of them when none has one): what the plan answers for.
+        shown = {n: r for n, r in g.rows.items() if r.target_ns} or g.rows
+        rows = "; ".join(f"{name} ±{fmt_ns(r.expected_ns)}" + (f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else "")
+                         for name, r in shown.items())
+        lines.append(f"  {g.group.label}: {g.trials} trials x {g.calls} calls per launch"
+                     + (f"; expected {rows}" if rows else "; no evidence: the campaign's trials and calls"))
+    return "\n".join(lines)
+
+
+def groups_planned(plan: RepetitionPlan | None) -> dict[PointGroup, GroupPlan]:
+    return {} if plan is None else {g.group: g for g in plan.groups}

@@ -1,0 +1,140 @@
+"""Where the time went: the phase clock's arithmetic, the manifest's time_accounting of a real run (every second
+of the wall time in one phase), the line at the end of a run and the report's bar; the planned repetitions and
+the budget of a real small campaign."""
+
+import json
+import time
+
+import pytest
+from orbench.results.accounting import PHASES, TimeAccount, TimeRecord, time_account
+from orbench.results.repetitions import repetition_plans
+from orbench.results.store import RunStore
+from orbench.running.accounting import PhaseClock, RunClock
+
+from tests.conftest import require_targets, run_cli
+
+
+def test_a_run_command_splits_into_warmup_timed_calls_and_the_workers_writing():
+    clock = PhaseClock(warmup_phase="rewarm")
+    clock.run_command(round_trip_s=0.05, elapsed_ns=20_000_000, warmup_calls=500, timed_calls=1000)
+    assert clock.seconds["timed_calls"] == pytest.approx(0.02)
+    assert clock.seconds["rewarm"] == pytest.approx(0.01)       # half the calls at the timed calls' pace
+    assert clock.seconds["samples"] == pytest.approx(0.02)      # what is left of the round trip
+    clock.run_command(0.05, 20_000_000, 500, 1000, warmup_s=0.029)  # the worker's own start, when known here
+    assert clock.seconds["rewarm"] == pytest.approx(0.039) and clock.timed_calls == 2000
+
+
+def test_chunks_count_as_warmup_and_the_trials_remainder_as_the_harness():
+    clock = PhaseClock()
+    clock.start_trial()
+    clock.chunks(full_warmup=True).run_command(0.03, 10_000_000, 1000, 500)
+    time.sleep(0.1)  # the chunk's 0.03 s were placed, not spent: the rest of the trial's time is the harness's
+    clock.end_trial()
+    assert set(clock.seconds) == {"steady_chunks", "full_warmup", "harness"}
+    assert clock.seconds["harness"] >= 0.06 and clock.timed_calls == 0 and clock.trials == 1
+
+
+def test_the_account_places_every_second_and_reads_back():
+    records = [TimeRecord(0, "same-core", {"workers": 2.0}, 2.0),
+               TimeRecord(0, "g", {"timed_calls": 3.0, "rewarm": 1.0, "harness": 0.5}, 4.5, {"mode": "twoway"}, 6, 6000)]
+    account = TimeAccount.of(10.0, records, {"summary_s": 1.0})
+    assert account.seconds["harness"] == pytest.approx(10.0 - 6.0)
+    assert account.timed_share == pytest.approx(0.3)
+    assert account.line().startswith("timed calls 30% of 10s; warm-up 10%") and "then summary 1s" in account.line()
+    again = TimeAccount.from_json(json.loads(json.dumps(account.to_json())))
+    assert again.seconds == pytest.approx({p: v for p, v in account.seconds.items() if v})
+    assert again.records[1].timed_calls == 6000
+    assert again.to_json()["timed_share"] == 0.3
+
+
+def test_the_run_clock_keeps_worker_starts_per_launch_and_block():
+    clock = RunClock()
+    with clock.workers(0, "same-core"):
+        time.sleep(0.01)
+    with clock.workers(0, "same-core"):
+        pass
+    account = clock.account()
+    assert [r.scope for r in account.records] == ["same-core"] and account.seconds["workers"] >= 0.01
+
+
+SMALL = """
+name = "acct"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway"]
+payload_bytes = [1, 100]
+launches = 2
+trials = 2
+calls = 300
+warmup = 100
+rewarm = 100
+steady_cv_pct = 2
+steady_chunk_calls = 200
+steady_max_s = 0.2
+anatomy_trials = "first-round"
+"""
+
+
+def test_a_real_run_accounts_for_its_time(write_campaign, results_root):
+    require_targets("omniorb", "c-socket")
+    code, out, err = run_cli("run", str(write_campaign(SMALL)))
+    assert code == 0, err
+    run_dir = results_root / "acct" / "latest"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    account = time_account(manifest)
+    assert account is not None and 0 < account.timed_share < 1
+    assert abs(sum(account.seconds.values()) - account.wall_s) < 0.01 * account.wall_s + 0.01
+    groups = [r for r in account.records if r.group is not None]
+    assert len(groups) == 2 * 2 and all(r.rounds == 2 and r.calls == 300 and r.timed_calls == 2 * 2 * 300
+                                        for r in groups)
+    assert all(r.seconds.get(p, 0) > 0 for r in groups for p in ("timed_calls", "steady_chunks", "rewarm"))
+    assert {r.launch for r in account.records if r.group is None} == {0, 1}
+    assert set(account.after_run) == {"summary_s", "report_s"}
+    assert "orbench: time: timed calls" in err
+    # The time bound ended chunks the 2% criterion did not (a loaded machine rarely meets it in 0.2 s).
+    assert all(s["stopped_by"] in ("steady", "max_s", "max_calls") for s in manifest["steady_state"])
+    # Only the first round of each group read the anatomy counters.
+    trials = RunStore(run_dir.resolve()).read_trials()
+    assert {(t.trial, t.anatomy_calls is not None) for t in trials} == {(0, True), (1, False)}
+    report = (run_dir / "report.html").read_text()
+    assert "Where the time went" in report and "<svg" in report and all(p.replace("_", " ") in report for p in PHASES)
+
+
+BUDGET = """
+name = "budget"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+trials = 2
+calls = 500
+warmup = 200
+rewarm = 200
+target_added_ci_ns = 300
+max_launches = 4
+max_trials = 6
+anatomy = "off"
+budget = "{budget}"
+"""
+
+
+@pytest.mark.slow
+def test_a_budget_run_plans_reports_and_ends_within_its_budget(write_campaign, results_root):
+    """No earlier run: a pilot launch, then plans from the launches so far; the expected precision before the
+    planned launches, the reached one at the end, and the whole command within its budget (and a margin for a
+    loaded machine's slow last launch)."""
+    require_targets("omniorb", "c-socket")
+    started = time.monotonic()
+    code, out, err = run_cli("run", str(write_campaign(BUDGET.format(budget="25s"))))
+    took = time.monotonic() - started
+    assert code == 0, err
+    assert "launch 1 is a pilot" in err and "expected ORB-added omniorb" in err
+    assert "expected by the last plan and reached" in err and "reached ±" in err
+    manifest = json.loads((results_root / "budget" / "latest" / "manifest.json").read_text())
+    plans = repetition_plans(manifest)
+    assert plans and all(p.aim == "budget" for p in plans) and plans[0].source == "launches so far (1)"
+    assert len(manifest["launches"]) >= 2
+    assert took <= 25 * 1.25, took
+    # A second run plans from the first before it starts.
+    code, out, err = run_cli("run", str(write_campaign(BUDGET.format(budget="20s"))))
+    assert code == 0, err
+    plans = repetition_plans(json.loads((results_root / "budget" / "latest" / "manifest.json").read_text()))
+    assert plans[0].source.startswith("previous run ") and plans[0].after_launch is None
