@@ -88,6 +88,11 @@ class TimeAccount:
     def timed_share(self) -> float:
         return self.seconds.get("timed_calls", 0.0) / self.wall_s if self.wall_s > 0 else 0.0
 
+    @property
+    def end_to_end_s(self) -> float:
+        """The runner's wall time and what came after it (the summary, the report)."""
+        return self.wall_s + sum(self.after_run.values())
+
     def share(self, phase: str) -> float:
         return self.seconds.get(phase, 0.0) / self.wall_s if self.wall_s > 0 else 0.0
 
@@ -112,6 +117,9 @@ class TimeAccount:
                  f"workers {pc(self.share('workers'))}", f"anatomy {pc(self.share('anatomy'))}",
                  f"samples {pc(self.share('samples'))}", f"harness {pc(self.share('harness'))}"]
         after = [f"{k.removesuffix('_s')} {fmt_duration(v)}" for k, v in self.after_run.items() if v]
+        if after:
+            share = self.seconds.get("timed_calls", 0.0) / self.end_to_end_s
+            after.append(f"timed calls {pc(share)} of {fmt_duration(self.end_to_end_s)} end to end")
         return "; ".join(parts) + (f"; then {', '.join(after)}" if after else "")
 
     def to_json(self) -> dict[str, Any]:
@@ -119,6 +127,8 @@ class TimeAccount:
                                "seconds": _rounded(self.seconds), "records": [r.to_json() for r in self.records]}
         if self.after_run:
             out["after_run"] = {k: round(v, 3) for k, v in self.after_run.items()}
+            out["end_to_end_s"] = round(self.end_to_end_s, 3)
+            out["timed_share_end_to_end"] = round(self.seconds.get("timed_calls", 0.0) / self.end_to_end_s, 4)
         return out
 
     @classmethod

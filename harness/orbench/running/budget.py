@@ -89,7 +89,7 @@ class PlannedRepetitions:
         run. `account`: the run's time so far."""
         done = launch + 1
         own = evidence_of(self.store, f"launches so far ({done})", set(range(done)))
-        own = Evidence(own.source, own.trials, own.root, account)
+        own = Evidence(own.source, own.trials, own.root, account, "running")
         self._make(own if done >= 2 or self.previous is None else self.previous, done, launch)
 
     def _make(self, evidence: Evidence, done: int, after_launch: int | None) -> None:

@@ -59,6 +59,7 @@ class Evidence:
     trials: tuple[Trial, ...]
     root: Path
     account: TimeAccount | None
+    status: str = ""           # the run's manifest status ("complete", "interrupted", ...)
 
     @property
     def launches(self) -> int:
@@ -69,12 +70,12 @@ def evidence_of(store: RunStore, source: str, launches: set[int] | None = None) 
     """A run's trials (those of `launches`, when given) and time accounting."""
     manifest, trials = store.read()
     ok = tuple(t for t in trials if launches is None or t.launch in launches)
-    return Evidence(source, ok, store.path, time_account(manifest))
+    return Evidence(source, ok, store.path, time_account(manifest), str(manifest.get("status") or ""))
 
 
 def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
     """The newest earlier finished run of the campaign (beside `current` in the results store) that measured
-    any of its point groups."""
+    any of its point groups (an interrupted or failed run is passed over: its launches may be few)."""
     wanted = {g for pair in campaign.host_pairs() for o in campaign.option_labels()
               for g in campaign.point_groups(pair.label, o)}
     runs = sorted((p for p in current.parent.iterdir() if p.is_dir() and not p.is_symlink() and p != current
@@ -85,7 +86,7 @@ def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
             evidence = evidence_of(store, f"previous run {path.name}")
         except Exception:  # noqa: BLE001 - an unreadable old run is simply not evidence
             continue
-        if any(t.ok and t.point.group in wanted for t in evidence.trials):
+        if evidence.status.startswith("complete") and any(t.ok and t.point.group in wanted for t in evidence.trials):
             return evidence
     return None
 

@@ -758,8 +758,10 @@ class Runner:
                                                                  **record.as_dict()})
             self.store.write_manifest(self.manifest)
         if not record.reached:
-            self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls "
-                               f"(last {record.window} chunk p50s vary {record.cv_pct:.1f}%)")
+            spread = (f"last {record.window} chunk p50s vary {record.cv_pct:.1f}%" if record.cv_pct is not None
+                      else f"{len(record.chunk_p50s_ns)} chunk(s), fewer than the window of {record.window}")
+            bound = f", the {record.seconds:.2f} s bound" if record.stopped_by == "max_s" else ""
+            self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls ({spread}{bound})")
 
 
 def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:

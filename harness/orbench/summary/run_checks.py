@@ -158,6 +158,8 @@ def _launch_warnings(manifest: dict[str, Any], points: dict[Point, PointSummary]
             cv = record.get("cv_pct")
             why = record.get("error") or (f"the last {record.get('window')} chunk p50s still varied "
                                           f"{cv:.1f}%" if cv is not None else "too few chunks")
+            if record.get("stopped_by") == "max_s":
+                why += f"; the chunks' time bound (steady_max_s) ended them after {record.get('seconds', 0):.2f} s"
             out.append(RunWarning("not steady", f"{point.label} L{int(record.get('launch', 0)) + 1}",
                                   f"warmed {record.get('steady_calls')} calls after {record.get('warmup_calls')} "
                                   f"without a steady state ({why}): timed anyway", cv or 0.0))
