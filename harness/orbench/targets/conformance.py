@@ -20,7 +20,7 @@ import numpy as np
 from orbench.anatomy.strace import StraceError
 from orbench.errors import WorkerError
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks, wire_checks
+from orbench.targets import sample_checks, scale_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.endpoints import port_of, with_port
@@ -184,6 +184,9 @@ class Conformance:
             self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
             self._option_checks()
+            if self.target.objects:
+                self.check("objects: every object called, in the order asked (objects_called)",
+                           lambda: scale_checks.objects_runs(self))
         finally:
             # Every worker a check started, also a server whose ready line was refused before it was kept.
             for w in reversed(self.workers):
@@ -228,6 +231,15 @@ class Conformance:
             self.check("baseline reads and writes as PROTOCOL.md says", lambda: self._baseline_io(client, server))
         self.check("soak run sends its intervals before the answer (or is unsupported)",
                    lambda: self._soak(client, server))
+        if self.target.client_threads:
+            for mode in ("twoway", "oneway"):
+                if mode in self.target.modes:
+                    self.check(f"threads: {mode} run of {scale_checks.THREADS} threads x "
+                               f"{scale_checks.THREAD_CALLS} calls, every call made and counted",
+                               lambda m=mode: scale_checks.threads_run(self, client, server, m))
+            if "twoway" in self.target.modes:
+                self.check("threads: the threads' calls overlap (replies held a known time)",
+                           lambda: scale_checks.threads_overlap(self, client, server, RELAY_DELAY_NS))
 
         def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
             def fn() -> str:
