@@ -15,8 +15,10 @@ class MessageCounter {
  public:
   // Counts one payload-carrying request. Lock-free unless a sync() is waiting.
   void count(uint64_t payload_bytes) {
-    messages_.fetch_add(1);
+    // Bytes first: once `messages` reaches a barrier's target, the bytes of those messages are in, and a reset
+    // right after the barrier cannot be followed by a late add of a counted message's bytes.
     bytes_.fetch_add(payload_bytes);
+    messages_.fetch_add(1);
     // Wake waiters under the mutex: a waiter that has just found the count too low is either still holding
     // the mutex (so we block until it sleeps and then wake it) or has not yet registered, in which case its
     // check will see our increment (both atomics are sequentially consistent).

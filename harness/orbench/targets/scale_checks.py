@@ -6,18 +6,17 @@ every object it is asked to (the server's `objects_called` says which were calle
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from orbench.stats.stats import read_samples
 from orbench.targets import sample_checks
 from orbench.targets.delay_relay import DelayRelay
+from orbench.targets.descriptor import Target
 from orbench.targets.endpoints import port_of, with_port
 from orbench.targets.workers import ClientWorker, ServerWorker
-
-if TYPE_CHECKING:
-    from orbench.targets.conformance import Conformance
 
 THREADS = 4
 THREAD_CALLS = 200
@@ -33,6 +32,20 @@ OBJECT_CALLS = 200          # four times round the objects
 RANDOM_OBJECT_CALLS = 20    # fewer than the objects: random order reaches fewer distinct ones than round-robin
 RANDOM_OBJECT_SEED = 17
 MASK64 = (1 << 64) - 1
+
+
+class Conformance(Protocol):
+    """What these steps use of check-target's Conformance (conformance.py, which calls them)."""
+
+    target: Target
+    host: str
+    log_dir: Path
+
+    def _validate(self, value: dict, definition: str) -> None: ...
+
+    def _server(self, tag: str, args: tuple[str, ...] = ()) -> ServerWorker: ...
+
+    def _client(self, tag: str) -> ClientWorker: ...
 
 
 def splitmix64(seed: int) -> Iterator[int]:
