@@ -15,7 +15,7 @@ from orbench.stats.stats import read_samples
 from orbench.targets import sample_checks
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target
-from orbench.targets.endpoints import port_of, with_port
+from orbench.targets.families import endpoint_form
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 THREADS = 4
@@ -117,9 +117,10 @@ def threads_run(conformance: Conformance, client: ClientWorker, server: ServerWo
 def threads_overlap(conformance: Conformance, client: ClientWorker, server: ServerWorker, delay_ns: int) -> str:
     """A twoway run on THREADS threads through a relay that holds every reply `delay_ns`: each sample is at
     least the delay, and the run takes far less than its calls made one at a time would."""
-    relay = DelayRelay(conformance.host, port_of(server.endpoint), delay_ns / 1e9)
+    form = endpoint_form(conformance.target.family)
+    relay = DelayRelay(conformance.host, form.port_of(server.endpoint), delay_ns / 1e9)
     try:
-        answer = client.call({"cmd": "connect", "endpoint": with_port(server.endpoint, relay.port), "options": {}},
+        answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port), "options": {}},
                              timeout=60, watch=[server])
         assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
         answer, samples = _run(conformance, client, server, "threads-relay", mode="twoway",
