@@ -1,0 +1,193 @@
+"""The profile mode (`orbench run --profile`): the per-call arithmetic of folded stacks, then real campaigns with
+real profilers attached to real workers: perf on the C++ workers (the known-answer server's spin named, with its
+share of the server's samples against N over the server's counted CPU per call), async-profiler on the JVMs
+(JIT-compiled frames named), py-spy on the Python workers, and each worker profiled on its own remote host."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from orbench.anatomy.folded import Profile, difference, folded_text, frame_costs, parse_folded, share
+from orbench.hosts.netns import Lab, why_no_lab
+from orbench.results.profile import read_records
+from orbench.results.store import RunStore
+from orbench.summary.profiles import profile_comparisons, worker_profiles
+
+from tests.conftest import campaign_error, require_targets, run_cli
+
+SPIN = "orbench::known_answer_spin"
+
+
+def _profile(stacks: dict[str, int], period_ns: int = 1000) -> Profile:
+    return Profile(stacks, period_ns, "perf", "perf version 6.1", "cpu-clock")
+
+
+def test_folded_stacks_per_call_and_against_a_baseline():
+    text = "main;send_[k] 3\nmain;marshal;copy 5\nmain;marshal 2\nmain;send 1\nbroken line\n"
+    stacks = parse_folded(text)
+    assert stacks == {"main;send_[k]": 3, "main;marshal;copy": 5, "main;marshal": 2, "main;send": 1}
+    assert parse_folded(folded_text(stacks)) == stacks
+    orb = frame_costs(_profile(stacks), calls=10)   # 1 sample = 1000 ns over 10 calls = 100 ns per call
+    assert orb["marshal"].self_ns == 200 and orb["marshal"].total_ns == 700 and orb["copy"].self_ns == 500
+    assert orb["main"].total_ns == 1100 and orb["send"].self_ns == 400   # the kernel mark is not identity
+    base = frame_costs(_profile({"main;send": 4, "main;recv": 2}), calls=10)
+    deltas = {d.frame: d for d in difference(orb, base)}
+    assert deltas["copy"].self_ns == 500 and deltas["send"].self_ns == 0 and deltas["recv"].self_ns == -200
+    assert [d.frame for d in difference(orb, base)][0] == "copy"
+    assert share(_profile(stacks), "marshal") == pytest.approx(7 / 11)
+
+
+def test_bad_profile_settings_name_the_key(write_campaign):
+    base = 'name = "p"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [1]\n'
+    assert "profile_period_us" in campaign_error(write_campaign, base + "profile = true\nprofile_period_us = 1\n")
+    assert "profile_s" in campaign_error(write_campaign, base + "profile_s = 0\n")
+
+
+def _run(write_campaign, results_root, text: str, name: str) -> RunStore:
+    code, out, err = run_cli("run", str(write_campaign(text)), "--profile")
+    assert code == 0, err
+    return RunStore((results_root / name / "latest").resolve())
+
+
+def _known_answer_campaign(delays_ns: list[int], name: str) -> str:
+    targets = json.dumps([f"c-socket-delay@{n}" for n in delays_ns] + ["c-socket"])
+    return f"""
+name = "{name}"
+targets = {targets}
+modes = ["twoway"]
+payload_bytes = [1]
+trials = 2
+calls = 500
+warmup = 200
+profile_s = 0.4
+"""
+
+
+def _known_answers(store: RunStore) -> dict[int, tuple[float, float]]:
+    """Per known-answer server: the spin's share of its samples, and N over its counted CPU per call."""
+    profiles, missing = worker_profiles(store)
+    assert not missing, missing
+    out = {}
+    for (point, role), w in profiles.items():
+        assert w.record.samples > 0 and w.record.calls > 0 and w.record.version.startswith("perf version")
+        if role == "server" and point.target.startswith("c-socket-delay@"):
+            n = int(point.target.split("@")[1])
+            assert w.counted_cpu_ns is not None
+            out[n] = (share(w.profile, SPIN), n / w.counted_cpu_ns)
+    return out
+
+
+def test_the_known_answer_server_profiled(write_campaign, results_root):
+    """One known-answer server and its baseline: every worker profiled, the spin named in the server's profile
+    (only there), `orbench profiles` and the report's section with its flame graphs."""
+    require_targets("c-socket", "c-socket-delay")
+    store = _run(write_campaign, results_root, _known_answer_campaign([10000], "profiled"), "profiled")
+    records = read_records(store.path)
+    assert len(records) == 4 and all(r.file and r.samples > 0 and r.profiler == "perf" for r in records)
+    assert len(store.read_profiled()) == 2 and all(t.ok for t in store.read_profiled())
+    (spin, expected), = _known_answers(store).values()
+    assert spin > 0.5 * expected
+    for r in records:
+        in_stacks = SPIN in (store.path / str(r.file)).read_text()
+        assert in_stacks == (r.role == "server" and r.point.target != "c-socket")
+    comparisons = profile_comparisons(store, store.read_manifest()["targets"])
+    server = next(c for c in comparisons if c.role == "server")
+    assert server.baseline == "c-socket" and server.top_added(3)[0].frame in (SPIN, "__vdso_clock_gettime")
+    code, out, err = run_cli("profiles", str(store.path), "--role", "server")
+    assert code == 0 and SPIN in out, err
+    report = (store.path / "report.html").read_text()
+    assert "Profiles: where each middleware's time goes" in report
+    pages = list((store.path / "profiles").glob("*.html"))
+    assert len(pages) == 4 and all("<canvas" in p.read_text() for p in pages)
+
+
+@pytest.mark.slow
+def test_the_known_answer_share_at_2_10_and_50_us(write_campaign, results_root):
+    """The spin's share of the server's samples against N over the server's CPU per call (the kernel's count of
+    the same trial), at N = 2, 10 and 50 us. The bound is what timer sampling gives in a loaded 2-vCPU VM (no
+    hardware counters: time with interrupts off lands partly in the code after it, here the spin after recv):
+    measured 1.1-1.5 x there; on a quiet machine the lead measures it with the same test."""
+    require_targets("c-socket", "c-socket-delay")
+    store = _run(write_campaign, results_root, _known_answer_campaign([2000, 10000, 50000], "known"), "known")
+    answers = _known_answers(store)
+    assert sorted(answers) == [2000, 10000, 50000]
+    shares = [answers[n][0] for n in sorted(answers)]
+    assert shares == sorted(shares)
+    tolerance = float(os.environ.get("ORBENCH_PROFILE_TOLERANCE", "0.6"))
+    for n, (spin, expected) in answers.items():
+        assert abs(spin - expected) <= tolerance * expected, f"N = {n} ns: share {spin:.3f}, N / CPU {expected:.3f}"
+
+
+@pytest.mark.slow
+def test_jit_compiled_frames_are_named(write_campaign, results_root):
+    require_targets("jacorb", "java-socket")
+    store = _run(write_campaign, results_root, """
+name = "jprofiled"
+targets = ["jacorb", "java-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+trials = 2
+calls = 500
+warmup = 200
+jvm_warmup = 5000
+profile_s = 0.3
+""", "jprofiled")
+    records = read_records(store.path)
+    assert len(records) == 4 and all(r.profiler == "async-profiler" and r.samples > 0 for r in records), records
+    assert all(r.version.startswith("async-profiler ") for r in records)
+    server = (store.path / next(r.file for r in records if r.role == "server" and r.point.target == "jacorb"))
+    text = server.read_text()
+    # JIT-compiled JacORB frames, by name, and no unnamed interpreter frames standing for them.
+    assert any("org/jacorb/" in f and f.endswith("_[j]") for line in text.splitlines() for f in line.split(";"))
+
+
+@pytest.mark.slow
+def test_python_workers_profiled_by_py_spy(write_campaign, results_root):
+    require_targets("python-socket")
+    store = _run(write_campaign, results_root, """
+name = "pyprofiled"
+targets = ["python-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+trials = 2
+calls = 300
+warmup = 100
+profile_s = 0.3
+""", "pyprofiled")
+    records = read_records(store.path)
+    assert len(records) == 2 and all(r.profiler == "py-spy" and r.samples > 0 for r in records), records
+    assert all(r.version.startswith("py-spy ") for r in records)
+    assert "socket_server.py" in (store.path / next(r.file for r in records if r.role == "server")).read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(why_no_lab()), reason=why_no_lab() or "")
+def test_each_worker_profiled_on_its_own_host(write_campaign, results_root, tmp_path):
+    require_targets("c-socket", "java-socket")
+    lab = Lab.create(tmp_path / "lab")
+    try:
+        store = _run(write_campaign, results_root, f"""
+name = "rprofiled"
+targets = ["c-socket", "java-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+trials = 2
+calls = 300
+warmup = 100
+jvm_warmup = 1500
+profile_s = 0.2
+host_pairs = [["alpha", "beta"]]
+{lab.campaign_ssh()}
+{lab.campaign_hosts(tmp_path / "remote")}
+""", "rprofiled")
+    finally:
+        lab.close()
+    records = read_records(store.path)
+    assert len(records) == 4 and all(r.samples > 0 for r in records), records
+    assert {(r.role, r.host) for r in records} == {("server", "alpha"), ("client", "beta")}
+    assert {r.profiler for r in records} == {"perf", "async-profiler"}
+    # async-profiler's library was shipped to each host it ran on.
+    assert any(Path(tmp_path / "remote").rglob("*libasyncProfiler.so"))
