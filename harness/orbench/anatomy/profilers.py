@@ -27,18 +27,26 @@ ATTACH_TIMEOUT_S = 10
 # the worker's samples: a per-task clock is stopped at every switch away from the task and, when it expired
 # during the switch, restarted 10 us after the task runs again, which piles samples onto the code that runs
 # 10 us after each blocking call (the known-answer server's spin read up to 1.7 x its CPU that way). Else per
-# task, user space only where perf_event_paranoid >= 2. -B: no build-id scan at the end
+# task, user space only where perf_event_paranoid >= 2. Per CPU, every process's samples pass through perf's
+# buffer (8 KB each): 16 MB of it per CPU keep a busy writer from losing the worker's. -B: no build-id scan at the end
 # (`perf script` reads the binaries in place, on the same host). perf reads the process's memory maps before it
 # samples, which takes a while on a busy machine: it starts with its events off (-D -1) and the script turns
 # them on through perf's control fifo, returning once perf acknowledges, so no call of the trial goes unsampled.
 _PERF_START = r"""
 command -v perf >/dev/null 2>&1 || { echo "perf is not installed (Debian: apt-get install linux-perf)"; exit 3; }
-[ -d /proc/$PID/task ] || { echo "process $PID is gone"; exit 3; }
+CPUS=""
+for p in $PIDS; do
+  [ -d /proc/$p/task ] || { echo "process $p is gone"; exit 3; }
+  CPUS="$CPUS${CPUS:+,}$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$p/status)"
+done
+# The workers' CPUs, each once (perf refuses a CPU listed twice).
+CPUS=$(echo "$CPUS" | tr ',' '\n' | awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }' \
+  | sort -un | paste -sd, -)
 PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$(id -u)" = 0 ] || [ "$PARANOID" -le 0 ]; then
-  EVENT=cpu-clock; WHERE="-C $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$PID/status)"; SCOPE=cpu-wide
+  EVENT=cpu-clock; WHERE="-m 16M -C $CPUS"; SCOPE=cpu-wide
 else
-  EVENT=cpu-clock; WHERE="-p $PID"; SCOPE=per-task
+  EVENT=cpu-clock; WHERE="-p $(echo $PIDS | tr ' ' ',')"; SCOPE=per-task
   [ "$PARANOID" -ge 2 ] && EVENT=cpu-clock:u
 fi
 rm -f "$OUT" "$OUT.log" "$OUT.ctl" "$OUT.ack"
@@ -50,12 +58,12 @@ echo "started $P $EVENT,$SCOPE"
 ack=$(timeout $TIMEOUT sh -c 'echo enable > "$1" && head -n 1 "$2"' sh "$OUT.ctl" "$OUT.ack" 2>/dev/null)
 [ "$ack" = "ack" ] && exit 0
 kill $P 2>/dev/null
-echo "perf record did not start sampling $PID within $TIMEOUT s: $(tail -n 3 "$OUT.log" | tr '\n' ' ')"
+echo "perf record did not start sampling $PIDS within $TIMEOUT s: $(tail -n 3 "$OUT.log" | tr '\n' ' ')"
 exit 4
 """
 
-# perf script prints each sample's call chain, leaf first, one frame a line ("ip symbol (dso)"), a blank line
-# after it; awk folds them root first. A frame without a symbol is named by its binary ([libfoo.so]); kernel
+# perf script prints each sample's pid on a line, then its call chain, leaf first, one frame a line after a tab
+# ("ip symbol (dso)"), a blank line after it; awk folds them root first, each line led by the pid and a tab. A frame without a symbol is named by its binary ([libfoo.so]); kernel
 # frames get async-profiler's suffix _[k]. A ';' inside a name (none in C++ symbols) would split a frame.
 _PERF_STOP = r"""
 kill -INT $SPID 2>/dev/null
@@ -64,9 +72,10 @@ while kill -0 $SPID 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); 
 if [ ! -s "$OUT" ]; then echo "@error"; tail -n 5 "$OUT.log"; rm -f "$OUT" "$OUT.log" "$OUT.ctl" "$OUT.ack"; exit 0; fi
 echo "@version"; perf --version 2>/dev/null
 echo "@folded"
-perf script -i "$OUT" --pid $PID -F ip,sym,dso --no-inline 2>/dev/null | awk '
-function flush() { if (n > 0) { s = f[n]; for (k = n - 1; k >= 1; k--) s = s ";" f[k]; c[s]++ } n = 0 }
+perf script -i "$OUT" --pid "$(echo $PIDS | tr ' ' ',')" -F pid,ip,sym,dso --no-inline 2>/dev/null | awk '
+function flush() { if (n > 0) { s = f[n]; for (k = n - 1; k >= 1; k--) s = s ";" f[k]; c[pid "\t" s]++ } n = 0 }
 /^[[:space:]]*$/ { flush(); next }
+/^[^\t]/ { flush(); pid = $1; next }
 {
   line = $0; sub(/^[[:space:]]*[0-9a-f]+[[:space:]]+/, "", line)
   dso = ""; if (match(line, /\([^()]*\)$/)) { dso = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, 1, RSTART - 1) }
@@ -152,46 +161,62 @@ class ProfilerTools:
 
 @dataclass
 class ProfilerSession:
-    """One profiler attached to one process on one host."""
+    """One profiler attached to processes on one host: perf to one or more (both workers of a host share one),
+    async-profiler and py-spy to one each."""
 
     shell: Shell
     profiler: str
-    pid: int
+    pids: tuple[int, ...]
     output: str          # the profiler's raw output file on that host
     period_ns: int
     tools: ProfilerTools
     profiler_pid: int    # 0: runs inside the process (async-profiler)
-    event: str           # what is sampled: cpu-clock, cpu-clock:u (user space only), cpu, wall-clock
+    event: str           # what is sampled: cpu-clock or cpu-clock:u, per CPU or per task; cpu; wall-clock
 
     @classmethod
-    def attach(cls, shell: Shell, profiler: str, pid: int, output: str, period_ns: int,
+    def attach(cls, shell: Shell, profiler: str, pids: tuple[int, ...], output: str, period_ns: int,
                tools: ProfilerTools) -> ProfilerSession:
         if profiler not in PROFILERS:
             raise ProfilerError(f"unknown profiler {profiler!r} (known: {', '.join(PROFILERS)})")
-        text = shell(_variables(profiler, pid, output, period_ns, tools) + _START[profiler] + "\n").strip()
+        if not pids or (len(pids) > 1 and profiler != "perf"):
+            raise ProfilerError(f"{profiler} profiles one process at a time, not {len(pids)}")
+        text = shell(_variables(pids, output, period_ns, tools) + _START[profiler] + "\n").strip()
         lines = text.splitlines()
         first = lines[0].split() if lines else []
         if len(first) != 3 or first[0] != "started" or len(lines) > 1:
-            raise ProfilerError(f"cannot profile process {pid} with {profiler}: {text or 'no output'}")
-        return cls(shell, profiler, pid, output, period_ns, tools, int(first[1]), first[2])
+            raise ProfilerError(f"cannot profile process {_names(pids)} with {profiler}: {text or 'no output'}")
+        return cls(shell, profiler, pids, output, period_ns, tools, int(first[1]), first[2])
 
-    def stop(self) -> Profile:
-        script = (_variables(self.profiler, self.pid, self.output, self.period_ns, self.tools)
-                  + f"SPID={self.profiler_pid}\n" + _STOP[self.profiler])
+    def stop(self) -> dict[int, Profile]:
+        """Each process's stacks; a process that left no sample has an empty profile."""
+        script = (_variables(self.pids, self.output, self.period_ns, self.tools) + f"SPID={self.profiler_pid}\n"
+                  + _STOP[self.profiler])
         sections = _sections(self.shell(script))
         if "error" in sections or "folded" not in sections:
             why = sections.get("error", "").strip() or "no output"
-            raise ProfilerError(f"{self.profiler} of process {self.pid} left no stacks: {why[:300]}")
+            raise ProfilerError(f"{self.profiler} of process {_names(self.pids)} left no stacks: {why[:300]}")
         version = sections.get("version", "").strip().splitlines()
-        return Profile(parse_folded(sections["folded"]), self.period_ns, self.profiler,
-                       version[0] if version else self.profiler, self.event)
+        by_pid: dict[int, list[str]] = {pid: [] for pid in self.pids}
+        for line in sections["folded"].splitlines():
+            pid, tab, rest = line.partition("\t")
+            if self.profiler != "perf":
+                by_pid[self.pids[0]].append(line)
+            elif tab and pid.strip().isdigit() and int(pid) in by_pid:
+                by_pid[int(pid)].append(rest)
+        return {pid: Profile(parse_folded("\n".join(lines)), self.period_ns, self.profiler,
+                             version[0] if version else self.profiler, self.event)
+                for pid, lines in by_pid.items()}
 
 
-def _variables(profiler: str, pid: int, output: str, period_ns: int, tools: ProfilerTools) -> str:
+def _names(pids: tuple[int, ...]) -> str:
+    return " and ".join(str(p) for p in pids)
+
+
+def _variables(pids: tuple[int, ...], output: str, period_ns: int, tools: ProfilerTools) -> str:
     rate = max(1, round(1e9 / period_ns))
-    return (f"PID={int(pid)}; OUT={shlex.quote(output)}; PERIOD={int(period_ns)}; RATE={rate}; "
-            f"TIMEOUT={ATTACH_TIMEOUT_S}; LIB={shlex.quote(tools.async_profiler_lib)}; "
-            f"PYSPY={shlex.quote(tools.py_spy)}\n")
+    return (f"PID={int(pids[0])}; PIDS='{' '.join(str(int(p)) for p in pids)}'; OUT={shlex.quote(output)}; "
+            f"PERIOD={int(period_ns)}; RATE={rate}; TIMEOUT={ATTACH_TIMEOUT_S}; "
+            f"LIB={shlex.quote(tools.async_profiler_lib)}; PYSPY={shlex.quote(tools.py_spy)}\n")
 
 
 _START = {"perf": _PERF_START, "async-profiler": _ASYNC_START, "py-spy": _PYSPY_START}

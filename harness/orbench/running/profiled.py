@@ -12,6 +12,7 @@ from __future__ import annotations
 import platform
 import shlex
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,34 +127,69 @@ def measure_profiled(session: TargetSession, point: Point, plan: TrialPlan, sett
             "server": session.server.ready.get("pid")}
     hosts = {"client": runtime.client_host, "server": runtime.server_host}
     profilers = role_profilers(session.target)
-    attached: dict[str, ProfilerSession] = {}
     profiles: dict[str, Profile | str] = {}
+    # One profiler session per group of roles: both workers share one perf when it runs on one host for both
+    # (one sampler on their CPUs, one start and one fold), else each worker has its own.
+    groups: list[tuple[str, ...]] = []
     for role in ROLES:
-        profiler, pid, host = profilers[role], pids[role], hosts[role]
-        if profiler is None:
+        if profilers[role] is None:
             profiles[role] = f"the language of the {role} has no profiler (languages.toml, key profiler)"
-            continue
-        if not pid:
+        elif not pids[role]:
             profiles[role] = f"the {role}'s pid on its host is unknown"
-            continue
-        scratch = runtime.scratch_dir(role)
+        elif groups and profilers[role] == "perf" == profilers[groups[0][0]] and \
+                hosts[role].name == hosts[groups[0][0]].name:
+            groups[0] += (role,)
+        else:
+            groups.append((role,))
+    attached: dict[tuple[str, ...], ProfilerSession] = {}
+
+    def attach(roles: tuple[str, ...]) -> None:
+        first = roles[0]
+        host, profiler, scratch = hosts[first], profilers[first], runtime.scratch_dir(first)
+        assert profiler is not None
         try:
             tools = shipper.tools(host, scratch, profiler)
-            attached[role] = ProfilerSession.attach(_shell(host, 60.0), profiler, int(pid),
-                                                    f"{scratch}/orbench-profile-{role}-{int(pid)}.out",
-                                                    settings.period_ns, tools)
+            attached[roles] = ProfilerSession.attach(
+                _shell(host, 60.0), profiler, tuple(int(pids[r]) for r in roles),
+                f"{scratch}/orbench-profile-{'-'.join(roles)}-{int(pids[first])}.out", settings.period_ns, tools)
         except (ProfilerError, HostUnreachable) as exc:
-            profiles[role] = str(exc)
+            profiles.update({r: str(exc) for r in roles})
+
+    def stop(roles: tuple[str, ...]) -> None:
+        try:
+            attached[roles].shell = _shell(hosts[roles[0]], STOP_TIMEOUT_S)
+            by_pid = attached[roles].stop()
+            profiles.update({r: by_pid[int(pids[r])] for r in roles})
+        except (ProfilerError, HostUnreachable) as exc:
+            profiles.update({r: str(exc) for r in roles})
+
+    # The sessions at once: starting a profiler and folding its stacks take seconds on a busy host.
+    _each(attach, groups)
     try:
         measurement = measure_single(session, point, plan)
     finally:
-        for role, profiler_session in attached.items():
-            try:
-                profiler_session.shell = _shell(hosts[role], STOP_TIMEOUT_S)
-                profiles[role] = profiler_session.stop()
-            except (ProfilerError, HostUnreachable) as exc:
-                profiles[role] = str(exc)
+        _each(stop, list(attached))
     return ProfiledTrial(measurement, profiles)
+
+
+def _each(work: Callable[[tuple[str, ...]], None], groups: list[tuple[str, ...]]) -> None:
+    """`work` for each group of roles, each in its own thread; an unexpected error is raised again here."""
+    errors: list[BaseException] = []
+
+    def run(roles: tuple[str, ...]) -> None:
+        try:
+            work(roles)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(roles,), daemon=True, name=f"profile-{'-'.join(roles)}")
+               for roles in groups]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
 
 
 def profile_records(run_dir: Path, point: Point, trial: ProfiledTrial, hosts: dict[str, str]) -> list[ProfileRecord]:
