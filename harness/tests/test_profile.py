@@ -10,7 +10,15 @@ import os
 from pathlib import Path
 
 import pytest
-from orbench.anatomy.folded import Profile, difference, folded_text, frame_costs, parse_folded, share
+from orbench.anatomy.folded import (
+    Profile,
+    difference,
+    folded_text,
+    frame_costs,
+    kernel_self_ns,
+    parse_folded,
+    share,
+)
 from orbench.hosts.netns import Lab, why_no_lab
 from orbench.results.profile import read_records
 from orbench.results.store import RunStore
@@ -32,10 +40,12 @@ def test_folded_stacks_per_call_and_against_a_baseline():
     assert parse_folded(folded_text(stacks)) == stacks
     orb = frame_costs(_profile(stacks), calls=10)   # 1 sample = 1000 ns over 10 calls = 100 ns per call
     assert orb["marshal"].self_ns == 200 and orb["marshal"].total_ns == 700 and orb["copy"].self_ns == 500
-    assert orb["main"].total_ns == 1100 and orb["send"].self_ns == 400   # the kernel mark is not identity
+    assert orb["main"].total_ns == 1100 and orb["send"].self_ns == 100 and orb["send_[k]"].self_ns == 300
+    assert frame_costs(_profile({"a;m_[j]": 1, "a;m_[i]": 1, "a;m_[0]": 1}), 1)["m"].self_ns == 3000
     base = frame_costs(_profile({"main;send": 4, "main;recv": 2}), calls=10)
     deltas = {d.frame: d for d in difference(orb, base)}
-    assert deltas["copy"].self_ns == 500 and deltas["send"].self_ns == 0 and deltas["recv"].self_ns == -200
+    assert deltas["copy"].self_ns == 500 and deltas["send"].self_ns == -300 and deltas["recv"].self_ns == -200
+    assert kernel_self_ns(difference(orb, base)) == 300
     assert [d.frame for d in difference(orb, base)][0] == "copy"
     assert share(_profile(stacks), "marshal") == pytest.approx(7 / 11)
 
@@ -44,6 +54,7 @@ def test_bad_profile_settings_name_the_key(write_campaign):
     base = 'name = "p"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [1]\n'
     assert "profile_period_us" in campaign_error(write_campaign, base + "profile = true\nprofile_period_us = 1\n")
     assert "profile_s" in campaign_error(write_campaign, base + "profile_s = 0\n")
+    assert "profile_payload_bytes" in campaign_error(write_campaign, base + "profile_payload_bytes = [64]\n")
 
 
 def _run(write_campaign, results_root, text: str, name: str) -> RunStore:

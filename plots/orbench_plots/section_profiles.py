@@ -86,7 +86,8 @@ def _block(run_dir: Path, c: ProfileComparison) -> str:
         for d in [*c.top_added(TOP), *c.top_saved(3)])
     return (f"<p><b>{_esc(c.role)}</b>: sampled CPU per call {c.orb.sampled_cpu_ns / 1000:.2f} µs against "
             f"{c.base.sampled_cpu_ns / 1000:.2f} µs for {_esc(c.baseline)}, "
-            f"added {(c.added_cpu_ns or 0) / 1000:+.2f} µs{counted}; {_esc(c.orb.record.version)}, "
+            f"added {(c.added_cpu_ns or 0) / 1000:+.2f} µs{counted}, {(c.added_kernel_ns or 0) / 1000:+.2f} µs of "
+            f"it in the kernel (functions marked _[k]); {_esc(c.orb.record.version)}, "
             f"{_esc(c.orb.record.event)}, {c.orb.profile.samples} and {c.base.profile.samples} samples. {links}</p>"
             "<table><tr><th>added self µs/call</th><th>middleware self</th><th>baseline self</th>"
             "<th>added total</th><th>function</th></tr>" + rows + "</table>")

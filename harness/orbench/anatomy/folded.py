@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The annotations async-profiler appends to a frame (JIT-compiled, inlined, interpreted, C1, kernel, native),
-# and perf's kernel mark here: part of a frame's name in the flame graph (its colour), not of its identity.
-_ANNOTATION = re.compile(r"_\[[jik0-9]\]$")
+# The annotations async-profiler appends to a Java frame (JIT-compiled, inlined, interpreted, C1): part of its
+# name in the flame graph (its colour), not of its identity, since a method's compilation differs from run to run.
+# The kernel's mark (_[k], from async-profiler and perf here alike) stays: it says where a function runs.
+_ANNOTATION = re.compile(r"_\[[ji0-9]\]$")
+KERNEL_MARK = "_[k]"
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,11 @@ def share(profile: Profile, frame: str) -> float:
         return 0.0
     hit = sum(n for stack, n in profile.stacks.items() if frame in {frame_name(f) for f in stack.split(";")})
     return hit / total
+
+
+def kernel_self_ns(deltas: list[FrameDelta]) -> float:
+    """The part of the added self time spent in the kernel (system calls, scheduling, the network stack)."""
+    return sum(d.self_ns for d in deltas if d.frame.endswith(KERNEL_MARK))
 
 
 def difference(orb: dict[str, FrameCost], base: dict[str, FrameCost]) -> list[FrameDelta]:

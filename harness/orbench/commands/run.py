@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_report and not interrupted:
         make_report(store.path)
     print(f"results: {store.path}")
+    if campaign.settings.get("profile"):
+        print(f"profiles: orbench profiles {store.path} (where each middleware's time goes, per call)")
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:

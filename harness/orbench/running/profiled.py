@@ -22,7 +22,7 @@ from orbench.anatomy.snapshot import Shell
 from orbench.errors import WorkerError
 from orbench.hosts.ssh import Host, HostUnreachable
 from orbench.paths import repo_root
-from orbench.results.point import Point
+from orbench.results.point import Point, PointGroup
 from orbench.results.profile import ROLES, ProfileRecord, folded_path
 from orbench.results.trial import Measurement
 from orbench.running.measure import TrialPlan, measure_single
@@ -42,12 +42,18 @@ _ARCH = {"x86_64": "linux-x64", "amd64": "linux-x64", "aarch64": "linux-arm64", 
 
 @dataclass(frozen=True)
 class ProfileSettings:
-    seconds: float       # campaign key profile_s
-    period_ns: int       # campaign key profile_period_us, in ns
+    seconds: float                     # campaign key profile_s
+    period_ns: int                     # campaign key profile_period_us, in ns
+    payload_bytes: tuple[int, ...]     # campaign key profile_payload_bytes; empty: every size
 
     @classmethod
     def from_settings(cls, settings: dict) -> ProfileSettings:
-        return cls(float(settings["profile_s"]), int(round(float(settings["profile_period_us"]) * 1000)))
+        return cls(float(settings["profile_s"]), int(round(float(settings["profile_period_us"]) * 1000)),
+                   tuple(settings.get("profile_payload_bytes") or ()))
+
+    def covers(self, group: PointGroup) -> bool:
+        """Whether the group's points get a profiled trial: one client, and a size the campaign profiles."""
+        return group.clients == 1 and (not self.payload_bytes or group.payload_bytes in self.payload_bytes)
 
 
 def profiled_calls(campaign_calls: int, latency_ns: float | None, seconds: float) -> int:

@@ -600,9 +600,9 @@ class Runner:
         """The profile mode: one trial per target with a sampling profiler attached to both workers
         (running/profiled.py), into profiled.csv and profiles/ (apart from the latency trials: the profilers
         sample the workers). One-client points only."""
-        if group.clients > 1:
-            return
         settings = ProfileSettings.from_settings(self.campaign.settings)
+        if not settings.covers(group):
+            return
         for t in self.campaign.targets:
             if t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
                     t, group.mode, group.payload_type):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orbench.anatomy.folded import FrameCost, FrameDelta, Profile, difference, frame_costs, parse_folded
+from orbench.anatomy.folded import FrameCost, FrameDelta, Profile, difference, frame_costs, kernel_self_ns, parse_folded
 from orbench.results.point import Point
 from orbench.results.profile import ROLES, ProfileRecord, read_records
 from orbench.results.store import RunStore
@@ -51,6 +51,11 @@ class ProfileComparison:
         if self.orb is None or self.base is None:
             return None
         return self.orb.sampled_cpu_ns - self.base.sampled_cpu_ns
+
+    @property
+    def added_kernel_ns(self) -> float | None:
+        """The part of the added CPU per call spent in the kernel (_[k] frames)."""
+        return kernel_self_ns(list(self.added)) if self.orb and self.base else None
 
     def top_added(self, n: int) -> list[FrameDelta]:
         return [d for d in self.added if d.self_ns > 0][:n]
@@ -116,7 +121,8 @@ def format_profile_table(comparisons: list[ProfileComparison], top: int = 8) -> 
             continue
         assert c.orb is not None and c.base is not None
         lines.append(f"  sampled CPU per call {c.orb.sampled_cpu_ns / 1000:.2f} us vs {c.base.sampled_cpu_ns / 1000:.2f}"
-                     f" us: added {(c.added_cpu_ns or 0) / 1000:+.2f} us ({c.orb.record.profiler}, "
+                     f" us: added {(c.added_cpu_ns or 0) / 1000:+.2f} us, {(c.added_kernel_ns or 0) / 1000:+.2f} us of it in"
+                     f" the kernel ({c.orb.record.profiler}, "
                      f"{c.orb.profile.samples} and {c.base.profile.samples} samples)")
         lines.append(f"  {'added self us/call':>18}  {'added total':>11}  function")
         for d in c.top_added(top):
