@@ -76,7 +76,8 @@ def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]
         if not served:
             continue
         if point.is_sweep_step and point.arrivals == "poisson":
-            out += _wait(point, served, unloaded)
+            if point.offered_load > min(lightest.get((_key(point), t.launch), (0.0, 0.0))[0] for t in served):
+                out += _wait(point, served, unloaded)  # the lightest step is the reference, not a check
         elif (not point.rate_hz and not point.offered_load and point.clients == sweep.clients
               and point.clients > 1):
             out += _capacity(point, served)
