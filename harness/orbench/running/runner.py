@@ -199,6 +199,7 @@ class Runner:
             targets={
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          **({"family": t.family} if t.family else {}),
+                         **({"oneway_call": t.oneway_call} if t.oneway_call != "written" else {}),
                          **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
                          **({"known_added_ns": t.known_added_ns} if t.known_added_ns is not None else {}),
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
