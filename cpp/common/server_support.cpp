@@ -73,6 +73,22 @@ int64_t delay_ns_arg(const ServerArgs& args) {
   return value;
 }
 
+uint32_t objects_arg(const ServerArgs& args) {
+  const auto it = args.values.find("--objects");
+  if (it == args.values.end()) return 1;
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != it->second.size() || value < 1 || value > kMaxObjects) {
+    throw std::invalid_argument("bad --objects \"" + it->second + "\": an integer from 1 to " +
+                                std::to_string(kMaxObjects));
+  }
+  return static_cast<uint32_t>(value);
+}
+
 ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version) {
   ordered_json info = {{"role", "server"}, {"target", target}, {"language", "c++"}};
   if (orb != nullptr) {
@@ -107,6 +123,7 @@ void print_stats() {
   if (const MessageCounter* counter = stats_counter.load()) {
     const Counts received = counter->snapshot();
     line["received"] = {{"messages", received.messages}, {"bytes", received.bytes}};
+    if (counter->tracks_objects()) line["objects_called"] = counter->objects_called();
   }
   if (counting_allocations()) line["memory"] = memory_json(process_allocations());
   for (const auto& [key, section] : stats_sections) line[key] = section();

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_driver.hpp"
+#include "load_spec.hpp"
 #include "message_counter.hpp"
 
 namespace orbench {
@@ -34,6 +35,10 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
 // The value of `--delay-ns N` (a known-answer server's spin per payload-carrying request), 0 when absent;
 // throws std::invalid_argument for anything but an integer 0..1e9.
 int64_t delay_ns_arg(const ServerArgs& args);
+
+// The value of `--objects K` (how many objects a server activates, PROTOCOL.md), 1 when absent; throws
+// std::invalid_argument for anything but an integer 1 .. kMaxObjects.
+uint32_t objects_arg(const ServerArgs& args);
 
 // The "worker" object of the ready line.
 nlohmann::ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version);

@@ -1,5 +1,6 @@
 #include "bench_servant.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace orbench {
@@ -19,48 +20,48 @@ uint64_t string_bytes(const orbench::Strings& data) {
 }
 }  // namespace
 
-void BenchServant::push(const orbench::Octets& data) { counter_.count(data.length()); }
+void BenchServant::push(const orbench::Octets& data) { count(data.length()); }
 
-void BenchServant::push_records(const orbench::Records& data) { counter_.count(data.length() * kRecordBytes); }
+void BenchServant::push_records(const orbench::Records& data) { count(data.length() * kRecordBytes); }
 
-void BenchServant::send(const orbench::Octets& data) { counter_.count(data.length()); }
+void BenchServant::send(const orbench::Octets& data) { count(data.length()); }
 
-void BenchServant::send_records(const orbench::Records& data) { counter_.count(data.length() * kRecordBytes); }
+void BenchServant::send_records(const orbench::Records& data) { count(data.length() * kRecordBytes); }
 
-void BenchServant::push_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
+void BenchServant::push_longs(const orbench::Longs& data) { count(data.length() * 4); }
 
-void BenchServant::push_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
+void BenchServant::push_doubles(const orbench::Doubles& data) { count(data.length() * 8); }
 
-void BenchServant::push_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
+void BenchServant::push_strings(const orbench::Strings& data) { count(string_bytes(data)); }
 
-void BenchServant::send_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
+void BenchServant::send_longs(const orbench::Longs& data) { count(data.length() * 4); }
 
-void BenchServant::send_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
+void BenchServant::send_doubles(const orbench::Doubles& data) { count(data.length() * 8); }
 
-void BenchServant::send_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
+void BenchServant::send_strings(const orbench::Strings& data) { count(string_bytes(data)); }
 
 orbench::Longs* BenchServant::echo_longs(const orbench::Longs& data) {
-  counter_.count(data.length() * 4);
+  count(data.length() * 4);
   return new orbench::Longs(data);
 }
 
 orbench::Doubles* BenchServant::echo_doubles(const orbench::Doubles& data) {
-  counter_.count(data.length() * 8);
+  count(data.length() * 8);
   return new orbench::Doubles(data);
 }
 
 orbench::Strings* BenchServant::echo_strings(const orbench::Strings& data) {
-  counter_.count(string_bytes(data));
+  count(string_bytes(data));
   return new orbench::Strings(data);
 }
 
 orbench::Octets* BenchServant::echo_octets(const orbench::Octets& data) {
-  counter_.count(data.length());
+  count(data.length());
   return new orbench::Octets(data);
 }
 
 orbench::Records* BenchServant::echo_records(const orbench::Records& data) {
-  counter_.count(data.length() * kRecordBytes);
+  count(data.length() * kRecordBytes);
   return new orbench::Records(data);
 }
 
@@ -75,6 +76,21 @@ orbench::SyncResult BenchServant::sync(CORBA::ULongLong expected, CORBA::ULong t
 orbench::Counters BenchServant::counters() { return to_idl(counter_.snapshot()); }
 
 void BenchServant::reset_counters() { counter_.reset(); }
+
+orbench::Strings* BenchServant::references(CORBA::ULong first, CORBA::ULong count) {
+  return directory_.strings(first, count);
+}
+
+orbench::Strings* ObjectDirectory::strings(CORBA::ULong first, CORBA::ULong count) const {
+  auto* out = new orbench::Strings;
+  const size_t end = first >= references_.size() ? first : std::min<size_t>(references_.size(), size_t{first} + count);
+  out->length(static_cast<CORBA::ULong>(end - first));
+  for (size_t k = first; k < end; ++k) {
+    CORBA::String_var text = orb_->object_to_string(references_[k].in());
+    (*out)[static_cast<CORBA::ULong>(k - first)] = text.in();  // copies the string
+  }
+  return out;
+}
 
 // Only initiates the stop (ORB::shutdown(false) through request_stop_): this upcall still returns and its
 // reply goes out before main's ORB::destroy() waits for all upcalls to finish.

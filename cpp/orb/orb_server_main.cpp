@@ -1,7 +1,8 @@
 // The server worker of an ORB target (PROTOCOL.md, "Server worker"), against the standard CORBA C++
-// mapping: activates one BenchServant in the RootPOA, prints its IOR, serves until shutdown(), stdin EOF,
-// SIGTERM or SIGINT. -ORB... arguments go to ORB_init; --orb-threads N has N threads call ORB::run() (TAO's
-// thread-pool model with its reactive strategy; omniORB dispatches on threads of its own either way).
+// mapping: activates one BenchServant in the RootPOA (K with --objects K), prints the first one's IOR, serves
+// until shutdown(), stdin EOF, SIGTERM or SIGINT. -ORB... arguments go to ORB_init; --orb-threads N has N
+// threads call ORB::run() (TAO's thread-pool model with its reactive strategy; omniORB dispatches on threads of
+// its own either way).
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -80,11 +81,14 @@ int serve(int argc, char** argv) {
   ServerArgs args;
   std::vector<std::string> option_args;
   int orb_threads = 1;
+  uint32_t objects = 1;
   {
     std::vector<char*> worker_argv{argv[0]};
     for (auto& arg : worker_args) worker_argv.push_back(arg.data());
     try {
-      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {}, {"--orb-threads"});
+      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {},
+                               {"--orb-threads", "--objects"});
+      objects = objects_arg(args);
       option_args = orb_port::server_option_args(parse_server_options(args.options));
       orb_threads = orb_threads_arg(args);
     } catch (const std::invalid_argument& e) {
@@ -109,16 +113,26 @@ int serve(int argc, char** argv) {
 
     auto* stopper = new OrbStopper(orb.in());
     auto* counter = new MessageCounter;  // leaked with the stopper, for the same reason
+    counter->track_objects(objects);
     report_received_in_stats(counter);
-    PortableServer::ServantBase_var servant = new BenchServant(*counter, [stopper] { stopper->request_stop(); });
-    PortableServer::ObjectId_var id = poa->activate_object(servant.in());
-    object = poa->id_to_reference(id.in());
-    CORBA::String_var ior = orb->object_to_string(object.in());
+    // K servants of the one class, each activated in the RootPOA with a system id: its active object map
+    // holds K entries, which is what a request's object key is demultiplexed against.
+    auto* directory = new ObjectDirectory(orb.in());  // leaked with the counter: upcalls may still use it
+    for (uint32_t k = 0; k < objects; ++k) {
+      PortableServer::ServantBase_var servant =
+          new BenchServant(*counter, *directory, k, [stopper] { stopper->request_stop(); });
+      PortableServer::ObjectId_var id = poa->activate_object(servant.in());
+      CORBA::Object_var reference = poa->id_to_reference(id.in());
+      directory->add(reference.in());
+    }
+    CORBA::String_var ior = orb->object_to_string(directory->reference(0));
     PortableServer::POAManager_var manager = poa->the_POAManager();
     manager->activate();
 
     start_stop_watchers([stopper] { stopper->request_stop(); });
-    print_ready(ior.in(), server_worker_info(orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()));
+    nlohmann::ordered_json info = server_worker_info(orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version());
+    if (objects > 1) info["objects"] = objects;
+    print_ready(ior.in(), info);
 
     std::vector<std::thread> runners;
     for (int i = 1; i < orb_threads; ++i) runners.emplace_back(run_orb, orb.in());

@@ -20,6 +20,10 @@ using apache::thrift::transport::TTransportException;
 
 struct ThriftBinding {
   using Payloads = std::tuple<Octets, Records, Longs, Doubles, Strings>;
+  using Ref = BenchClient*;
+  static constexpr bool kObjects = false;  // a Thrift server is one service, no objects
+  // A BenchClient owns one connection and its buffers: two threads' calls on it would interleave their bytes.
+  static constexpr bool kThreads = false;
   ThriftTransport kind = ThriftTransport::buffered;
   std::shared_ptr<apache::thrift::transport::TTransport> transport;
   std::unique_ptr<BenchClient> client;
@@ -80,6 +84,7 @@ struct ThriftBinding {
     }
   }
   bool connected() const { return client != nullptr; }
+  Ref target(Mode, size_t) const { return client.get(); }
 
   void reset_counters() { client->reset_counters(); }
   Counts counters() {
@@ -97,15 +102,15 @@ struct ThriftBinding {
   static void fill(P& payload, uint64_t count) { payload.resize(count), payload::fill_indexed<T>(payload, count); }
   template <PayloadType T, class P>
   static bool same(const P& reply, const P& request) { return reply == request; }
-  template <PayloadType T, class P>
-  auto oneway(const P& p) { return [&p, &c = *client](uint64_t) { call_push<T>(c, p); }; }
-  template <PayloadType T, class P>
-  auto twoway(const P& p) { return [&p, &c = *client](uint64_t) { call_send<T>(c, p); }; }
+  template <PayloadType T, class P, class Pick>
+  auto oneway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_push<T>(*pick(i), p); }; }
+  template <PayloadType T, class P, class Pick>
+  auto twoway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_send<T>(*pick(i), p); }; }
   // Thrift's C++ echo fills a reply the caller owns: one, reused, as the gRPC client does.
-  template <PayloadType T, class P>
-  auto echo(const P& p) {
-    return [&p, &c = *client, reply = P()](uint64_t) mutable {
-      call_echo<T>(c, reply, p);
+  template <PayloadType T, class P, class Pick>
+  auto echo(const P& p, Pick pick, uint32_t) {
+    return [&p, pick, reply = P()](uint64_t i) mutable {
+      call_echo<T>(*pick(i), reply, p);
       return &std::as_const(reply);
     };
   }

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <thrift/TApplicationException.h>
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/server/TThreadedServer.h>
 #include <thrift/transport/TBufferTransports.h>
@@ -62,6 +63,11 @@ class BenchHandler final : public BenchIf {
   void counters(Counters& r) override { r = to_thrift(core_.counters()); }
   void reset_counters() override { core_.reset_counters(); }
   void shutdown() override { core_.shutdown(); }
+  // Thrift has services, not objects (its descriptor claims none): the call is refused, as gRPC's server does.
+  void references(Strings&, const int64_t, const int64_t) override {
+    throw apache::thrift::TApplicationException(apache::thrift::TApplicationException::UNKNOWN_METHOD,
+                                                "references: a Thrift server is one service, no objects");
+  }
 
  private:
   BenchCore& core_;

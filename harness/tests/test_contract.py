@@ -22,6 +22,9 @@ def test_target_passes_the_contract(name, tmp_path):
     names = {c.name for c in checks}
     assert "a killed server gives the client an error answer, not a hang" in names
     assert any(n.startswith("run oneway") for n in names)
+    # What the descriptor claims of load at scale was tried, not taken on trust.
+    assert target.client_threads == any(n.startswith("threads: ") for n in names)
+    assert target.objects == any(n.startswith("objects: ") for n in names)
 
 
 @pytest.mark.slow

@@ -47,6 +47,8 @@ def test_proto_maps_every_operation_and_type():
                  "rpc counters(Empty) returns (Counters);",         # no argument: Empty
                  "rpc reset_counters(Empty) returns (Empty);",
                  "rpc shutdown(Empty) returns (Empty);",
+                 "rpc references(ReferencesRequest) returns (Strings);",  # basic arguments: a request message
+                 "fixed32 first = 1;", "fixed32 count = 2;",
                  "bytes items = 1;",                                # sequence<octet>
                  "repeated sfixed32 items = 1;",                    # sequence<long>: fixed width
                  "repeated Record items = 1;",
@@ -54,7 +56,7 @@ def test_proto_maps_every_operation_and_type():
                  "sfixed32 flags = 3;", "fixed32 kind = 4;",        # short and octet widened
                  'option java_package = "org.example";'):
         assert line in proto, line
-    assert proto.count("rpc ") == 19
+    assert proto.count("rpc ") == 20
 
 
 def test_slice_maps_every_operation_and_type():
@@ -64,9 +66,10 @@ def test_slice_maps_every_operation_and_type():
                  '["amd"] ::orbench::SyncResult sync(long expected, long timeout_ms);',  # unsigned widened
                  "void push(::orbench::Octets data);",              # a oneway is an ordinary void operation
                  "::orbench::Counters counters();", "void reset_counters();",
+                 "::orbench::Strings references(long first, long count);",  # unsigned long widened
                  '[["java:package:org.example"]]'):
         assert line in ice, line
-    assert ice.count(");\n") == 19
+    assert ice.count(");\n") == 20
 
 
 @pytest.mark.parametrize("text, message", [

@@ -75,6 +75,11 @@ class Settings:
     stall_timeout_s: float
     anatomy: str
     anatomy_trials: str
+    # the profile mode (running/profiled.py)
+    profile: bool
+    profile_s: float
+    profile_payload_bytes: tuple[int, ...]   # empty: every size
+    profile_period_us: float
     # soak points
     duration_s: float | None
     interval_s: float
@@ -116,6 +121,9 @@ class Settings:
             order_seed=_opt_int(d.get("order_seed")), pause_idle_workers=bool(d["pause_idle_workers"]),
             sync_timeout_ms=int(d["sync_timeout_ms"]), stall_timeout_s=float(d["stall_timeout_s"]),
             anatomy=str(d["anatomy"]), anatomy_trials=str(d["anatomy_trials"]),
+            profile=bool(d["profile"]), profile_s=float(d["profile_s"]),
+            profile_payload_bytes=tuple(int(b) for b in d.get("profile_payload_bytes") or ()),
+            profile_period_us=float(d["profile_period_us"]),
             duration_s=_opt_float(d.get("duration_s")), interval_s=float(d["interval_s"]),
             arrivals_seed=_opt_int(d.get("arrivals_seed")),
             jdk=d.get("jdk"), host=str(d["host"]), hosts=dict(d["hosts"]),

@@ -45,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--anatomy", action="store_true",
                    help="the anatomy mode: after each point, one trial per target with strace attached to both "
                         "workers (their system calls per call); the campaign key anatomy = \"syscalls\"")
+    p.add_argument("--profile", action="store_true",
+                   help="the profile mode: after each point, one trial per target with a sampling profiler attached "
+                        "to both workers (where each middleware's time goes, per call, against its baseline); the "
+                        "campaign key profile = true")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--anatomy and --resume: a resumed run keeps the anatomy mode it was started with")
         if args.budget:
             raise UserError("--budget and --resume: a resumed run keeps the budget it was started with")
+        if args.profile:
+            raise UserError("--profile and --resume: a resumed run keeps the profile mode it was started with")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
     elif args.retry_skipped:
@@ -67,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         campaign = read_campaign(campaign_path(args.campaign), jdk=args.jdk)
         if args.anatomy:
             campaign = campaign.with_settings(anatomy="syscalls")
+        if args.profile:
+            campaign = campaign.with_settings(profile=True)
         if args.budget:
             try:
                 campaign = campaign.with_settings(budget_s=parse_duration(args.budget))
@@ -108,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     if planned:
         print(format_reached(planned[-1], summary), file=sys.stderr)
     print(f"results: {store.path}")
+    if campaign.settings.profile:
+        print(f"profiles: orbench profiles {store.path} (where each middleware's time goes, per call)")
     if account is not None:
         print(f"orbench: time: {account.line()}", file=sys.stderr)
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends

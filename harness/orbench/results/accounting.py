@@ -23,6 +23,7 @@ PHASES: dict[str, str] = {
     "timed_calls": "the timed calls themselves (the workers' elapsed_ns)",
     "anatomy": "reading the anatomy counters, CPU usage and server stats around a trial",
     "samples": "writing, copying back, checking and summarising the samples files",
+    "profiles": "the profile mode's profiled trials (not results; the last launch only)",
     "harness": "everything else: the harness's own Python, manifest and trials.csv writes, host preparation",
 }
 
@@ -115,7 +116,9 @@ class TimeAccount:
                  f"warm-up {pc(warm)} (full {pc(self.share('full_warmup'))}, steady chunks "
                  f"{pc(self.share('steady_chunks'))}, rewarm {pc(self.share('rewarm'))})",
                  f"workers {pc(self.share('workers'))}", f"anatomy {pc(self.share('anatomy'))}",
-                 f"samples {pc(self.share('samples'))}", f"harness {pc(self.share('harness'))}"]
+                 f"samples {pc(self.share('samples'))}",
+                 *([f"profiles {pc(self.share('profiles'))}"] if self.seconds.get("profiles") else []),
+                 f"harness {pc(self.share('harness'))}"]
         after = [f"{k.removesuffix('_s')} {fmt_duration(v)}" for k, v in self.after_run.items() if v]
         if after:
             share = self.seconds.get("timed_calls", 0.0) / self.end_to_end_s

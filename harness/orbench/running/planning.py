@@ -160,7 +160,8 @@ def row_target_ns(campaign: Campaign, name: str, row: Row) -> float | None:
 
 
 # -- costs ------------------------------------------------------------------------------------------------------
-PER_LAUNCH_PHASES = ("full_warmup", "steady_chunks")
+# Phases paid once per group and launch whatever its trials and calls (the profiled trials: once, at the end).
+PER_LAUNCH_PHASES = ("full_warmup", "steady_chunks", "profiles")
 
 
 def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[PointGroup, GroupCost], float]:

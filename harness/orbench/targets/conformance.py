@@ -23,7 +23,7 @@ from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
 from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks, wire_checks
+from orbench.targets import sample_checks, scale_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.families import endpoint_form
@@ -221,6 +221,9 @@ class Conformance:
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
             self._option_checks()
             self._threading_checks()
+            if self.target.objects:
+                self.check("objects: every object called, in the order asked (objects_called)",
+                           lambda: scale_checks.objects_runs(self))
         finally:
             # Every worker a check started, also a server whose ready line was refused before it was kept.
             for w in reversed(self.workers):
@@ -267,6 +270,15 @@ class Conformance:
                    self._long_haul, step="long_haul")
         self.check("soak run sends its intervals before the answer (or is unsupported)",
                    lambda: self._soak(client, server))
+        if self.target.client_threads:
+            for mode in ("twoway", "oneway"):
+                if mode in self.target.modes:
+                    self.check(f"threads: {mode} run of {scale_checks.THREADS} threads x "
+                               f"{scale_checks.THREAD_CALLS} calls, every call made and counted",
+                               lambda m=mode: scale_checks.threads_run(self, client, server, m))
+            if "twoway" in self.target.modes:
+                self.check("threads: the threads' calls overlap (replies held a known time)",
+                           lambda: scale_checks.threads_overlap(self, client, server, RELAY_DELAY_NS))
 
         def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
             def fn() -> str:

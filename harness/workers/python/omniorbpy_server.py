@@ -1,9 +1,11 @@
 """The omniORBpy server (target omniorbpy): the Bench servant over the kit's counters. omniORB serves each
-connection on a thread of its own (its default), so a client blocked in sync holds one thread only. Arguments
--ORBname VALUE go to ORB_init (the descriptor's threading settings: omniORB's thread pool)."""
+connection on a thread of its own (its default), so a client blocked in sync holds one thread only. With
+--objects K it activates K servants in the RootPOA, which hand out each other's references; arguments -ORBname
+VALUE go to ORB_init (the descriptor's threading settings: omniORB's thread pool)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -20,46 +22,50 @@ from orbench_worker.server import Counters, ServerArgs, Started, run_server  # n
 RECORD, LONG, DOUBLE = UNIT_BYTES["records"], UNIT_BYTES["longs"], UNIT_BYTES["doubles"]
 
 
+MAX_OBJECTS = 100_000
+
+
 class BenchServant(orbench__POA.Bench):
-    def __init__(self, counts: Counters, stop):
-        self.counts, self.stop = counts, stop
+    def __init__(self, counts: Counters, stop, index: int = 0, iors: list[str] | None = None):
+        self.counts, self.stop, self.index = counts, stop, index
+        self.iors = iors if iors is not None else []   # every object's IOR, filled in before the server is ready
 
     def push(self, data):
-        self.counts.count(len(data))
+        self.counts.count_object(len(data), self.index)
 
     def push_records(self, data):
-        self.counts.count(len(data) * RECORD)
+        self.counts.count_object(len(data) * RECORD, self.index)
 
     def push_longs(self, data):
-        self.counts.count(len(data) * LONG)
+        self.counts.count_object(len(data) * LONG, self.index)
 
     def push_doubles(self, data):
-        self.counts.count(len(data) * DOUBLE)
+        self.counts.count_object(len(data) * DOUBLE, self.index)
 
     def push_strings(self, data):
-        self.counts.count(sum(map(len, data)))
+        self.counts.count_object(sum(map(len, data)), self.index)
 
     send, send_records, send_longs, send_doubles, send_strings = (
         push, push_records, push_longs, push_doubles, push_strings)
 
     def echo_octets(self, data):
-        self.counts.count(len(data))
+        self.counts.count_object(len(data), self.index)
         return data
 
     def echo_records(self, data):
-        self.counts.count(len(data) * RECORD)
+        self.counts.count_object(len(data) * RECORD, self.index)
         return data
 
     def echo_longs(self, data):
-        self.counts.count(len(data) * LONG)
+        self.counts.count_object(len(data) * LONG, self.index)
         return data
 
     def echo_doubles(self, data):
-        self.counts.count(len(data) * DOUBLE)
+        self.counts.count_object(len(data) * DOUBLE, self.index)
         return data
 
     def echo_strings(self, data):
-        self.counts.count(sum(map(len, data)))
+        self.counts.count_object(sum(map(len, data)), self.index)
         return data
 
     def sync(self, expected, timeout_ms):
@@ -72,6 +78,9 @@ class BenchServant(orbench__POA.Bench):
     def reset_counters(self):
         self.counts.reset()
 
+    def references(self, first, count):
+        return self.iors[first:first + count]
+
     def shutdown(self):
         self.stop()
 
@@ -79,23 +88,35 @@ class BenchServant(orbench__POA.Bench):
 assert STRING_CHARS == 16   # a string counts its characters; every payload string has 16
 
 
-def orb_options(extra: tuple[str, ...]) -> list[str]:
-    """The worker's other arguments, which must be -ORBname VALUE pairs (omniORB's own options)."""
-    if len(extra) % 2 or not all(name.startswith("-ORB") for name in extra[::2]):
-        raise ValueError(f"unknown arguments {' '.join(extra)!r}: only -ORBname VALUE pairs go to omniORB")
-    return list(extra)
+def server_arguments(extra: tuple[str, ...]) -> tuple[int, list[str]]:
+    """(--objects K, 1 when absent; the -ORBname VALUE pairs for omniORB, the descriptor's threading settings).
+    Anything else among the target's arguments is refused."""
+    p = argparse.ArgumentParser(prog="omniorbpy_server.py")
+    p.add_argument("--objects", type=int, default=1)
+    args, rest = p.parse_known_args(list(extra))
+    if len(rest) % 2 or not all(name.startswith("-ORB") for name in rest[::2]):
+        raise ValueError(f"unknown arguments {' '.join(rest)!r}: only --objects K and -ORBname VALUE pairs")
+    if not 1 <= args.objects <= MAX_OBJECTS:
+        raise ValueError(f"--objects must be an integer from 1 to {MAX_OBJECTS}, got {args.objects}")
+    return args.objects, rest
 
 
 def start(args: ServerArgs, counts: Counters, stop) -> Started:
+    objects, orb_options = server_arguments(args.extra)
     # Bind and advertise exactly HOST:PORT (an empty port: any free one).
     port = str(args.port) if args.port else ""
     orb = CORBA.ORB_init(["orbench-omniorbpy-server", "-ORBendPoint", f"giop:tcp:{args.host}:{port}",
-                          *orb_options(args.extra)], CORBA.ORB_ID)
+                          *orb_options], CORBA.ORB_ID)
     poa = orb.resolve_initial_references("RootPOA")
-    ref = poa.servant_to_reference(BenchServant(counts, stop))
+    counts.track_objects(objects)
+    # K servants of the one class, each activated in the RootPOA with a system id (its active object map).
+    iors: list[str] = []
+    for k in range(objects):
+        object_id = poa.activate_object(BenchServant(counts, stop, k, iors))
+        iors.append(orb.object_to_string(poa.id_to_reference(object_id)))
     poa._get_the_POAManager().activate()
-    return Started(endpoint=orb.object_to_string(ref), orb="omniORBpy", orb_version=omniORB.__version__,
-                   stop=lambda: orb.shutdown(True))
+    return Started(endpoint=iors[0], orb="omniORBpy", orb_version=omniORB.__version__,
+                   stop=lambda: orb.shutdown(True), objects=objects)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from orbench_worker.spec import (
     ConnectOptions,
     parse_connect_options,
     parse_run_spec,
+    refuse_scale,
     reject_unknown_fields,
     take_load_spec,
     take_soak_spec,
@@ -98,6 +99,7 @@ class ClientLoop:
         load = take_load_spec(fields)
         soak = take_soak_spec(fields)
         spec = parse_run_spec(fields, self.binding.modes, self.binding.payload_types, soak is not None)
+        refuse_scale(load)
         conn = self.connected()
         if soak is None:
             return run_calls(conn, spec, load)

@@ -14,6 +14,9 @@ from orbench_worker.payloads import PAYLOAD_TYPES
 
 MODES = ("twoway", "oneway", "echo")
 MAX_RATE_HZ = 1_000_000
+MAX_THREADS = 256
+MAX_OBJECTS = 100_000
+OBJECT_ORDERS = ("round-robin", "random")
 MAX_PAYLOAD_BYTES = 2**32 - 1 - 64     # CORBA sequence lengths and the socket header's length are u32
 MIN_INTERVAL_S = 0.001
 MAX_SOAK_S = 30 * 86400
@@ -39,6 +42,9 @@ class LoadSpec:
     clients: int = 1
     arrivals: str = "fixed"
     seed: int | None = None
+    threads: int = 1
+    objects: int = 1
+    object_order: str = "round-robin"
 
     @property
     def shared(self) -> bool:
@@ -102,8 +108,18 @@ def _seconds(value: object, key: str, low: float, high: float) -> float:
     return float(value)
 
 
+def _count(command: dict, key: str, maximum: int) -> int:
+    """An integer field of 1 .. maximum taken out of `command`; 1 when absent."""
+    if key not in command:
+        return 1
+    value = command.pop(key)
+    if not _is_int(value) or not 1 <= value <= maximum:
+        raise WorkerError("usage", f'field "{key}" must be an integer from 1 to {maximum}')
+    return value
+
+
 def take_load_spec(command: dict) -> LoadSpec:
-    """Takes the load fields out of a run command (PROTOCOL.md, "Load" and "Arrivals")."""
+    """Takes the load fields out of a run command (PROTOCOL.md, "Load", "Arrivals", "Load at scale")."""
     rate, clients, arrivals, seed = 0.0, 1, "fixed", None
     if "rate_hz" in command:
         value = command.pop("rate_hz")
@@ -125,7 +141,21 @@ def take_load_spec(command: dict) -> LoadSpec:
         seed = command.pop("seed")
         if not _is_int(seed) or not 0 <= seed < 2**63:
             raise WorkerError("usage", 'field "seed" must be an integer from 0 to 2^63 - 1')
-    return LoadSpec(rate, clients, arrivals, seed)
+    threads = _count(command, "threads", MAX_THREADS)
+    objects = _count(command, "objects", MAX_OBJECTS)
+    order = command.pop("object_order", "round-robin")
+    if order not in OBJECT_ORDERS:
+        raise WorkerError("usage", 'field "object_order" must be "round-robin" or "random"')
+    return LoadSpec(rate, clients, arrivals, seed, threads, objects, order)
+
+
+def refuse_scale(load: LoadSpec) -> None:
+    """The Python workers call on one thread, to one object (PROTOCOL.md, "Load at scale")."""
+    if load.threads > 1:
+        raise WorkerError("unsupported", 'field "threads": CPython\'s threads take turns at the interpreter lock, '
+                                         "so they would measure the lock, not the middleware")
+    if load.objects > 1:
+        raise WorkerError("unsupported", 'field "objects": the Python clients call one object')
 
 
 def take_soak_spec(command: dict) -> SoakSpec | None:

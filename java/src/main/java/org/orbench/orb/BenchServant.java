@@ -10,94 +10,110 @@ import org.orbench.worker.MessageCounter;
 import org.orbench.worker.PayloadType;
 import org.orbench.worker.SyncOutcome;
 
-/** The server side of orbench.idl's Bench: counts what arrives, returns echoes, and is the sync barrier. */
+/**
+ * The server side of orbench.idl's Bench: counts what arrives, returns echoes, and is the sync barrier. A server
+ * with several objects (--objects K) activates K of them, which share the counters and hand out each other's
+ * references.
+ */
 final class BenchServant extends BenchPOA {
   private final MessageCounter counter;
+  private final ObjectDirectory directory;
+  private final int index;
   private final Runnable shutdown;
 
-  /** {@code shutdown} must not block: it runs inside the shutdown() request, before its reply. */
-  BenchServant(MessageCounter counter, Runnable shutdown) {
+  /**
+   * Object {@code index} of {@code directory}. {@code shutdown} must not block: it runs inside the shutdown()
+   * request, before its reply.
+   */
+  BenchServant(MessageCounter counter, ObjectDirectory directory, int index, Runnable shutdown) {
     this.counter = counter;
+    this.directory = directory;
+    this.index = index;
     this.shutdown = shutdown;
+  }
+
+  /** Counts one payload-carrying request to this object. */
+  private void count(long payloadBytes) {
+    counter.count(payloadBytes, index);
   }
 
   @Override
   public void push(byte[] data) {
-    counter.count(data.length);
+    count(data.length);
   }
 
   @Override
   public void push_records(Record[] data) {
-    counter.count(recordBytes(data));
+    count(recordBytes(data));
   }
 
   @Override
   public void send(byte[] data) {
-    counter.count(data.length);
+    count(data.length);
   }
 
   @Override
   public void send_records(Record[] data) {
-    counter.count(recordBytes(data));
+    count(recordBytes(data));
   }
 
   @Override
   public void push_longs(int[] data) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
   }
 
   @Override
   public void push_doubles(double[] data) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
   }
 
   @Override
   public void push_strings(String[] data) {
-    counter.count(stringBytes(data));
+    count(stringBytes(data));
   }
 
   @Override
   public void send_longs(int[] data) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
   }
 
   @Override
   public void send_doubles(double[] data) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
   }
 
   @Override
   public void send_strings(String[] data) {
-    counter.count(stringBytes(data));
+    count(stringBytes(data));
   }
 
   @Override
   public int[] echo_longs(int[] data) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
     return data;
   }
 
   @Override
   public double[] echo_doubles(double[] data) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
     return data;
   }
 
   @Override
   public String[] echo_strings(String[] data) {
-    counter.count(stringBytes(data));
+    count(stringBytes(data));
     return data;
   }
 
   @Override
   public byte[] echo_octets(byte[] data) {
-    counter.count(data.length);
+    count(data.length);
     return data;
   }
 
   @Override
   public Record[] echo_records(Record[] data) {
-    counter.count(recordBytes(data));
+    count(recordBytes(data));
     return data;
   }
 
@@ -121,6 +137,12 @@ final class BenchServant extends BenchPOA {
   @Override
   public void reset_counters() {
     counter.reset();
+  }
+
+  @Override
+  public String[] references(int first, int count) {
+    // IDL unsigned long arrives as a Java int.
+    return directory.strings(Integer.toUnsignedLong(first), Integer.toUnsignedLong(count));
   }
 
   @Override

@@ -4,6 +4,7 @@ import java.util.Set;
 import orbench.Bench;
 import orbench.BenchHelper;
 import orbench.Counters;
+import orbench.Record;
 import orbench.SyncResult;
 import org.omg.CORBA.Any;
 import org.omg.CORBA.BAD_PARAM;
@@ -73,29 +74,40 @@ final class OrbBenchClient extends StubClient<Bench> {
   }
 
   @Override
-  protected Calls<?> octets(Bench bench, byte[] items) {
-    return Calls.of(items, bench::push, bench::send, bench::echo_octets);
+  protected Calls<Bench, ?> octets(byte[] items) {
+    return Calls.<Bench, byte[]>of(items, b -> b::push, b -> b::send, b -> b::echo_octets);
   }
 
   @Override
-  protected Calls<?> records(Bench bench, int count) {
-    return Calls.of(RecordPayload.build(count), bench::push_records, bench::send_records, bench::echo_records)
-        .comparedBy(RecordPayload::same);
+  protected Calls<Bench, ?> records(int count) {
+    return Calls.<Bench, Record[]>of(RecordPayload.build(count), b -> b::push_records, b -> b::send_records,
+        b -> b::echo_records).comparedBy(RecordPayload::same);
   }
 
   @Override
-  protected Calls<?> longs(Bench bench, int[] items) {
-    return Calls.of(items, bench::push_longs, bench::send_longs, bench::echo_longs);
+  protected Calls<Bench, ?> longs(int[] items) {
+    return Calls.<Bench, int[]>of(items, b -> b::push_longs, b -> b::send_longs, b -> b::echo_longs);
   }
 
   @Override
-  protected Calls<?> doubles(Bench bench, double[] items) {
-    return Calls.of(items, bench::push_doubles, bench::send_doubles, bench::echo_doubles);
+  protected Calls<Bench, ?> doubles(double[] items) {
+    return Calls.<Bench, double[]>of(items, b -> b::push_doubles, b -> b::send_doubles, b -> b::echo_doubles);
   }
 
   @Override
-  protected Calls<?> strings(Bench bench, String[] items) {
-    return Calls.of(items, bench::push_strings, bench::send_strings, bench::echo_strings);
+  protected Calls<Bench, ?> strings(String[] items) {
+    return Calls.<Bench, String[]>of(items, b -> b::push_strings, b -> b::send_strings, b -> b::echo_strings);
+  }
+
+  @Override
+  protected String[] references(Bench bench, int first, int count) {
+    return bench.references(first, count);
+  }
+
+  /** counters(): a twoway without effect, the reference's first request (StubClient). */
+  @Override
+  protected void touch(Bench bench) {
+    bench.counters();
   }
 
   @Override
