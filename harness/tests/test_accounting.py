@@ -6,10 +6,12 @@ import json
 import time
 
 import pytest
+from orbench.campaign.spec import read_campaign
 from orbench.results.accounting import PHASES, TimeAccount, TimeRecord, time_account
 from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore
 from orbench.running.accounting import PhaseClock, RunClock
+from orbench.running.planning import evidence_of, make_plan
 
 from tests.conftest import require_targets, run_cli
 
@@ -97,6 +99,17 @@ def test_a_real_run_accounts_for_its_time(write_campaign, results_root):
     assert {(t.trial, t.anatomy_calls is not None) for t in trials} == {(0, True), (1, False)}
     report = (run_dir / "report.html").read_text()
     assert "Where the time went" in report and "<svg" in report and all(p.replace("_", " ") in report for p in PHASES)
+    # The run is evidence for a plan: its variances and its costs per launch, round and call.
+    campaign = read_campaign(write_campaign(SMALL + 'budget = "40s"\ntarget_added_ci_ns = 300\n'))
+    groups = campaign.point_groups()
+    evidence = evidence_of(RunStore(run_dir.resolve()), "the run above")
+    for budget in (40.0, None):
+        plan = make_plan(campaign, evidence, groups, 0, None, budget)
+        assert {g.group for g in plan.groups} == set(groups) and plan.launches >= 2
+        assert all(2 <= g.trials <= 20 and g.calls in (500, 600, 1200) for g in plan.groups)
+        assert all(g.cost["per_call_s"] > 0 and g.cost["per_round_s"] > 0 for g in plan.groups)
+        assert all("ORB-added omniorb" in g.rows and g.rows["ORB-added omniorb"].target_ns == 300 for g in plan.groups)
+        assert budget is None or plan.predicted_s <= budget
 
 
 BUDGET = """

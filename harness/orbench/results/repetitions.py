@@ -7,11 +7,27 @@ A row is what a reader takes from a point group: an ORB's ORB-added latency, or 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from orbench.results.point import PointGroup
+from orbench.results.units import fmt_ns
+
+
+def _finite(x: float, digits: int) -> float | None:
+    """JSON has no infinity: a half-width with no interval (one launch) is written as null."""
+    return None if math.isinf(x) or math.isnan(x) else round(x, digits)
+
+
+def _number(x: Any) -> float:
+    return math.inf if x is None else float(x)
+
+
+def half_width_text(ns: float) -> str:
+    """An expected half-width as printed: one launch gives no interval over launches."""
+    return "no interval (one launch)" if math.isinf(ns) else f"±{fmt_ns(ns)}"
 
 
 @dataclass(frozen=True)
@@ -24,12 +40,12 @@ class RowPlan:
     kalibera_jones_trials: int | None = None   # their closed form, for comparison
 
     def to_json(self) -> dict[str, Any]:
-        return {"target_half_width_ns": round(self.target_ns, 1), "expected_half_width_ns": round(self.expected_ns, 1),
+        return {"target_half_width_ns": round(self.target_ns, 1), "expected_half_width_ns": _finite(self.expected_ns, 1),
                 "variances": self.variances, "kalibera_jones_trials": self.kalibera_jones_trials}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RowPlan:
-        return cls(float(data["target_half_width_ns"]), float(data["expected_half_width_ns"]),
+        return cls(float(data["target_half_width_ns"]), _number(data["expected_half_width_ns"]),
                    dict(data.get("variances") or {}), data.get("kalibera_jones_trials"))
 
 
@@ -46,13 +62,13 @@ class GroupPlan:
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group.as_record(), "label": self.group.label, "trials": self.trials,
                 "calls": self.calls, "seconds_per_launch": round(self.seconds_per_launch, 3),
-                "ratio": round(self.ratio, 4), "cost": {k: round(v, 6) for k, v in self.cost.items()},
+                "ratio": _finite(self.ratio, 4), "cost": {k: round(v, 6) for k, v in self.cost.items()},
                 "rows": {k: r.to_json() for k, r in self.rows.items()}}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GroupPlan:
         return cls(PointGroup.from_record(data["group"]), int(data["trials"]), int(data["calls"]),
-                   float(data["seconds_per_launch"]), float(data["ratio"]),
+                   float(data["seconds_per_launch"]), _number(data["ratio"]),
                    {k: RowPlan.from_json(r) for k, r in (data.get("rows") or {}).items()},
                    {k: float(v) for k, v in (data.get("cost") or {}).items()})
 
@@ -78,7 +94,7 @@ class RepetitionPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"after_launch": self.after_launch, "source": self.source, "aim": self.aim, "launches": self.launches,
-                "predicted_s": round(self.predicted_s, 2), "worst_ratio": round(self.worst_ratio, 4),
+                "predicted_s": round(self.predicted_s, 2), "worst_ratio": _finite(self.worst_ratio, 4),
                 "met": self.met, "launch_fixed_s": round(self.launch_fixed_s, 3), "why": self.why,
                 **({"budget_left_s": round(self.budget_left_s, 2)} if self.budget_left_s is not None else {}),
                 "groups": [g.to_json() for g in self.groups]}
@@ -86,7 +102,7 @@ class RepetitionPlan:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RepetitionPlan:
         return cls(data.get("after_launch"), str(data["source"]), str(data["aim"]), int(data["launches"]),
-                   float(data["predicted_s"]), float(data["worst_ratio"]), bool(data["met"]),
+                   float(data["predicted_s"]), _number(data["worst_ratio"]), bool(data["met"]),
                    float(data["launch_fixed_s"]), str(data.get("why", "")),
                    tuple(GroupPlan.from_json(g) for g in data.get("groups") or ()), data.get("budget_left_s"))
 

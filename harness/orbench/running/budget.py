@@ -20,11 +20,11 @@ from orbench.results.accounting import TimeAccount
 from orbench.results.point import PointGroup
 from orbench.results.repetitions import GroupPlan, RepetitionPlan
 from orbench.results.store import RunStore
+from orbench.results.trial import Trial
 from orbench.running.planning import (
     MIN_TRIALS,
     Evidence,
     after_run_s,
-    evidence_of,
     format_plan,
     groups_planned,
     make_plan,
@@ -49,6 +49,7 @@ class PlannedRepetitions:
         self.plans: list[RepetitionPlan] = list(plans or [])
         self.previous: Evidence | None = None
         self.stopped: str | None = None         # why no further launch runs (the budget)
+        self.so_far: list[Trial] = []           # this run's trials as they end (the launches so far)
 
     @property
     def plan(self) -> RepetitionPlan | None:
@@ -88,13 +89,16 @@ class PlannedRepetitions:
         """The plan for the launches still to run, from the launches so far (two or more), else the previous
         run. `account`: the run's time so far."""
         done = launch + 1
-        own = evidence_of(self.store, f"launches so far ({done})", set(range(done)))
-        own = Evidence(own.source, own.trials, own.root, account, "running")
+        own = Evidence(f"launches so far ({done})", tuple(t for t in self.so_far if t.launch < done),
+                       self.store.path, account, "running")
         self._make(own if done >= 2 or self.previous is None else self.previous, done, launch)
 
+    def add_trial(self, trial: Trial) -> None:
+        """A trial of this run (as it ends, or kept from before a resume): evidence for the next plan."""
+        self.so_far.append(trial)
+
     def _make(self, evidence: Evidence, done: int, after_launch: int | None) -> None:
-        calls_of = {g: p.calls for g, p in self.by_group.items()}
-        plan = make_plan(self.campaign, evidence, self.groups, done, after_launch, self.budget_left_s(), calls_of)
+        plan = make_plan(self.campaign, evidence, self.groups, done, after_launch, self.budget_left_s())
         self.plans.append(plan)
         if not plan.groups:
             self.stopped = plan.why

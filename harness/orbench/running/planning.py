@@ -11,6 +11,7 @@ campaign's trials and calls.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import numpy as np
 from orbench.campaign.spec import Campaign
 from orbench.results.accounting import TimeAccount, time_account
 from orbench.results.point import PointGroup
-from orbench.results.repetitions import GroupPlan, RepetitionPlan, RowPlan
+from orbench.results.repetitions import GroupPlan, RepetitionPlan, RowPlan, half_width_text
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
@@ -75,7 +76,8 @@ def evidence_of(store: RunStore, source: str, launches: set[int] | None = None) 
 
 def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
     """The newest earlier finished run of the campaign (beside `current` in the results store) that measured
-    any of its point groups (an interrupted or failed run is passed over: its launches may be few)."""
+    any of its point groups. Passed over: an interrupted or failed run (its launches may be few), and a run made
+    before orbench kept its time accounting (no cost per launch: a budget would be overrun)."""
     wanted = {g for pair in campaign.host_pairs() for o in campaign.option_labels()
               for g in campaign.point_groups(pair.label, o)}
     runs = sorted((p for p in current.parent.iterdir() if p.is_dir() and not p.is_symlink() and p != current
@@ -86,9 +88,16 @@ def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
             evidence = evidence_of(store, f"previous run {path.name}")
         except Exception:  # noqa: BLE001 - an unreadable old run is simply not evidence
             continue
-        if evidence.status.startswith("complete") and any(t.ok and t.point.group in wanted for t in evidence.trials):
+        if (evidence.status.startswith("complete") and evidence.account is not None
+                and any(t.ok and t.point.group in wanted for t in evidence.trials)):
             return evidence
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def call_var(path: Path) -> float | None:
+    """k_call of one trial's samples file (a plan after every launch asks again; the files never change)."""
+    return block_call_var(read_samples(path)) if path.is_file() else None
 
 
 # -- rows: what a reader takes from a point group -------------------------------------------------------------
@@ -103,23 +112,24 @@ def _launch_mean(per_launch: Mapping[int, list[float]]) -> float:
     return float(np.mean([np.median(v) for v in per_launch.values() if v]))
 
 
-def rows_of(evidence: Evidence, baselines: Mapping[str, str], calls_of: Mapping[PointGroup, int]
-            ) -> dict[PointGroup, dict[str, Row]]:
+def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup, dict[str, Row]]:
     """Per point group: a p50 row per target and an ORB-added row per ORB with its baseline."""
     p50: dict[tuple[PointGroup, str], dict[int, dict[int, float]]] = {}
     kcall: dict[tuple[PointGroup, str], dict[tuple[int, int], float]] = {}
-    calls: dict[PointGroup, int] = {}
+    seen_calls: dict[PointGroup, list[int]] = {}
     for t in evidence.trials:
         if not t.ok or t.p50_ns is None or not t.calls:
             continue
         key = (t.point.group, t.point.target)
         p50.setdefault(key, {}).setdefault(t.launch, {})[t.trial] = float(t.p50_ns)
-        per_client = calls_of.get(t.point.group) or t.calls
-        calls[t.point.group] = per_client
-        if t.samples_file and (evidence.root / str(t.samples_file)).is_file():
-            k = block_call_var(read_samples(evidence.root / str(t.samples_file)))
+        # A trial's calls are every client's (N processes or N threads); a plan chooses each client's.
+        per_client = max(1, t.calls // max(1, t.point.clients))
+        seen_calls.setdefault(t.point.group, []).append(per_client)
+        if t.samples_file:
+            k = call_var(evidence.root / str(t.samples_file))
             if k is not None:
                 kcall.setdefault(key, {})[(t.launch, t.trial)] = k * per_client / t.calls
+    calls = {g: int(np.median(c)) for g, c in seen_calls.items()}
     out: dict[PointGroup, dict[str, Row]] = {}
     for (group, target), by_launch in p50.items():
         per_launch = {launch: [v[k] for k in sorted(v)] for launch, v in by_launch.items()}
@@ -169,8 +179,8 @@ def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[Poi
     launches); and the seconds every launch costs besides its groups (the workers' starts, the harness between
     groups)."""
     account = evidence.account
-    if account is None:
-        return _costs_from_trials(evidence), 0.0
+    if account is None:  # no evidence of costs (previous_evidence passes such runs over)
+        return {}, 0.0
     fixed_phases = PER_LAUNCH_PHASES + (("anatomy",) if first_round_anatomy else ())
     # Rounds and calls as the trials show them, for records that do not say (an older run's).
     rounds_seen: dict[tuple[PointGroup, int], set[int]] = {}
@@ -201,28 +211,6 @@ def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[Poi
     return costs, (workers + between) / launches
 
 
-def _costs_from_trials(evidence: Evidence) -> dict[PointGroup, GroupCost]:
-    """A run without time accounting: each trial's duration beyond its timed calls per round, its timed calls
-    per call; nothing per launch."""
-    rounds: dict[tuple[PointGroup, int], set[int]] = {}
-    over: dict[PointGroup, float] = {}
-    timed: dict[PointGroup, float] = {}
-    calls: dict[PointGroup, int] = {}
-    for t in evidence.trials:
-        if not t.ok or t.duration_s is None or not t.elapsed_ns or not t.calls:
-            continue
-        g = t.point.group
-        rounds.setdefault((g, t.launch), set()).add(t.trial)
-        over[g] = over.get(g, 0.0) + max(0.0, t.duration_s - t.elapsed_ns / 1e9)
-        timed[g] = timed.get(g, 0.0) + t.elapsed_ns / 1e9
-        calls[g] = t.calls
-    out = {}
-    for g in over:
-        n = sum(len(v) for (gg, _), v in rounds.items() if gg == g)
-        out[g] = GroupCost(0.0, over[g] / n, timed[g] / (n * calls[g]))
-    return out
-
-
 def after_run_s(evidence: Evidence | None, points: int) -> float:
     """What the summary and the report will take: as the evidence's run took, else an estimate by points."""
     if evidence is not None and evidence.account is not None and evidence.account.after_run:
@@ -238,26 +226,25 @@ class Bounds:
     calls: tuple[int, ...]
 
     @classmethod
-    def of(cls, campaign: Campaign, launches_done: int) -> Bounds:
+    def of(cls, campaign: Campaign, launches_done: int, for_budget: bool) -> Bounds:
         """A budget may have to settle for a single launch (no interval over launches: an infinite half-width
         to the planner); a target needs two."""
         s = campaign.settings
         most = max(s.max_launches, launches_done + 1, 2)
-        fewest = launches_done + 1 if s.budget_s is not None else max(2, launches_done + 1)
+        fewest = launches_done + 1 if for_budget else max(2, launches_done + 1)
         calls = tuple(sorted({max(MIN_CALLS, int(s.calls * f)) for f in CALL_FACTORS}))
         return cls(range(fewest, most + 1), range(MIN_TRIALS, max(s.max_trials, s.trials) + 1), calls)
 
 
 def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], launches_done: int,
-              after_launch: int | None, budget_left_s: float | None, calls_of: Mapping[PointGroup, int]
-              ) -> RepetitionPlan:
+              after_launch: int | None, budget_left_s: float | None) -> RepetitionPlan:
     """The plan for the launches still to run (`launches_done` ran already): per group its trials and calls;
     with `budget_left_s`, the most precision that fits it, else the least time to the target."""
     baselines = {t.name: t.baseline for t in campaign.targets if t.baseline}
-    rows = rows_of(evidence, baselines, calls_of)
+    rows = rows_of(evidence, baselines)
     costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials == "first-round")
     ratio = launch_ratio([r.data for g in rows.values() for r in g.values()])
-    bounds = Bounds.of(campaign, launches_done)
+    bounds = Bounds.of(campaign, launches_done, budget_left_s is not None)
     default_cost = _median_cost(costs)
     inputs, variances, targets = [], {}, {}
     for g in groups:
@@ -341,7 +328,7 @@ def _why(campaign: Campaign, launches: int, done: int, plans: list[GroupPlan], r
     trials = sorted(p.trials for p in plans)
     calls = sorted(p.calls for p in plans)
     text = (f"{'the most precision in the ' + fmt_duration(budget_left_s or 0.0) + ' left' if aim == 'budget' else 'the least time to the target'} "
-            f"({goal}): {launches} launches ({launches - done} to run), trials per launch {trials[0]}-{trials[-1]} "
+            f"({goal}): {launches} launch{'es' if launches != 1 else ''} ({launches - done} to run), trials per launch {trials[0]}-{trials[-1]} "
             f"(median {trials[len(trials) // 2]}), calls per trial {calls[0]}-{calls[-1]}; predicted "
             f"{fmt_duration(round(seconds, 1))} for the launches to run. ") if plans else ""
     if shares:
@@ -360,8 +347,8 @@ def format_plan(plan: RepetitionPlan) -> str:
     for g in plan.groups:
         # The rows with an aim (all of them when none has one): what the plan answers for.
         shown = {n: r for n, r in g.rows.items() if r.target_ns} or g.rows
-        rows = "; ".join(f"{name} ±{fmt_ns(r.expected_ns)}" + (f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else "")
-                         for name, r in shown.items())
+        rows = "; ".join(f"{name} {half_width_text(r.expected_ns)}"
+                         + (f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else "") for name, r in shown.items())
         lines.append(f"  {g.group.label}: {g.trials} trials x {g.calls} calls per launch"
                      + (f"; expected {rows}" if rows else "; no evidence: the campaign's trials and calls"))
     return "\n".join(lines)

@@ -165,6 +165,8 @@ class Runner:
                 campaign, store, groups, self.progress.note, time.monotonic(),
                 self.prior_time.wall_s if self.prior_time else 0.0,
                 repetition_plans(store.read_manifest()) if resume else None)
+            for trial in sorted(self.finished.values(), key=lambda t: t.seq):
+                self.planned.add_trial(trial)
         self.resumed_done = set(self.done_groups)
 
     @property
@@ -640,6 +642,8 @@ class Runner:
             self.progress.trial(result)
             if given_up := self.skips.note(result):
                 self.progress.note(f"{point.label}: {given_up}")
+            if self.planned is not None:
+                self.planned.add_trial(result)
             if self.on_trial_done:
                 self.on_trial_done(self, result)
         return result

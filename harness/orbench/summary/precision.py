@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orbench.results.repetitions import RepetitionPlan
+from orbench.results.repetitions import RepetitionPlan, half_width_text
 from orbench.results.units import fmt_ns
 from orbench.summary.model import PointSummary, RunSummary
 
@@ -58,5 +58,5 @@ def format_reached(plan: RepetitionPlan, summary: RunSummary) -> str:
     for r in rows:
         got = "-" if r.reached_ns is None else f"±{fmt_ns(r.reached_ns)}"
         aim = f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else ""
-        lines.append(f"  {r.label}: {r.row}: expected ±{fmt_ns(r.expected_ns)}, reached {got}{aim}")
+        lines.append(f"  {r.label}: {r.row}: expected {half_width_text(r.expected_ns)}, reached {got}{aim}")
     return "\n".join(lines)
