@@ -31,13 +31,15 @@ struct has_length : std::false_type {};
 template <typename S>
 struct has_length<S, std::void_t<decltype(std::declval<const S&>().length())>> : std::true_type {};
 
-// A string element's characters: std::string, const char*, or the CORBA mapping's element (in()).
+// A string element's characters, narrow or wide: std::string, const char*, or the CORBA mapping's element (in()).
 template <typename Element>
 uint64_t string_chars(const Element& s) {
   if constexpr (std::is_convertible_v<const Element&, std::string_view>) {
     return std::string_view(s).size();
+  } else if constexpr (std::is_convertible_v<const Element&, std::wstring_view>) {
+    return std::wstring_view(s).size();
   } else {
-    return std::string_view(s.in()).size();
+    return string_chars(s.in());
   }
 }
 }  // namespace kit_detail

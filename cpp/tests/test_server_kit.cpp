@@ -61,6 +61,7 @@ int main() {
   CHECK(payload_bytes<P::strings>(std::vector<std::string>{"abc", "", "0123456789abcdef"}) == 19);
   CHECK(payload_bytes<P::records>(CorbaLike<int>{{1, 2, 3}}) == 48);
   CHECK(payload_bytes<P::strings>(CorbaLike<CorbaString>{{{"abc"}, {""}, {"de"}}}) == 5);
+  CHECK(payload_bytes<P::strings>(std::vector<std::wstring>{L"abc", L"\u00e9"}) == 4);  // characters, not bytes
 
   ServerSpec spec{"thing-cpp", "Thing", "1.0"};
   spec.values = {"--transport"};
