@@ -1,13 +1,12 @@
-// The orbench::Bench servant, against the standard CORBA C++ mapping: counts what it receives and
-// implements the sync barrier. Shared by every C++ ORB target. A server with several objects (--objects K)
-// activates K of them, which share the counters and answer references() from one ObjectDirectory.
+// The orbench::Bench servant, against the standard CORBA C++ mapping, on the server kit (server_kit.hpp): each
+// IDL operation a line that calls BenchCore. Shared by every C++ ORB target. A server with several objects
+// (--objects K) activates K of them, which share the counters and answer references() from one ObjectDirectory.
 #pragma once
 
-#include <functional>
 #include <vector>
 
-#include "message_counter.hpp"
 #include "orb_port.hpp"
+#include "server_kit.hpp"
 
 namespace orbench {
 
@@ -16,10 +15,9 @@ class ObjectDirectory {
  public:
   explicit ObjectDirectory(CORBA::ORB_ptr orb) : orb_(CORBA::ORB::_duplicate(orb)) {}
   void add(CORBA::Object_ptr reference) { references_.emplace_back(CORBA::Object::_duplicate(reference)); }
-  size_t size() const { return references_.size(); }
   CORBA::Object_ptr reference(size_t k) const { return references_.at(k).in(); }
-  // Objects first .. first + count - 1, fewer past the last one.
-  orbench::Strings* strings(CORBA::ULong first, CORBA::ULong count) const;
+  // The stringified references of objects range.begin .. range.end - 1.
+  orbench::Strings* strings(ObjectRange range) const;
 
  private:
   CORBA::ORB_var orb_;
@@ -28,41 +26,49 @@ class ObjectDirectory {
 
 class BenchServant : public virtual POA_orbench::Bench {
  public:
-  // `request_stop` is called by shutdown() (after which the ORB's run() returns in main).
   // Object `index` of `directory` (filled in before the server is ready).
-  BenchServant(MessageCounter& counter, const ObjectDirectory& directory, uint32_t index,
-               std::function<void()> request_stop)
-      : counter_(counter), directory_(directory), index_(index), request_stop_(std::move(request_stop)) {}
+  BenchServant(BenchCore& core, const ObjectDirectory& directory, uint32_t index)
+      : core_(core), directory_(directory), index_(index) {}
 
-  void push(const orbench::Octets& data) override;
-  void push_records(const orbench::Records& data) override;
-  void push_longs(const orbench::Longs& data) override;
-  void push_doubles(const orbench::Doubles& data) override;
-  void push_strings(const orbench::Strings& data) override;
-  void send(const orbench::Octets& data) override;
-  void send_records(const orbench::Records& data) override;
-  void send_longs(const orbench::Longs& data) override;
-  void send_doubles(const orbench::Doubles& data) override;
-  void send_strings(const orbench::Strings& data) override;
-  orbench::Octets* echo_octets(const orbench::Octets& data) override;
-  orbench::Records* echo_records(const orbench::Records& data) override;
-  orbench::Longs* echo_longs(const orbench::Longs& data) override;
-  orbench::Doubles* echo_doubles(const orbench::Doubles& data) override;
-  orbench::Strings* echo_strings(const orbench::Strings& data) override;
-  orbench::SyncResult sync(CORBA::ULongLong expected, CORBA::ULong timeout_ms) override;
-  orbench::Counters counters() override;
-  void reset_counters() override;
-  orbench::Strings* references(CORBA::ULong first, CORBA::ULong count) override;
-  void shutdown() override;
+  void push(const Octets& d) override { core_.count<P::octets>(d, index_); }
+  void push_records(const Records& d) override { core_.count<P::records>(d, index_); }
+  void push_longs(const Longs& d) override { core_.count<P::longs>(d, index_); }
+  void push_doubles(const Doubles& d) override { core_.count<P::doubles>(d, index_); }
+  void push_strings(const Strings& d) override { core_.count<P::strings>(d, index_); }
+  void send(const Octets& d) override { core_.count<P::octets>(d, index_); }
+  void send_records(const Records& d) override { core_.count<P::records>(d, index_); }
+  void send_longs(const Longs& d) override { core_.count<P::longs>(d, index_); }
+  void send_doubles(const Doubles& d) override { core_.count<P::doubles>(d, index_); }
+  void send_strings(const Strings& d) override { core_.count<P::strings>(d, index_); }
+  // The mapping returns a variable-length result as a new object the ORB frees after the reply.
+  Octets* echo_octets(const Octets& d) override { return echo<P::octets>(d); }
+  Records* echo_records(const Records& d) override { return echo<P::records>(d); }
+  Longs* echo_longs(const Longs& d) override { return echo<P::longs>(d); }
+  Doubles* echo_doubles(const Doubles& d) override { return echo<P::doubles>(d); }
+  Strings* echo_strings(const Strings& d) override { return echo<P::strings>(d); }
+
+  SyncResult sync(CORBA::ULongLong expected, CORBA::ULong timeout_ms) override;
+  Counters counters() override { return to_idl(core_.counters()); }
+  void reset_counters() override { core_.reset_counters(); }
+  Strings* references(CORBA::ULong first, CORBA::ULong count) override {
+    return directory_.strings(core_.references(first, count));
+  }
+  // Only starts the stop (ORB::shutdown(false), on a thread of its own): this upcall still returns and its reply
+  // goes out before the ORB is destroyed.
+  void shutdown() override { core_.shutdown(); }
 
  private:
-  // Counts one payload-carrying request to this object.
-  void count(uint64_t payload_bytes) { counter_.count(payload_bytes, index_); }
+  using P = PayloadType;
+  template <PayloadType T, typename Sequence>
+  Sequence* echo(const Sequence& d) {
+    core_.count<T>(d, index_);
+    return new Sequence(d);
+  }
+  static Counters to_idl(const Counts& counts);
 
-  MessageCounter& counter_;
+  BenchCore& core_;
   const ObjectDirectory& directory_;
   const uint32_t index_;
-  std::function<void()> request_stop_;
 };
 
 }  // namespace orbench
