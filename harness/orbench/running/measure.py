@@ -72,6 +72,8 @@ def load_fields(point: Point, plan: TrialPlan, processes: int = 1) -> dict[str, 
     """The `run` fields of the point's load (harness/PROTOCOL.md, "Load" and "Load at scale") for each of
     `processes` client processes (their rates add up to the trial's), without "clients"."""
     out: dict[str, Any] = {}
+    if point.shape != "in":
+        out["shape"] = point.shape  # not a load field, but every run command of the point carries it
     rate = total_rate_hz(point, plan)
     if rate:
         out["rate_hz"] = rate / processes
