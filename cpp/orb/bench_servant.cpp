@@ -1,7 +1,11 @@
 #include "bench_servant.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <cwchar>
+
+#include "payload_values.hpp"
 
 namespace orbench {
 
@@ -95,5 +99,78 @@ orbench::Strings* ObjectDirectory::strings(CORBA::ULong first, CORBA::ULong coun
 // Only initiates the stop (ORB::shutdown(false) through request_stop_): this upcall still returns and its
 // reply goes out before main's ORB::destroy() waits for all upcalls to finish.
 void BenchServant::shutdown() { request_stop_(); }
+
+uint64_t counted_bytes(const orbench::Octets& data) { return data.length(); }
+uint64_t counted_bytes(const orbench::Records& data) { return data.length() * kRecordBytes; }
+uint64_t counted_bytes(const orbench::Longs& data) { return data.length() * 4; }
+uint64_t counted_bytes(const orbench::Doubles& data) { return data.length() * 8; }
+uint64_t counted_bytes(const orbench::Strings& data) { return string_bytes(data); }
+uint64_t counted_bytes(const orbench::WStrings& data) {
+  uint64_t chars = 0;
+  for (CORBA::ULong i = 0; i < data.length(); ++i) chars += std::wcslen(data[i].in());
+  return chars;
+}
+
+const std::string& injected_fault() {
+  static const std::string fault = [] {
+    const char* value = std::getenv("ORBENCH_FAULT");
+    return std::string(value != nullptr ? value : "");
+  }();
+  return fault;
+}
+
+// The reply of out, return and inout: `count` elements from element 1, built on the first call of a size.
+template <PayloadType T, typename P>
+const P& BenchServant::reply(CORBA::ULong count) {
+  return replies_.get<P>(static_cast<int>(T), count, [count] {
+    auto* made = new P;
+    made->length(count);
+    payload::fill_indexed<T>(*made, count, 1);
+    return made;
+  });
+}
+
+// inout: the argument's elements replaced by the reply's (the fault inout_unchanged leaves them as they came).
+template <PayloadType T, typename P>
+void BenchServant::inout(P& data) {
+  count(counted_bytes(data));
+  if (injected_fault() == "inout_unchanged") return;
+  data = reply<T, P>(data.length());
+}
+
+template <typename P>
+void BenchServant::refuse(const P& data) {
+  count(counted_bytes(data));
+  if (injected_fault() == "no_raise") return;
+  throw orbench::Refused(data.length());
+}
+
+#define ORBENCH_SHAPE_OPS(NAME, SEQ, TYPE)                                                   \
+  void BenchServant::out_##NAME(CORBA::ULong n, orbench::SEQ##_out data) {                  \
+    const orbench::SEQ& made = reply<PayloadType::TYPE, orbench::SEQ>(n);                    \
+    count(counted_bytes(made));                                                              \
+    data = new orbench::SEQ(made);                                                           \
+  }                                                                                          \
+  orbench::SEQ* BenchServant::return_##NAME(CORBA::ULong n) {                                \
+    const orbench::SEQ& made = reply<PayloadType::TYPE, orbench::SEQ>(n);                    \
+    count(counted_bytes(made));                                                              \
+    return new orbench::SEQ(made);                                                           \
+  }                                                                                          \
+  void BenchServant::inout_##NAME(orbench::SEQ& data) { inout<PayloadType::TYPE>(data); }   \
+  void BenchServant::raise_##NAME(const orbench::SEQ& data) { refuse(data); }
+
+ORBENCH_SHAPE_OPS(octets, Octets, octets)
+ORBENCH_SHAPE_OPS(records, Records, records)
+ORBENCH_SHAPE_OPS(longs, Longs, longs)
+ORBENCH_SHAPE_OPS(doubles, Doubles, doubles)
+ORBENCH_SHAPE_OPS(strings, Strings, strings)
+#undef ORBENCH_SHAPE_OPS
+
+void BenchServant::send_wstrings(const orbench::WStrings& data) { count(counted_bytes(data)); }
+orbench::WStrings* BenchServant::echo_wstrings(const orbench::WStrings& data) {
+  count(counted_bytes(data));
+  return new orbench::WStrings(data);
+}
+CORBA::Object_ptr BenchServant::dsi_object() { return CORBA::Object::_duplicate(directory_.dsi()); }
 
 }  // namespace orbench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench_servant.hpp"
+#include "dsi_servant.hpp"
 #include "corba_errors.hpp"
 #include "orb_args.hpp"
 #include "orb_port.hpp"
@@ -125,6 +126,8 @@ int serve(int argc, char** argv) {
       CORBA::Object_var reference = poa->id_to_reference(id.in());
       directory->add(reference.in());
     }
+    CORBA::Object_var dsi = activate_dsi(orb.in(), poa.in(), *counter);
+    directory->set_dsi(dsi.in());
     CORBA::String_var ior = orb->object_to_string(directory->reference(0));
     PortableServer::POAManager_var manager = poa->the_POAManager();
     manager->activate();
