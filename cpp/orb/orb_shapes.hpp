@@ -322,6 +322,7 @@ class OrbShapes {
                   const P& payload, int64_t* samples_ns, uint64_t calls) {
     const auto count = static_cast<CORBA::ULong>(payload.length());
     const std::string& kind = shape.kind;
+    last_answer_ = nlohmann::ordered_json::object();
     if (kind == "dsi" || kind == "collocated") {
       orbench::Bench_ptr ref = target(orb, remote, shape);
       if (mode == Mode::twoway) return timed_loop(samples_ns, calls, [&](uint64_t) { call_send<T>(*ref, payload); }, [](uint64_t) {});
