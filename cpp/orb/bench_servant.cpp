@@ -85,6 +85,11 @@ orbench::Strings* BenchServant::references(CORBA::ULong first, CORBA::ULong coun
   return directory_.strings(first, count);
 }
 
+char* ObjectDirectory::dsi_string() const {
+  if (CORBA::is_nil(dsi_.in())) return CORBA::string_dup("");
+  return orb_->object_to_string(dsi_.in());
+}
+
 orbench::Strings* ObjectDirectory::strings(CORBA::ULong first, CORBA::ULong count) const {
   auto* out = new orbench::Strings;
   const size_t end = first >= references_.size() ? first : std::min<size_t>(references_.size(), size_t{first} + count);
@@ -171,6 +176,6 @@ orbench::WStrings* BenchServant::echo_wstrings(const orbench::WStrings& data) {
   count(counted_bytes(data));
   return new orbench::WStrings(data);
 }
-CORBA::Object_ptr BenchServant::dsi_object() { return CORBA::Object::_duplicate(directory_.dsi()); }
+char* BenchServant::dsi_reference() { return directory_.dsi_string(); }
 
 }  // namespace orbench

@@ -26,7 +26,8 @@ class ObjectDirectory {
   orbench::Strings* strings(CORBA::ULong first, CORBA::ULong count) const;
   // The object served through the dynamic skeleton interface (nil where there is none).
   void set_dsi(CORBA::Object_ptr reference) { dsi_ = CORBA::Object::_duplicate(reference); }
-  CORBA::Object_ptr dsi() const { return dsi_.in(); }
+  // Its stringified reference, "" when there is none.
+  char* dsi_string() const;
 
  private:
   CORBA::ORB_var orb_;
@@ -104,7 +105,7 @@ class BenchServant : public virtual POA_orbench::Shapes {
   void raise_strings(const orbench::Strings& data) override;
   void send_wstrings(const orbench::WStrings& data) override;
   orbench::WStrings* echo_wstrings(const orbench::WStrings& data) override;
-  CORBA::Object_ptr dsi_object() override;
+  char* dsi_reference() override;
 
  private:
   template <PayloadType T, typename P>

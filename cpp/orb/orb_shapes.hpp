@@ -306,8 +306,9 @@ class OrbShapes {
       if (CORBA::is_nil(dsi_.in())) {
         orbench::Shapes_var shapes = orbench::Shapes::_narrow(remote);
         if (CORBA::is_nil(shapes.in())) throw WorkerError(ErrorKind::remote, "the server's object is no orbench::Shapes");
-        CORBA::Object_var object = shapes->dsi_object();
-        if (CORBA::is_nil(object.in())) throw WorkerError(ErrorKind::unsupported, "the server has no DSI object");
+        CORBA::String_var reference = shapes->dsi_reference();
+        if (std::strlen(reference.in()) == 0) throw WorkerError(ErrorKind::unsupported, "the server has no DSI object");
+        CORBA::Object_var object = orb->string_to_object(reference.in());
         dsi_ = orbench::Bench::_unchecked_narrow(object.in());
         dsi_->_non_existent();  // bound to its connection before the first timed call
       }
