@@ -74,7 +74,7 @@ class Campaign:
         """Every point group of one host pair and option set, in run order: per placement, per server setting
         (threading, objects: each gets its own server), per load shape (clients outermost, so extra client
         workers start once; a sweep's steps last), then mode, invocation shape, payload type, payload size; a
-        shape only with the modes and payload types it takes (results/shapes.py)."""
+        shape only with the modes and payload types it takes (results/shapes.py: wstring at strings)."""
         plan = self.load_plan
         return [
             PointGroup(host_pair=host_pair, placement=pl, options=options, threading=threading, objects=objects,
@@ -86,7 +86,7 @@ class Campaign:
             for mode in self.settings["modes"]
             for call_shape in self.settings["shapes"]
             for shape in plan.shapes(mode)
-            for pt in self.settings["payload_types"]
+            for pt in shapes.payload_types_of(call_shape, self.settings["payload_types"], self.settings["shapes"])
             if shapes.combines(call_shape, mode, pt)
             for size in self.settings["payload_bytes"]
         ]
@@ -242,7 +242,8 @@ def _check_shapes(path: Path, settings: dict[str, Any]) -> None:
             shapes.check_shape(name)
         except ValueError as exc:
             raise UserError(f"{path}: key shapes[{i}]: {exc}") from None
-        if not any(shapes.combines(name, m, pt) for m in settings["modes"] for pt in settings["payload_types"]):
+        types = shapes.payload_types_of(name, settings["payload_types"], settings["shapes"])
+        if not any(shapes.combines(name, m, pt) for m in settings["modes"] for pt in types):
             kind = shapes.kind_of(name)
             types = f" and payload types {list(kind.payload_types)}" if kind.payload_types else ""
             raise UserError(f"{path}: key shapes[{i}]: value {name!r} takes modes {list(kind.modes)}{types}; "

@@ -88,3 +88,15 @@ def baseline_shape(shape: str, mode: str) -> tuple[str, str] | None:
     if kind == "inout":
         return IN, "echo"
     return IN, mode
+
+
+def payload_types_of(shape: str, campaign_types: list[str], campaign_shapes: list[str]) -> list[str]:
+    """The payload types a campaign runs `shape` at: its own payload types, except that wstring runs at strings
+    (the only type it takes), with the in call at strings beside it as its reference, whether or not the
+    campaign lists strings."""
+    kind = kind_of(shape).name
+    if kind == "wstring":
+        return ["strings"]
+    if kind == IN and "wstring" in campaign_shapes and "strings" not in campaign_types:
+        return [*campaign_types, "strings"]
+    return list(campaign_types)

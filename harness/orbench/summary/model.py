@@ -448,8 +448,8 @@ class KnownAnswerFit:
 class ShapeCost:
     """One ORB point of an invocation shape other than `in` against the same target's `in` call at the same
     payload (summary/shape_costs.py): `ratio` is the shape's p50 over the in call's, paired by (launch, trial),
-    with its interval over launches (or over the trials of one launch, `method` says); `added_ns` the same as a
-    difference. Only `why_missing` when the in call was not measured."""
+    a geometric mean with its interval over launches (or over the trials of one launch, `method` says);
+    `added_ns` the same as a difference. Only `why_missing` when the in call was not measured."""
 
     point: Point = flat()
     in_p50_ns: float | None = optional()

@@ -1,10 +1,13 @@
 """The cost of each invocation shape relative to the `in` call: a shape's p50 over the same target's `in` p50 at
 the same point otherwise (mode, payload type and size, placement, ...), from the trials both ran, paired by
-(launch, trial) as ORB-added latency is. With two or more launches the interval is over launches (the mean of
-each launch's median ratio, Student t); with one, over that launch's paired trials (t over trials, which says
-nothing of the next launch)."""
+(launch, trial) as ORB-added latency is. The ratio is taken on a log scale and brought back (a geometric mean,
+whose interval stays above 0 and is as wide either way by factor); its difference in ns beside it. With two or
+more launches the interval is over launches (the mean of each launch's median, Student t); with one, over that
+launch's paired trials (t over trials, which says nothing of the next launch)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -32,12 +35,25 @@ def shape_costs(points: dict[Point, PointSummary],
         if not keys:
             out.append(ShapeCost(point=point, why_missing="no trial of the shape has a partner of the in call"))
             continue
-        ratios = {k: shape[k] / base[k] for k in keys if base[k] > 0}
+        log_ratios = {k: math.log(shape[k] / base[k]) for k in keys if base[k] > 0 and shape[k] > 0}
         added = {k: shape[k] - base[k] for k in keys}
         out.append(ShapeCost(point=point, in_p50_ns=float(np.median([base[k] for k in keys])),
                              shape_p50_ns=float(np.median([shape[k] for k in keys])),
-                             ratio=_interval(ratios), added_ns=_interval(added)))
+                             ratio=_exp(_interval(log_ratios)), added_ns=_interval(added)))
     return out
+
+
+def _exp(log_interval: TrialInterval) -> TrialInterval:
+    """An interval of log ratios as one of ratios (geometric)."""
+    if log_interval.estimate is None:
+        return log_interval
+    estimate = math.exp(log_interval.estimate)
+    low = None if log_interval.low is None else math.exp(log_interval.low)
+    high = None if log_interval.high is None else math.exp(log_interval.high)
+    return TrialInterval(estimate=estimate, low=low, high=high,
+                         width_pct=None if low is None or high is None else (high - low) / estimate * 100.0,
+                         method=f"geometric: {log_interval.method}", trials=log_interval.trials,
+                         launches=log_interval.launches)
 
 
 def _interval(values: dict[TrialKey, float]) -> TrialInterval:
