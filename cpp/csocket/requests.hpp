@@ -11,6 +11,10 @@
 
 namespace orbench {
 
+// delay_ns of spinning on the monotonic clock, never inlined: what a known-answer server's profile must name.
+void known_answer_spin(int64_t delay_ns);
+
+
 inline bool carries_payload(uint8_t kind) {
   return kind == wire::ONEWAY || kind == wire::TWOWAY || kind == wire::ECHO;
 }

@@ -190,7 +190,7 @@ def test_the_long_haul_fails_a_connection_that_ends_after_100_mib(tmp_path, muta
     """The long haul alone (its own pair of workers), on the C socket baseline behind the mutant wrapper."""
     require_targets("c-socket")
     path = tmp_path / "c-socket.toml"
-    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation)
+    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads="false")
                     + ('\n[known_failures]\nlong_haul = "gives up after 100 MiB"\n' if known else ""))
     target = read_descriptor(path)
     conformance = Conformance(target, log_dir=tmp_path / "logs")

@@ -174,6 +174,10 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     if any(settings.get(k) is not None for k in stops) and settings["max_trials"] < settings["trials"]:
         raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
                         f"({settings['trials']}), the minimum the stopping rule runs")
+    unprofiled = [b for b in settings.get("profile_payload_bytes") or [] if b not in settings["payload_bytes"]]
+    if unprofiled:
+        raise UserError(f"{path}: key profile_payload_bytes: value {unprofiled[0]} is not one of payload_bytes "
+                        f"({settings['payload_bytes']})")
     resolved_jdk = None
     if jdk is not None:
         settings["jdk"] = jdk

@@ -22,6 +22,10 @@ from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSumma
 from orbench.summary.point_summary import TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
+# A oneway that returns once another thread has the request measures a hand-over, the baseline's a socket write.
+ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is queued for another thread to write, "
+                 "the baseline's once its own write returns; compare the receivers' throughput (PROTOCOL.md, "
+                 "\"Oneway, like for like\")")
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
@@ -38,6 +42,10 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         if point.is_sweep_step:
             # Each target's step offers a share of its own capacity: the ORB and its baseline ran at different
             # rates, so their difference is not the ORB's added latency (summary/capacity.py compares sweeps).
+            continue
+        if point.mode == "oneway" and info.get("oneway_call") == "queued":
+            out[point] = summary.replace(orb_added_latency_ns=OrbAdded(baseline=base_name, estimate=None,
+                                                                       why_missing=ONEWAY_QUEUED))
             continue
         matched = baseline_shape(point.shape, point.mode)
         if matched is None:

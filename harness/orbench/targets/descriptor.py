@@ -103,6 +103,8 @@ class Target:
     parameter_value: int | None = None
     # Load at scale (PROTOCOL.md): its client takes `threads`; its server takes --objects and its client `objects`.
     client_threads: bool = False
+    # When its oneway call returns: "written" by the calling thread, or "queued" for another thread to write.
+    oneway_call: str = "written"
     objects: bool = False
     # [threading]: the server's concurrency settings, and the name of the one it runs as shipped.
     threading: tuple[ThreadingSetting, ...] = ()
@@ -263,6 +265,7 @@ def read_descriptor(path: Path) -> Target:
         parameter_default=parameter["default"] if parameter else None,
         parameter_value=parameter["default"] if parameter else None,
         client_threads=bool(supports.get("client_threads")),
+        oneway_call=supports.get("oneway_call", "written"),
         objects=bool(supports.get("objects")),
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
