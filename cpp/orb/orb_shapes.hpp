@@ -189,9 +189,9 @@ class AmiSlot : public virtual POA_orbench::AMI_BenchHandler {
 // are send-to-reply times; an echo reply is checked after its time is taken.
 class AmiRun {
  public:
-  AmiRun(int64_t* samples_ns, uint64_t calls) : samples_(samples_ns), calls_(calls) {}
+  explicit AmiRun(int64_t* samples_ns) : samples_(samples_ns) {}
 
-  // Call `call` goes out on slot `slot`: returns the time it was taken at.
+  // Call `call` goes out on slot `slot` at `at`.
   void started(uint32_t slot, uint64_t call, int64_t at) {
     std::lock_guard<std::mutex> lock(mutex_);
     slots_.at(slot) = {call, at};
@@ -205,7 +205,7 @@ class AmiRun {
     // The fault ami_lost drops every eighth reply, as if it never came.
     if (lose_ && call % 8 == 7) return;
     samples_[call] = at - start;
-    if (call + 1 == calls_ || at > end_ns_) end_ns_ = std::max(end_ns_, at);
+    end_ns_ = std::max(end_ns_, at);
     if (!ok && error_.empty()) error_ = why + " (call " + std::to_string(call) + ")";
     ++replies_;
     --in_flight_;
@@ -248,7 +248,6 @@ class AmiRun {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   int64_t* samples_;
-  uint64_t calls_;
   std::vector<std::pair<uint64_t, int64_t>> slots_;
   std::vector<uint32_t> free_;
   uint32_t in_flight_ = 0;
@@ -449,7 +448,7 @@ class OrbShapes {
   template <PayloadType T, class P>
   TimedSpan ami(CORBA::ORB_ptr orb, orbench::Bench_ptr remote, uint32_t outstanding, Mode mode, const P& payload,
                 int64_t* samples_ns, uint64_t calls) {
-    AmiRun run(samples_ns, calls);
+    AmiRun run(samples_ns);
     run.set_slots(outstanding, injected_fault() == "ami_lost");
     if (mode == Mode::echo) {
       run.expected = &payload;

@@ -1,7 +1,6 @@
 package org.orbench.orb;
 
 import java.util.Arrays;
-import java.util.Objects;
 import orbench.Bench;
 import orbench.BenchHelper;
 import orbench.DoublesHelper;
@@ -313,9 +312,5 @@ final class OrbShapes {
         request = null;
       }
     };
-  }
-
-  static boolean same(Object a, Object b) {
-    return Objects.deepEquals(a, b);
   }
 }
