@@ -1,8 +1,14 @@
 // The orbench::Bench servant, against the standard CORBA C++ mapping, on the server kit (server_kit.hpp): each
 // IDL operation a line that calls BenchCore. Shared by every C++ ORB target. A server with several objects
 // (--objects K) activates K of them, which share the counters and answer references() from one ObjectDirectory.
+// It also serves the IDL's Shapes (PROTOCOL.md, "Invocation shapes"): out, return, inout, a user exception and
+// wide strings.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "orb_port.hpp"
@@ -18,13 +24,36 @@ class ObjectDirectory {
   CORBA::Object_ptr reference(size_t k) const { return references_.at(k).in(); }
   // The stringified references of objects range.begin .. range.end - 1.
   orbench::Strings* strings(ObjectRange range) const;
+  // The object served through the dynamic skeleton interface (nil where there is none).
+  void set_dsi(CORBA::Object_ptr reference) { dsi_ = CORBA::Object::_duplicate(reference); }
+  // Its stringified reference, "" when there is none.
+  char* dsi_string() const;
 
  private:
   CORBA::ORB_var orb_;
   std::vector<CORBA::Object_var> references_;
+  CORBA::Object_var dsi_;
 };
 
-class BenchServant : public virtual POA_orbench::Bench {
+// The payload a shape hands back (elements from 1, PROTOCOL.md, "Invocation shapes"), built once per payload
+// type and element count and kept: each call copies it, as the mapping gives the ORB ownership of an out
+// argument or return value.
+class ReplyCache {
+ public:
+  template <typename P, typename Make>
+  const P& get(int type, CORBA::ULong count, Make&& make) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = replies_[{type, count}];
+    if (!slot) slot = std::shared_ptr<void>(make(), [](void* p) { delete static_cast<P*>(p); });
+    return *static_cast<const P*>(slot.get());
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<int, CORBA::ULong>, std::shared_ptr<void>> replies_;
+};
+
+class BenchServant : public virtual POA_orbench::Shapes {
  public:
   // Object `index` of `directory` (filled in before the server is ready).
   BenchServant(BenchCore& core, const ObjectDirectory& directory, uint32_t index)
@@ -57,6 +86,32 @@ class BenchServant : public virtual POA_orbench::Bench {
   // goes out before the ORB is destroyed.
   void shutdown() override { core_.shutdown(); }
 
+  // Shapes (PROTOCOL.md, "Invocation shapes").
+  void out_octets(CORBA::ULong count, Octets_out data) override;
+  void out_records(CORBA::ULong count, Records_out data) override;
+  void out_longs(CORBA::ULong count, Longs_out data) override;
+  void out_doubles(CORBA::ULong count, Doubles_out data) override;
+  void out_strings(CORBA::ULong count, Strings_out data) override;
+  Octets* return_octets(CORBA::ULong count) override;
+  Records* return_records(CORBA::ULong count) override;
+  Longs* return_longs(CORBA::ULong count) override;
+  Doubles* return_doubles(CORBA::ULong count) override;
+  Strings* return_strings(CORBA::ULong count) override;
+  void inout_octets(Octets& data) override;
+  void inout_records(Records& data) override;
+  void inout_longs(Longs& data) override;
+  void inout_doubles(Doubles& data) override;
+  void inout_strings(Strings& data) override;
+  void raise_octets(const Octets& data) override;
+  void raise_records(const Records& data) override;
+  void raise_longs(const Longs& data) override;
+  void raise_doubles(const Doubles& data) override;
+  void raise_strings(const Strings& data) override;
+  // A wide string counts its characters, as a string does.
+  void send_wstrings(const WStrings& d) override { core_.count<P::strings>(d, index_); }
+  WStrings* echo_wstrings(const WStrings& d) override { return echo<P::strings>(d); }
+  char* dsi_reference() override { return directory_.dsi_string(); }
+
  private:
   using P = PayloadType;
   template <PayloadType T, typename Sequence>
@@ -64,11 +119,22 @@ class BenchServant : public virtual POA_orbench::Bench {
     core_.count<T>(d, index_);
     return new Sequence(d);
   }
+  template <PayloadType T, typename Sequence>
+  const Sequence& reply(CORBA::ULong count);
+  template <PayloadType T, typename Sequence>
+  void inout(Sequence& data);
+  template <PayloadType T, typename Sequence>
+  void refuse(const Sequence& data);
   static Counters to_idl(const Counts& counts);
 
   BenchCore& core_;
   const ObjectDirectory& directory_;
   const uint32_t index_;
+  ReplyCache replies_;
 };
+
+// A fault a check-target test asks a worker to have (environment ORBENCH_FAULT; PROTOCOL.md, "Invocation
+// shapes"): "" in every real run.
+const std::string& injected_fault();
 
 }  // namespace orbench

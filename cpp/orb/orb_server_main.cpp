@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench_servant.hpp"
+#include "dsi_servant.hpp"
 #include "corba_errors.hpp"
 #include "orb_args.hpp"
 #include "orb_port.hpp"
@@ -63,6 +64,8 @@ class OrbServer {
         CORBA::Object_var reference = poa_->id_to_reference(id.in());
         directory->add(reference.in());
       }
+      CORBA::Object_var dsi = activate_dsi(orb_.in(), poa_.in(), core);
+      directory->set_dsi(dsi.in());
       CORBA::String_var ior = orb_->object_to_string(directory->reference(0));
       ior_ = ior.in();
     });
