@@ -165,6 +165,11 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
     }
   }
   add_scale_fields(answer, load, seed);
+  if (!spec.shape.is_in()) {
+    answer["shape"] = spec.shape.name();
+    const nlohmann::ordered_json fields = driver.shape_answer();
+    for (const auto& [key, value] : fields.items()) answer[key] = value;
+  }
   return answer;
 }
 

@@ -65,6 +65,9 @@ class BenchDriver {
   virtual void use_objects(uint32_t objects, std::vector<uint32_t> order);
   // Thread `thread` (0 .. threads - 1)'s share of `pool`, run on that thread while the others run theirs.
   virtual ThreadTally pool_calls(uint32_t thread, CallPool& pool);
+  // Fields of a run answer at a shape other than `in` (PROTOCOL.md, "Invocation shapes"), e.g. an AMI run's
+  // replies; read after the timed calls.
+  virtual nlohmann::ordered_json shape_answer() const { return nlohmann::ordered_json::object(); }
 };
 
 // The `memory` object of a run answer or a server's stats line (PROTOCOL.md): heap allocations and their bytes.

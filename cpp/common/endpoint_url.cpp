@@ -5,8 +5,12 @@
 namespace orbench {
 
 std::string endpoint_url(const std::string& scheme, const std::string& host, int port) {
+  return scheme + "://" + host_port(host, port);
+}
+
+std::string host_port(const std::string& host, int port) {
   const bool v6 = host.find(':') != std::string::npos;
-  return scheme + "://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
 UrlEndpoint parse_endpoint_url(const std::string& scheme, const std::string& endpoint) {

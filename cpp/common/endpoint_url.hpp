@@ -12,6 +12,8 @@ struct UrlEndpoint {
 };
 
 std::string endpoint_url(const std::string& scheme, const std::string& host, int port);
+// "HOST:PORT", an IPv6 host in brackets: the address form of socket libraries and gRPC targets.
+std::string host_port(const std::string& host, int port);
 
 // Throws WorkerError(usage) naming the form expected.
 UrlEndpoint parse_endpoint_url(const std::string& scheme, const std::string& endpoint);

@@ -114,6 +114,17 @@ struct ThreadsTrait<B, std::void_t<decltype(B::kThreads)>> : std::bool_constant<
 template <typename B>
 constexpr bool shares_between_threads() { return ThreadsTrait<B>::value; }
 
+// Whether a binding makes invocation shapes other than `in` (PROTOCOL.md, "Invocation shapes"): it has
+//   static std::vector<std::string> shapes();  the shape kinds it makes
+//   void use_shape(const ShapeSpec& shape);    before prepare's payloads: where a run's calls go (object, process)
+//   template <PayloadType T, class P> TimedSpan shaped_calls(const ShapeSpec&, Mode, const P& payload,
+//                                                            int64_t* samples_ns, uint64_t calls);
+//   nlohmann::ordered_json shape_answer() const;  the run answer's fields of the shape
+template <typename B, typename = void>
+struct ShapesTrait : std::false_type {};
+template <typename B>
+struct ShapesTrait<B, std::void_t<decltype(B::shapes())>> : std::true_type {};
+
 template <typename Ref>
 struct OneObject {
   Ref ref;
@@ -193,6 +204,15 @@ class IdlClient final : public ClientWorker, public BenchDriver {
 
   // A binding shares its stub or proxy between threads, as an application's threads would; one whose client
   // object cannot be shared says so (kThreads = false) and a run on several threads is refused.
+  std::vector<std::string> shapes() const override {
+    if constexpr (ShapesTrait<Binding>::value) return Binding::shapes();
+    return {"in"};
+  }
+  nlohmann::ordered_json shape_answer() const override {
+    if constexpr (ShapesTrait<Binding>::value) return binding_.shape_answer();
+    return nlohmann::ordered_json::object();
+  }
+
   void use_threads(uint32_t threads) override {
     if (threads > 1 && !shares_between_threads<Binding>()) {
       throw WorkerError(ErrorKind::unsupported, Binding::info().orb + "'s client cannot be shared by threads");
@@ -212,6 +232,12 @@ class IdlClient final : public ClientWorker, public BenchDriver {
   }
 
   void prepare(const RunSpec& spec) override {
+    if constexpr (ShapesTrait<Binding>::value) {
+      Binding::guarded("prepare", [&] { binding_.use_shape(spec.shape); });
+    } else if (!spec.shape.is_in()) {
+      throw WorkerError(ErrorKind::unsupported, "shape \"" + spec.shape.name() + "\" not supported");
+    }
+    shape_ = spec.shape;
     mode_ = spec.mode;
     payload_type_ = spec.payload_type;
     const uint64_t count = spec.payload_bytes / payload_unit_bytes(spec.payload_type);
@@ -230,6 +256,17 @@ class IdlClient final : public ClientWorker, public BenchDriver {
     return Binding::guarded("sync", [&] { return binding_.sync(expected, timeout_ms); });
   }
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override {
+    if constexpr (ShapesTrait<Binding>::value) {
+      if (!shape_.is_in()) {
+        return with_payload_type(payload_type_, [&](auto type) {
+          constexpr PayloadType T = decltype(type)::value;
+          const auto& payload = std::get<static_cast<size_t>(T)>(payloads_);
+          return Binding::guarded("run", [&] {
+            return binding_.template shaped_calls<T>(shape_, mode_, payload, samples_ns, calls);
+          });
+        });
+      }
+    }
     return with_calls(0, [&](auto& make) { return mode_loop(mode_, samples_ns, calls, make); });
   }
   ThreadTally pool_calls(uint32_t thread, CallPool& pool) override {
@@ -276,6 +313,7 @@ class IdlClient final : public ClientWorker, public BenchDriver {
   Binding binding_;
   std::string target_;
   Mode mode_ = Mode::twoway;
+  ShapeSpec shape_;
   PayloadType payload_type_ = PayloadType::octets;
   typename Binding::Payloads payloads_;  // built once per run by prepare(), outside timing
   uint32_t objects_ = 1;                 // the run's objects (use_objects)

@@ -1,15 +1,13 @@
 #include "server_kit.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <thread>
 
 namespace orbench {
 
-SyncOutcome BenchCore::sync(int64_t expected, int64_t timeout_ms) {
-  const auto wanted = static_cast<uint64_t>(std::max<int64_t>(expected, 0));
-  const auto timeout = static_cast<uint32_t>(std::clamp<int64_t>(timeout_ms, 0, UINT32_MAX));
-  return counter_.wait_for(wanted, timeout);
+void BenchCore::track_objects(uint32_t objects) {
+  counter_.track_objects(objects);
+  objects_ = objects;
 }
 
 void BenchCore::shutdown() {
@@ -40,12 +38,14 @@ ServerConfig parse_server_config(int argc, char** argv, const ServerSpec& spec) 
     const std::string arg = argv[i];
     if (!spec.middleware_prefix.empty() && arg.rfind(spec.middleware_prefix, 0) == 0) {
       config.middleware_args.push_back(arg);
+      if (spec.middleware_arg_values && i + 1 < argc) config.middleware_args.push_back(argv[++i]);
     } else {
       worker_argv.push_back(argv[i]);
     }
   }
   std::vector<std::string> values = spec.values;
   values.push_back("--target");
+  if (spec.takes_objects) values.push_back("--objects");
   ServerArgs args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {}, values);
   config.host = args.host;
   config.port = args.port;
@@ -55,7 +55,9 @@ ServerConfig parse_server_config(int argc, char** argv, const ServerSpec& spec) 
   }
   const auto target = args.values.find("--target");
   config.target = target == args.values.end() ? spec.target : target->second;
+  config.objects = objects_arg(args);
   args.values.erase("--target");
+  args.values.erase("--objects");
   config.values = std::move(args.values);
   return config;
 }

@@ -58,35 +58,30 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
   return args;
 }
 
-int64_t delay_ns_arg(const ServerArgs& args) {
-  const auto it = args.values.find("--delay-ns");
-  if (it == args.values.end()) return 0;
-  size_t used = 0;
-  long long value = -1;
-  try {
-    value = std::stoll(it->second, &used);
-  } catch (const std::exception&) {
-  }
-  if (used != it->second.size() || value < 0 || value > 1'000'000'000) {
-    throw std::invalid_argument("bad --delay-ns \"" + it->second + "\": an integer number of nanoseconds, 0 to 1e9");
-  }
-  return value;
-}
-
-uint32_t objects_arg(const ServerArgs& args) {
-  const auto it = args.values.find("--objects");
-  if (it == args.values.end()) return 1;
+int64_t integer_value(const std::map<std::string, std::string>& values, const std::string& name, int64_t absent,
+                      int64_t low, int64_t high, const std::string& expected) {
+  const auto it = values.find(name);
+  if (it == values.end()) return absent;
   size_t used = 0;
   long long value = 0;
   try {
     value = std::stoll(it->second, &used);
   } catch (const std::exception&) {
+    used = 0;
   }
-  if (used != it->second.size() || value < 1 || value > kMaxObjects) {
-    throw std::invalid_argument("bad --objects \"" + it->second + "\": an integer from 1 to " +
-                                std::to_string(kMaxObjects));
+  if (used == 0 || used != it->second.size() || value < low || value > high) {
+    throw std::invalid_argument("bad " + name + " \"" + it->second + "\": " + expected);
   }
-  return static_cast<uint32_t>(value);
+  return value;
+}
+
+int64_t delay_ns_arg(const ServerArgs& args) {
+  return integer_value(args.values, "--delay-ns", 0, 0, 1'000'000'000, "an integer number of nanoseconds, 0 to 1e9");
+}
+
+uint32_t objects_arg(const ServerArgs& args) {
+  return static_cast<uint32_t>(integer_value(args.values, "--objects", 1, 1, kMaxObjects,
+                                             "an integer from 1 to " + std::to_string(kMaxObjects)));
 }
 
 ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version) {

@@ -32,6 +32,11 @@ struct ServerArgs {
 ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags,
                              const std::vector<std::string>& allowed_values = {});
 
+// The integer value of `--name N` among `values`, `absent` when it is not there; throws std::invalid_argument
+// ("bad --name \"V\": EXPECTED") for anything but an integer from `low` to `high`.
+int64_t integer_value(const std::map<std::string, std::string>& values, const std::string& name, int64_t absent,
+                      int64_t low, int64_t high, const std::string& expected);
+
 // The value of `--delay-ns N` (a known-answer server's spin per payload-carrying request), 0 when absent;
 // throws std::invalid_argument for anything but an integer 0..1e9.
 int64_t delay_ns_arg(const ServerArgs& args);

@@ -2,152 +2,108 @@
 
 #include <thread>
 
-#include "grpc_payloads.hpp"
+#include "grpc_counters.hpp"
 
 namespace orbench {
 
 namespace {
 
-using grpc::CallbackServerContext;
-using grpc::ServerUnaryReactor;
+using P = PayloadType;
+using Context = grpc::CallbackServerContext;
+using Unary = grpc::ServerUnaryReactor;
+template <typename Message>
+using Reader = grpc::ServerReadReactor<Message>;
 
 // The server end of a push stream: counts each message as it is read, answers once the client half-closes.
-template <typename Message>
-class Drain final : public grpc::ServerReadReactor<Message> {
+template <PayloadType T, typename Message>
+class Drain final : public Reader<Message> {
  public:
-  explicit Drain(MessageCounter& counter) : counter_(counter) { this->StartRead(&message_); }
+  explicit Drain(BenchCore& core) : core_(core) { this->StartRead(&message_); }
   void OnReadDone(bool ok) override {
     if (!ok) {  // half-closed or cancelled: what came is counted
       this->Finish(grpc::Status::OK);
       return;
     }
-    counter_.count(payload_bytes(message_));
+    core_.count<T>(message_.items());
     this->StartRead(&message_);
   }
   void OnDone() override { delete this; }
 
  private:
-  MessageCounter& counter_;
+  BenchCore& core_;
   Message message_;
 };
 
-ServerUnaryReactor* finished(CallbackServerContext* context) {
-  ServerUnaryReactor* reactor = context->DefaultReactor();
+Unary* finished(Context* context) {
+  Unary* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }
 
-template <typename Message>
-ServerUnaryReactor* take(MessageCounter& counter, CallbackServerContext* context, const Message& m) {
-  counter.count(payload_bytes(m));
-  return finished(context);
-}
+class CallbackBenchService final : public Bench::CallbackService {
+ public:
+  explicit CallbackBenchService(BenchCore& core) : core_(core) {}
 
-template <typename Message>
-ServerUnaryReactor* echo(MessageCounter& counter, CallbackServerContext* context, const Message& m, Message* r) {
-  counter.count(payload_bytes(m));
-  *r = m;
-  return finished(context);
-}
+  Reader<Octets>* push(Context*, Empty*) override { return new Drain<P::octets, Octets>(core_); }
+  Reader<Records>* push_records(Context*, Empty*) override { return new Drain<P::records, Records>(core_); }
+  Reader<Longs>* push_longs(Context*, Empty*) override { return new Drain<P::longs, Longs>(core_); }
+  Reader<Doubles>* push_doubles(Context*, Empty*) override { return new Drain<P::doubles, Doubles>(core_); }
+  Reader<Strings>* push_strings(Context*, Empty*) override { return new Drain<P::strings, Strings>(core_); }
+  Unary* send(Context* c, const Octets* m, Empty*) override { return take<P::octets>(c, *m); }
+  Unary* send_records(Context* c, const Records* m, Empty*) override { return take<P::records>(c, *m); }
+  Unary* send_longs(Context* c, const Longs* m, Empty*) override { return take<P::longs>(c, *m); }
+  Unary* send_doubles(Context* c, const Doubles* m, Empty*) override { return take<P::doubles>(c, *m); }
+  Unary* send_strings(Context* c, const Strings* m, Empty*) override { return take<P::strings>(c, *m); }
+  Unary* echo_octets(Context* c, const Octets* m, Octets* r) override { return echo<P::octets>(c, *m, r); }
+  Unary* echo_records(Context* c, const Records* m, Records* r) override { return echo<P::records>(c, *m, r); }
+  Unary* echo_longs(Context* c, const Longs* m, Longs* r) override { return echo<P::longs>(c, *m, r); }
+  Unary* echo_doubles(Context* c, const Doubles* m, Doubles* r) override { return echo<P::doubles>(c, *m, r); }
+  Unary* echo_strings(Context* c, const Strings* m, Strings* r) override { return echo<P::strings>(c, *m, r); }
+
+  // A callback handler must not block gRPC's thread: the barrier waits on a thread of its own and finishes the
+  // call from there (as the Ice server's AMD sync does).
+  Unary* sync(Context* c, const SyncRequest* request, SyncResult* reply) override {
+    Unary* reactor = c->DefaultReactor();
+    std::thread([this, reactor, reply, expected = request->expected(), timeout_ms = request->timeout_ms()] {
+      to_proto(core_.sync(expected, timeout_ms), reply);
+      reactor->Finish(grpc::Status::OK);
+    }).detach();
+    return reactor;
+  }
+  Unary* counters(Context* c, const Empty*, Counters* reply) override {
+    to_proto(core_.counters(), reply);
+    return finished(c);
+  }
+  Unary* reset_counters(Context* c, const Empty*, Empty*) override {
+    core_.reset_counters();
+    return finished(c);
+  }
+  Unary* shutdown(Context* c, const Empty*, Empty*) override {
+    core_.shutdown();
+    return finished(c);
+  }
+  // references(): not overridden, so UNIMPLEMENTED (gRPC has services, not objects).
+
+ private:
+  template <PayloadType T, typename Message>
+  Unary* take(Context* context, const Message& m) {
+    core_.count<T>(m.items());
+    return finished(context);
+  }
+  template <PayloadType T, typename Message>
+  Unary* echo(Context* context, const Message& m, Message* r) {
+    core_.count<T>(m.items());
+    *r = m;
+    return finished(context);
+  }
+
+  BenchCore& core_;
+};
 
 }  // namespace
 
-grpc::ServerReadReactor<orbench::Octets>* CallbackBenchService::push(CallbackServerContext*, orbench::Empty*) {
-  return new Drain<orbench::Octets>(counter_);
-}
-grpc::ServerReadReactor<orbench::Records>* CallbackBenchService::push_records(CallbackServerContext*,
-                                                                              orbench::Empty*) {
-  return new Drain<orbench::Records>(counter_);
-}
-grpc::ServerReadReactor<orbench::Longs>* CallbackBenchService::push_longs(CallbackServerContext*, orbench::Empty*) {
-  return new Drain<orbench::Longs>(counter_);
-}
-grpc::ServerReadReactor<orbench::Doubles>* CallbackBenchService::push_doubles(CallbackServerContext*,
-                                                                              orbench::Empty*) {
-  return new Drain<orbench::Doubles>(counter_);
-}
-grpc::ServerReadReactor<orbench::Strings>* CallbackBenchService::push_strings(CallbackServerContext*,
-                                                                              orbench::Empty*) {
-  return new Drain<orbench::Strings>(counter_);
-}
-
-ServerUnaryReactor* CallbackBenchService::send(CallbackServerContext* c, const orbench::Octets* m, orbench::Empty*) {
-  return take(counter_, c, *m);
-}
-ServerUnaryReactor* CallbackBenchService::send_records(CallbackServerContext* c, const orbench::Records* m,
-                                                       orbench::Empty*) {
-  return take(counter_, c, *m);
-}
-ServerUnaryReactor* CallbackBenchService::send_longs(CallbackServerContext* c, const orbench::Longs* m,
-                                                     orbench::Empty*) {
-  return take(counter_, c, *m);
-}
-ServerUnaryReactor* CallbackBenchService::send_doubles(CallbackServerContext* c, const orbench::Doubles* m,
-                                                       orbench::Empty*) {
-  return take(counter_, c, *m);
-}
-ServerUnaryReactor* CallbackBenchService::send_strings(CallbackServerContext* c, const orbench::Strings* m,
-                                                       orbench::Empty*) {
-  return take(counter_, c, *m);
-}
-
-ServerUnaryReactor* CallbackBenchService::echo_octets(CallbackServerContext* c, const orbench::Octets* m,
-                                                      orbench::Octets* r) {
-  return echo(counter_, c, *m, r);
-}
-ServerUnaryReactor* CallbackBenchService::echo_records(CallbackServerContext* c, const orbench::Records* m,
-                                                       orbench::Records* r) {
-  return echo(counter_, c, *m, r);
-}
-ServerUnaryReactor* CallbackBenchService::echo_longs(CallbackServerContext* c, const orbench::Longs* m,
-                                                     orbench::Longs* r) {
-  return echo(counter_, c, *m, r);
-}
-ServerUnaryReactor* CallbackBenchService::echo_doubles(CallbackServerContext* c, const orbench::Doubles* m,
-                                                       orbench::Doubles* r) {
-  return echo(counter_, c, *m, r);
-}
-ServerUnaryReactor* CallbackBenchService::echo_strings(CallbackServerContext* c, const orbench::Strings* m,
-                                                       orbench::Strings* r) {
-  return echo(counter_, c, *m, r);
-}
-
-// A callback handler must not block gRPC's thread: the barrier waits on a thread of its own and finishes the
-// call from there (as the Ice server's AMD sync does).
-ServerUnaryReactor* CallbackBenchService::sync(CallbackServerContext* context, const orbench::SyncRequest* request,
-                                               orbench::SyncResult* reply) {
-  ServerUnaryReactor* reactor = context->DefaultReactor();
-  const uint64_t expected = request->expected();
-  const uint32_t timeout_ms = request->timeout_ms();
-  MessageCounter& counter = counter_;
-  std::thread([&counter, reactor, reply, expected, timeout_ms] {
-    const SyncOutcome outcome = counter.wait_for(expected, timeout_ms);
-    reply->set_complete(outcome.complete);
-    reply->mutable_received()->set_messages(outcome.received.messages);
-    reply->mutable_received()->set_bytes(outcome.received.bytes);
-    reactor->Finish(grpc::Status::OK);
-  }).detach();
-  return reactor;
-}
-
-ServerUnaryReactor* CallbackBenchService::counters(CallbackServerContext* c, const orbench::Empty*,
-                                                   orbench::Counters* reply) {
-  const Counts counts = counter_.snapshot();
-  reply->set_messages(counts.messages);
-  reply->set_bytes(counts.bytes);
-  return finished(c);
-}
-
-ServerUnaryReactor* CallbackBenchService::reset_counters(CallbackServerContext* c, const orbench::Empty*,
-                                                         orbench::Empty*) {
-  counter_.reset();
-  return finished(c);
-}
-
-// Only starts the stop (on a thread of its own): this call still returns its reply.
-ServerUnaryReactor* CallbackBenchService::shutdown(CallbackServerContext* c, const orbench::Empty*, orbench::Empty*) {
-  request_stop_();
-  return finished(c);
+std::unique_ptr<grpc::Service> callback_bench_service(BenchCore& core) {
+  return std::make_unique<CallbackBenchService>(core);
 }
 
 }  // namespace orbench

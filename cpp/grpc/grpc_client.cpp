@@ -6,7 +6,7 @@
 // permitting). Every thread shares the one channel and stub.
 #include <google/protobuf/util/message_differencer.h>
 
-#include "grpc_endpoint.hpp"
+#include "endpoint_url.hpp"
 #include "grpc_errors.hpp"
 #include "idl_client.hpp"
 #include "orbench.grpc.pb.h"
@@ -39,9 +39,9 @@ struct GrpcBinding {
 
   void connect(const std::string& endpoint, const ConnectOptions& options) {
     refuse_connect_options(options, "gRPC");
-    const std::string target = grpc_target_of(endpoint);
+    const UrlEndpoint at = parse_endpoint_url("grpc", endpoint);
     disconnect();
-    stub = Bench::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+    stub = Bench::NewStub(grpc::CreateChannel(host_port(at.host, at.port), grpc::InsecureChannelCredentials()));
   }
   void disconnect() {
     for (Streams& each : streams) {

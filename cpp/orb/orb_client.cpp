@@ -7,6 +7,7 @@
 #include "idl_client.hpp"
 #include "orb_args.hpp"
 #include "orb_port.hpp"
+#include "orb_shapes.hpp"
 #include "payload_values.hpp"
 
 namespace orbench {
@@ -83,6 +84,7 @@ struct OrbBinding {
     sync_scope = options.sync_scope;
   }
   void disconnect() {
+    shapes_.forget_remote();
     more.clear();
     bench = orbench::Bench::_nil();
   }
@@ -111,13 +113,15 @@ struct OrbBinding {
     more.push_back(narrowed._retn());
   }
 
-  void reset_counters() { bench->reset_counters(); }
+  // A collocated run counts on the servant in this process, every other on the server's.
+  orbench::Bench_ptr counting() { return shapes_.collocated(shape) ? shapes_.local(orb.in()) : bench.in(); }
+  void reset_counters() { counting()->reset_counters(); }
   Counts counters() {
-    const orbench::Counters counts = bench->counters();
+    const orbench::Counters counts = counting()->counters();
     return {counts.messages, counts.bytes};
   }
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) {
-    const orbench::SyncResult result = bench->sync(expected, timeout_ms);
+    const orbench::SyncResult result = counting()->sync(expected, timeout_ms);
     return {static_cast<bool>(result.complete), {result.received.messages, result.received.bytes}};
   }
 
@@ -154,6 +158,20 @@ struct OrbBinding {
   }
   template <class Body>
   static auto guarded(const char* what, Body&& body) { return with_corba_errors(what, body); }
+
+  // Invocation shapes (orb_shapes.hpp).
+  static std::vector<std::string> shapes() { return OrbShapes::kinds(); }
+  void use_shape(const ShapeSpec& next) {
+    shape = next;
+    if (!shape.is_in()) shapes_.target(orb.in(), bench.in(), shape);  // the DSI or local object, untimed
+  }
+  template <PayloadType T, class P>
+  TimedSpan shaped_calls(const ShapeSpec& s, Mode mode, const P& payload, int64_t* samples_ns, uint64_t calls) {
+    return shapes_.calls<T>(orb.in(), bench.in(), s, mode, payload, samples_ns, calls);
+  }
+  nlohmann::ordered_json shape_answer() const { return shapes_.answer(); }
+  ShapeSpec shape;
+  OrbShapes shapes_;
 };
 
 }  // namespace orbench

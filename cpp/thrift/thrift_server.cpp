@@ -86,7 +86,10 @@ class ReadyOnListen final : public TServerEventHandler {
 class ThriftServer {
  public:
   static ServerSpec spec() {
-    return {"thrift-cpp", "Apache Thrift", PACKAGE_VERSION, {"--transport"}, "", true, ""};
+    ServerSpec spec{"thrift-cpp", "Apache Thrift", PACKAGE_VERSION};
+    spec.values = {"--transport"};
+    spec.takes_options = true;
+    return spec;
   }
 
   ThriftServer(const ServerConfig& config, BenchCore& core) : host_(config.host) {

@@ -66,6 +66,10 @@ objects = true
 fixed_options = {{ tcp_nodelay = true }}
 """
 
+# omniORB's workers behind the wrapper with shapes claimed, for the mutations of shapes (faults in the real
+# workers, ORBENCH_FAULT).
+SHAPES_DESCRIPTOR = OMNIORB_DESCRIPTOR.replace("objects = true", 'shapes = ["in", "inout", "exception", "ami"]')
+
 THREADS_RUN = (f"threads: {{}} run of {scale_checks.THREADS} threads x {scale_checks.THREAD_CALLS} calls, "
                "every call made and counted")
 THREADS_OVERLAP = "threads: the threads' calls overlap (replies held a known time)"
@@ -73,9 +77,9 @@ OBJECTS_CHECK = "objects: every object called, in the order asked (objects_calle
 
 
 def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dict[str, bool], str]:
-    require_targets(target)
-    path = tmp_path / f"{target}.toml"
-    template = DESCRIPTOR if target == "c-socket" else OMNIORB_DESCRIPTOR
+    require_targets(target.removesuffix("-shapes"))
+    template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR}[target]
+    path = tmp_path / f"{target.removesuffix('-shapes')}.toml"
     # The threads steps only where a mutation is about threads: test_contract runs them for the real c-socket.
     threads = "true" if mutation.startswith("threads") else "false"
     path.write_text(template.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads=threads))
@@ -200,3 +204,28 @@ def test_the_long_haul_fails_a_connection_that_ends_after_100_mib(tmp_path, muta
     if known:
         assert "gives up after 100 MiB" in check.detail
     assert all(w.proc.poll() is not None for w in conformance.workers)
+
+
+# The shape mutations: each fails exactly the steps of its shape (and nothing else).
+SHAPE_REJECTED = {
+    "inout_unchanged": {"shape inout: twoway octets 1000 B, reply right, every call counted"},
+    "no_raise": {"shape exception: twoway octets 1000 B, reply right, every call counted"},
+    "ami_lost": {"shape ami-1: twoway octets 1000 B, reply right, every call counted",
+                 "shape ami-8: twoway octets 1000 B, reply right, every call counted",
+                 "shape ami-8: calls overlap (replies held a known time)"},
+}
+
+
+def test_the_shapes_wrapper_alone_passes(tmp_path):
+    results, report = check_mutant("none", tmp_path, "omniorb-shapes")
+    assert all(results.values()), report
+    assert any(name.startswith("shape ami-8") for name in results), report
+
+
+@pytest.mark.parametrize("mutation", sorted(SHAPE_REJECTED))
+def test_check_target_rejects_a_wrong_shape(mutation, tmp_path):
+    """A server whose inout returns the input unchanged, one that never raises, a client that loses AMI
+    replies: each claims the shape and gets it wrong, and check-target says where."""
+    results, report = check_mutant(mutation, tmp_path, "omniorb-shapes")
+    failed = {name for name, passed in results.items() if not passed}
+    assert failed == SHAPE_REJECTED[mutation], report

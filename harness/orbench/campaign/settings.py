@@ -42,6 +42,7 @@ class Settings:
     targets: tuple[str, ...]
     modes: tuple[str, ...]
     payload_types: tuple[str, ...]
+    shapes: tuple[str, ...]             # invocation shapes (results/shapes.py)
     payload_bytes: tuple[int, ...]
     placements: tuple[str, ...]
     # repetitions and the stopping rule
@@ -105,7 +106,7 @@ class Settings:
         d = {**schema_defaults(), **data}
         return cls(
             name=str(d["name"]), description=str(d.get("description", "")), targets=tuple(d["targets"]),
-            modes=tuple(d["modes"]), payload_types=tuple(d["payload_types"]),
+            modes=tuple(d["modes"]), payload_types=tuple(d["payload_types"]), shapes=tuple(d["shapes"]),
             payload_bytes=tuple(int(b) for b in d["payload_bytes"]), placements=tuple(d["placements"]),
             launches=int(d["launches"]), trials=int(d["trials"]), max_trials=int(d["max_trials"]),
             target_ci_pct=_opt_float(d.get("target_ci_pct")),

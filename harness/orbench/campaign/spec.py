@@ -24,6 +24,7 @@ from orbench.campaign.settings import Settings, campaign_schema, schema_defaults
 from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
+from orbench.results import shapes
 from orbench.results.point import PointGroup
 from orbench.schemas import check, read_toml
 from orbench.targets.descriptor import Target, parse_instance, read_targets
@@ -69,18 +70,21 @@ class Campaign:
     def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
         """Every point group of one host pair and option set, in run order: per placement, per server setting
         (threading, objects: each gets its own server), per load shape (clients outermost, so extra client
-        workers start once; a sweep's steps last), then mode, payload type, payload size."""
+        workers start once; a sweep's steps last), then mode, invocation shape, payload type, payload size; a
+        shape only with the modes and payload types it takes (results/shapes.py: wstring at strings)."""
         plan = self.load_plan
         return [
             PointGroup(host_pair=host_pair, placement=pl, options=options, threading=threading, objects=objects,
                        object_order=plan.object_order if objects > 1 else "round-robin", mode=mode,
-                       payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
+                       shape=call_shape, payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
                        rate_hz=shape.rate_hz, arrivals=shape.arrivals, offered_load=shape.offered_load)
             for pl in self.settings.placements
             for (threading, objects) in plan.server_settings()
             for mode in self.settings.modes
+            for call_shape in self.settings.shapes
             for shape in plan.shapes(mode)
-            for pt in self.settings.payload_types
+            for pt in shapes.payload_types_of(call_shape, self.settings.payload_types, self.settings.shapes)
+            if shapes.combines(call_shape, mode, pt)
             for size in self.settings.payload_bytes
         ]
 
@@ -95,7 +99,13 @@ class Campaign:
         return None
 
     def unsupported_load(self, target: Target, point: PointGroup) -> str | None:
-        """Why the target cannot make the point's clients (N threads of one process), or None."""
+        """Why the target cannot make the point's invocation shape or its clients (N threads of one process), or
+        None."""
+        if point.shape != shapes.IN:
+            if why := target.shape_unsupported(point.shape):
+                return why
+            if point.clients > 1 or point.rate_hz or point.objects > 1:
+                return f"shape {point.shape} is measured with one closed-loop client on one object"
         if point.clients > 1 and point.clients_as == "threads" and not target.client_threads:
             if target.language == "python":
                 return (f"{target.name} makes no calls on threads: CPython's threads take turns at the interpreter "
@@ -216,6 +226,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
     _check_threading(path, settings, chosen)
+    _check_shapes(path, settings)
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(
@@ -228,6 +239,22 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             raise UserError(f"{path}: key budget: {exc}") from None
     return Campaign(path=path, settings=Settings.from_json(settings), targets=chosen, added_baselines=added,
                     jdk=resolved_jdk)
+
+
+def _check_shapes(path: Path, settings: dict[str, Any]) -> None:
+    """Every shape must make a point with some mode and payload type of the campaign."""
+    for i, name in enumerate(settings["shapes"]):
+        try:
+            shapes.check_shape(name)
+        except ValueError as exc:
+            raise UserError(f"{path}: key shapes[{i}]: {exc}") from None
+        types = shapes.payload_types_of(name, settings["payload_types"], settings["shapes"])
+        if not any(shapes.combines(name, m, pt) for m in settings["modes"] for pt in types):
+            kind = shapes.kind_of(name)
+            types = f" and payload types {list(kind.payload_types)}" if kind.payload_types else ""
+            raise UserError(f"{path}: key shapes[{i}]: value {name!r} takes modes {list(kind.modes)}{types}; "
+                            f"the campaign has modes {settings['modes']} and payload types "
+                            f"{settings['payload_types']}")
 
 
 def _check_threading(path: Path, settings: dict[str, Any], targets: list[Target]) -> None:

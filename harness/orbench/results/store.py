@@ -73,6 +73,8 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      sendmsg, sendmmsg), counted inside it by the library the harness preloads (anatomy/syscount.py), which
      /proc/PID/io's syscr and syscw (client_reads, client_writes) do not count. Older runs read with them empty
      (not counted), their reads and writes as before.
+  13: points gain the invocation shape (point.py: `shape`: in, out, inout, return, exception, wstring, dii, dsi,
+     collocated, ami-N); an older run's points are all `in`, the static stub's call of the earlier versions.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 

@@ -82,6 +82,8 @@ def load_fields(point: Point, plan: TrialPlan, target: Target, processes: int = 
     `processes` client processes (their rates add up to the trial's), without "clients". A target without
     objects (a socket baseline) runs a point of K objects unchanged: it has no object keys to spread calls over."""
     out: dict[str, Any] = {}
+    if point.shape != "in":
+        out["shape"] = point.shape  # not a load field, but every run command of the point carries it
     rate = total_rate_hz(point, plan)
     if rate:
         out["rate_hz"] = rate / processes

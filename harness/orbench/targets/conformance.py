@@ -23,7 +23,7 @@ from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
 from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks, scale_checks, wire_checks
+from orbench.targets import sample_checks, scale_checks, shape_checks, wire_checks
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.families import endpoint_form
@@ -245,6 +245,8 @@ class Conformance:
                 assert m in answer["modes"], f"descriptor lists mode {m}, the client does not"
             for p in self.target.payload_types:
                 assert p in answer["payload_types"], f"descriptor lists payload type {p}, the client does not"
+            for k in self.target.shapes:
+                assert k in answer.get("shapes", ["in"]), f"descriptor lists shape {k}, the client does not"
             return f"timer {answer['timer']['clock']} {answer['timer']['cost_ns']:.1f} ns"
 
         def connect() -> None:
@@ -259,6 +261,16 @@ class Conformance:
                     self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
                                self._run_point(client, server, m, p, s))
 
+        for shape in shape_checks.tried_shapes(self.target):
+            for mode, ptype in shape_checks.shape_points(self.target, shape):
+                self.check(f"shape {shape}: {mode} {ptype} {shape_checks.SHAPE_BYTES} B, reply right, every call "
+                           "counted", lambda s=shape, m=mode, p=ptype: shape_checks.shape_run(self, client, server, s,
+                                                                                          m, p))
+        if "ami" in self.target.shapes:
+            self.check("shape ami-8: calls overlap (replies held a known time)",
+                       lambda: shape_checks.ami_overlap(self, client, server, RELAY_DELAY_NS))
+        self.check("a shape the client does not make is refused (unsupported)",
+                   lambda: shape_checks.unclaimed_refused(client, server, self.log_dir))
         if "twoway" in self.target.modes:
             self.check("samples are ns: twoway against replies held a known time",
                        lambda: self._delayed(client, server, "twoway"))

@@ -14,6 +14,7 @@ from typing import Any
 
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
+from orbench.results.shapes import claims, kind_of
 from orbench.schemas import check, read_toml, schema
 from orbench.targets.families import FAMILIES_FILE, protocol_of, read_families
 from orbench.targets.languages import LANGUAGES_FILE, read_languages
@@ -110,6 +111,18 @@ class Target:
     threading_default: str | None = None
     # check-target steps it fails as shipped, with why ([known_failures]: step id -> reason).
     known_failures: tuple[tuple[str, str], ...] = ()
+    # Invocation shapes (PROTOCOL.md, "Invocation shapes") its workers make ([supports] shapes; "ami" claims every
+    # ami-N), and those its middleware lacks, with why ([supports] lacking_shapes): a campaign skips them so.
+    shapes: tuple[str, ...] = ("in",)
+    lacking_shapes: tuple[tuple[str, str], ...] = ()
+
+    def shape_unsupported(self, shape: str) -> str | None:
+        """Why this target cannot make calls of `shape`, or None when it claims it."""
+        if claims(self.shapes, shape):
+            return None
+        kind = kind_of(shape).name
+        why = dict(self.lacking_shapes).get(kind)
+        return f"{self.name} lacks shape {shape}: {why}" if why else f"{self.name} does not make shape {shape}"
 
     @property
     def descriptor(self) -> str:
@@ -257,6 +270,8 @@ def read_descriptor(path: Path) -> Target:
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
         known_failures=tuple(sorted(data.get("known_failures", {}).items())),
+        shapes=tuple(supports.get("shapes", ["in"])),
+        lacking_shapes=tuple(sorted(supports.get("lacking_shapes", {}).items())),
     )
 
 

@@ -34,6 +34,7 @@ class RunSpec:
     calls: int                  # 0 for a soak
     samples_file: str | None    # None for a soak
     sync_timeout_ms: int
+    shape: str = "in"           # the invocation shape (PROTOCOL.md, "Invocation shapes")
 
 
 @dataclass(frozen=True)
@@ -256,3 +257,35 @@ def refuse_options(options: ConnectOptions, middleware: str) -> None:
                           f"{middleware} has no socket buffer setting here: socket_buffer_bytes cannot be done")
     if options.sync_scope is not None:
         raise WorkerError("unsupported", f"{middleware} has no SyncScopePolicy: sync_scope cannot be done")
+
+
+SHAPE_KINDS = ("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated")
+TWOWAY_ONLY = ("out", "return", "inout", "exception")
+
+
+def take_shape(command: dict, supported: tuple[str, ...]) -> str:
+    """The optional "shape" field, taken out of a run command: usage for a name that is no shape, unsupported for
+    one the client does not make or that does not take the run's mode or payload type."""
+    if "shape" not in command:
+        return "in"
+    name = command.pop("shape")
+    if not isinstance(name, str):
+        raise WorkerError("usage", 'field "shape" must be a string')
+    if name.startswith("ami-"):
+        digits = name[4:]
+        if not (digits.isdigit() and digits[0] != "0" and 1 <= int(digits) <= 256):
+            raise WorkerError("usage", f'shape "{name}": ami-N takes N from 1 to 256')
+        kind = "ami"
+    elif name in SHAPE_KINDS:
+        kind = name
+    else:
+        raise WorkerError("usage", f'unknown shape "{name}"')
+    if kind not in supported:
+        raise WorkerError("unsupported", f'shape "{name}" not supported')
+    mode, ptype = command.get("mode"), command.get("payload_type")
+    if kind != "in" and mode != "twoway" and (kind in TWOWAY_ONLY or mode != "echo"):
+        modes = "twoway" if kind in TWOWAY_ONLY else "twoway or echo"
+        raise WorkerError("unsupported", f'shape "{name}" takes mode {modes}, not "{mode}"')
+    if kind == "wstring" and ptype != "strings":
+        raise WorkerError("unsupported", 'shape "wstring" takes payload_type strings only')
+    return name

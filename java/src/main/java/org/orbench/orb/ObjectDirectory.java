@@ -18,6 +18,22 @@ final class ObjectDirectory {
     references.add(reference);
   }
 
+  private org.omg.CORBA.Object dsi;
+
+  /** The object served through the dynamic skeleton interface (DsiBench). */
+  synchronized void setDsi(org.omg.CORBA.Object reference) {
+    dsi = reference;
+  }
+
+  /** Its stringified reference, "" when there is none. */
+  String dsiString() {
+    org.omg.CORBA.Object reference;
+    synchronized (this) {
+      reference = dsi;
+    }
+    return reference == null ? "" : orb.object_to_string(reference);
+  }
+
   synchronized org.omg.CORBA.Object reference(int k) {
     return references.get(k);
   }

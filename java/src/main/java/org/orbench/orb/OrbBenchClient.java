@@ -15,6 +15,9 @@ import org.omg.CORBA.Policy;
 import org.omg.CORBA.PolicyError;
 import org.omg.CORBA.SetOverrideType;
 import org.orbench.worker.Calls;
+import org.orbench.worker.Invocation;
+import org.orbench.worker.RunSpec;
+import org.orbench.worker.Shape;
 import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
 import org.orbench.worker.ErrorKind;
@@ -28,6 +31,8 @@ final class OrbBenchClient extends StubClient<Bench> {
   /** org.omg.Messaging.SYNC_SCOPE_POLICY_TYPE (CORBA Messaging). */
   static final int SYNC_SCOPE_POLICY_TYPE = 24;
   private final ORB orb;
+  private final OrbShapes shapes;
+  private Shape shape = Shape.IN;
 
   OrbBenchClient(ORB orb, String target, OrbSettings settings) {
     this(orb, target, OrbIdentity.of(orb, settings));
@@ -40,6 +45,7 @@ final class OrbBenchClient extends StubClient<Bench> {
     super(WorkerInfo.client(target, identity.name(), identity.version()), identity.name(),
         Set.of(ConnectOptions.SYNC_SCOPE));
     this.orb = orb;
+    this.shapes = new OrbShapes(orb);
   }
 
   @Override
@@ -53,6 +59,7 @@ final class OrbBenchClient extends StubClient<Bench> {
     if (object == null) {
       throw WorkerException.usage("endpoint is a nil object reference");
     }
+    shapes.forgetRemote();
     Bench bench = BenchHelper.narrow(object); // may ask the server (_is_a): a transport error if down
     return options.syncScope() == null ? bench : withSyncScope(bench, options.syncScope());
   }
@@ -97,6 +104,53 @@ final class OrbBenchClient extends StubClient<Bench> {
   @Override
   protected Calls<Bench, ?> strings(String[] items) {
     return Calls.<Bench, String[]>of(items, b -> b::push_strings, b -> b::send_strings, b -> b::echo_strings);
+  }
+
+  // --- Invocation shapes (OrbShapes) ---
+
+  @Override
+  public Set<String> shapes() {
+    return OrbShapes.KINDS;
+  }
+
+  @Override
+  public void useShape(Shape next) {
+    if (!next.isIn() && !OrbShapes.KINDS.contains(next.kind())) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "shape \"" + next.name() + "\" not supported");
+    }
+    shape = next;
+  }
+
+  @Override
+  protected Invocation shaped(Bench bench, RunSpec spec) throws Exception {
+    if (shape.isIn()) {
+      return null;
+    }
+    return shapes.invocation(bench, spec, shape, target -> staticCall(target, spec));
+  }
+
+  /** A collocated run counts on the servant in this process. */
+  @Override
+  protected Bench counting() {
+    if (shape.kind().equals("collocated")) {
+      try {
+        return shapes.local();
+      } catch (Exception e) {
+        throw translate(e);
+      }
+    }
+    return super.counting();
+  }
+
+  private Invocation staticCall(Bench target, RunSpec spec) throws Exception {
+    Calls<Bench, ?> calls = switch (spec.payloadType()) {
+      case OCTETS -> octets(org.orbench.worker.Payloads.octets(spec.payloadBytes()));
+      case RECORDS -> records(spec.recordCount());
+      case LONGS -> longs(org.orbench.worker.Payloads.longs(spec.elementCount()));
+      case DOUBLES -> doubles(org.orbench.worker.Payloads.doubles(spec.elementCount()));
+      case STRINGS -> strings(org.orbench.worker.Payloads.strings(spec.elementCount()));
+    };
+    return calls.invocation(spec.mode(), spec.payloadType(), target, 0);
   }
 
   @Override

@@ -46,6 +46,7 @@ final class OrbServing {
       byte[] id = rootPoa.activate_object(new BenchServant(counter, directory, k, stop));
       directory.add(rootPoa.id_to_reference(id));
     }
+    directory.setDsi(rootPoa.id_to_reference(rootPoa.activate_object(new DsiBench(orb, counter))));
     rootPoa.the_POAManager().activate();
 
     OrbIdentity identity = OrbIdentity.of(orb, settings);

@@ -39,6 +39,23 @@ public interface BenchClient {
     return new Invocation[] {prepare(spec)};
   }
 
+  /** The invocation shapes it makes (PROTOCOL.md, "Invocation shapes"), by kind ("ami" for every ami-N). */
+  default Set<String> shapes() {
+    return Set.of("in");
+  }
+
+  /** The shape of the next run, before its prepare; a client without shapes refuses all but "in". */
+  default void useShape(Shape shape) {
+    if (!shape.isIn()) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "shape \"" + shape.name() + "\" not supported");
+    }
+  }
+
+  /** Fields of a run answer at a shape other than "in" (an AMI run's replies), read after the run. */
+  default JsonObject shapeAnswer() {
+    return new JsonObject();
+  }
+
   void resetCounters() throws Exception;
 
   /** The server's barrier: returns when it has counted {@code expected} messages or the timeout passed. */

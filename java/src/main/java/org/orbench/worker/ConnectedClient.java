@@ -121,22 +121,27 @@ public abstract class ConnectedClient<C> implements BenchClient {
 
   @Override
   public final void resetCounters() throws Exception {
-    resetCounters(connection());
+    resetCounters(counting());
   }
 
   @Override
   public final SyncOutcome sync(long expected, long timeoutMs) throws Exception {
-    return sync(connection(), expected, timeoutMs);
+    return sync(counting(), expected, timeoutMs);
   }
 
   @Override
   public final Counts counters() throws Exception {
-    return counters(connection());
+    return counters(counting());
   }
 
   @Override
   public void close() {
     disconnect();
+  }
+
+  /** Where the counters are read: the connection, unless a run's calls go elsewhere (a collocated object). */
+  protected C counting() {
+    return connection();
   }
 
   protected final C connection() {

@@ -46,7 +46,13 @@ public abstract class StubClient<S> extends ConnectedClient<S> {
 
   @Override
   protected final Invocation prepare(S stub, RunSpec spec) throws Exception {
-    return calls(spec).invocation(spec.mode(), spec.payloadType(), stub, 0);
+    Invocation shaped = shaped(stub, spec);
+    return shaped != null ? shaped : calls(spec).invocation(spec.mode(), spec.payloadType(), stub, 0);
+  }
+
+  /** The call of a run at a shape other than "in" (PROTOCOL.md, "Invocation shapes"); null: the "in" call. */
+  protected Invocation shaped(S stub, RunSpec spec) throws Exception {
+    return null;
   }
 
   @Override
