@@ -88,3 +88,34 @@ def test_a_queued_oneway_gets_no_added_latency_but_a_written_one_does():
             assert added.estimate is None and added.why_missing.startswith("not comparable")
         elif point.target != "java-socket":
             assert added.estimate == 500.0, (point, added)
+
+
+def switches(summary: PointSummary, client: float, server: float) -> PointSummary:
+    """The summary with anatomy counters of `client` and `server` voluntary context switches per call."""
+    from orbench.summary.model import Anatomy, AnatomyFigure
+
+    def fig(value: float) -> AnatomyFigure:
+        return AnatomyFigure(median=value, mean=value, low=value, high=value, trials=4)
+
+    return summary.replace(anatomy=Anatomy(per_call="calls", tcp_events={}, client_vcsw=fig(client),
+                                           server_vcsw=fig(server)))
+
+
+def test_a_warning_names_wake_ups_when_the_slower_side_switches_more_per_call():
+    """The split-core case: c-socket's receiver keeps up and is woken per message (1.0 switch per call), while
+    java-socket's batches (0.3): the C baseline's oneway is slower, and the warning says why."""
+    slow = switches(socket("c++", 4_110, 4_000, 4_200), client=0.02, server=1.0)
+    fast = switches(socket("java", 3_600, 3_500, 3_700), client=0.01, server=0.3)
+    (w,) = invariant_warnings(with_points({point("c-socket"): slow, point("java-socket"): fast}))
+    assert "cause: wake-ups" in w.text and "c-socket 1.02" in w.text and "java-socket 0.31" in w.text
+
+
+def test_a_warning_says_unexplained_when_the_counters_show_no_gap_or_are_missing():
+    baseline = switches(socket("c++", 52_500, 52_100, 53_000), client=1.0, server=1.0)
+    entries = {point("omniorb"): switches(orb(-8_600.0, -9_900.0, -7_100.0), client=1.0, server=1.1),
+               point("c-socket"): baseline}
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause unexplained (c-socket 2.00 voluntary context switches per call, omniorb 2.10)" in w.text
+    entries[point("omniorb")] = orb(-8_600.0, -9_900.0, -7_100.0)
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause unexplained (no anatomy counters" in w.text
