@@ -7,11 +7,16 @@ builds on (a baseline) is suspect, not the middleware that looks fast or slow ag
 - A C socket baseline is no slower than another language's (Java, Python) at the same point: C's p50 interval
   entirely above the other baseline's p50 says the same of the C baseline.
 
-Each warning names a cause from the anatomy counters of both points (anatomy/), or says it is unexplained. The
-one these counters show: wake-ups. A receiver on another CPU that keeps up with its sender sleeps between
-messages and is woken (a voluntary context switch) for each; a receiver that falls behind finds several waiting
-and takes them in one read. So at split-core the faster, leaner sender can pay more wake-ups per call than a
-slower one, and look slower.
+Each warning names a cause from the oneway receivers' throughput and the anatomy counters of both points
+(anatomy/), or says it is unexplained. Two causes, both measured at split-core on a 2-vCPU VM:
+
+- Backpressure (oneway): a receiver that falls far behind its sender (JacORB's server at 32k messages/s
+  against java-socket's 149k) is always busy, so the sender's writes wake nobody and most of them are cheap; the
+  sends that block on the full buffer are in the mean client time (11.0 against 7.3 us), not in the p50 (3.3
+  against 6.7 us) the pairing compares.
+- Wake-ups: a receiver that keeps up sleeps between messages and is woken (a voluntary context switch) for each,
+  and the sender pays for waking a CPU; one that falls behind finds several messages waiting and takes them in
+  one read. So the faster, leaner receiver can make its sender look slower.
 """
 
 from __future__ import annotations
@@ -21,9 +26,13 @@ from orbench.results.run_warnings import RunWarning
 from orbench.summary.model import Anatomy, PointSummary
 
 SOCKET_KIND = "socket"
-# Voluntary context switches per call (both workers) by which the slower side must exceed the faster one for
-# wake-ups to be named as the cause: a fifth of a switch per call is several microseconds at split-core.
-WAKEUP_GAP_PER_CALL = 0.2
+# Voluntary context switches per call (both workers; per message of the receiver in oneway) by which the slower
+# side must exceed the faster one, and by this ratio, for wake-ups to be named as the cause: a wake-up of another
+# CPU costs the waker microseconds in a VM, so a few hundredths per call show in a p50 of a few microseconds.
+WAKEUP_GAP_PER_CALL = 0.03
+WAKEUP_RATIO = 1.2
+# The faster side's oneway receiver at under this share of the slower side's messages/s: backpressure.
+BACKPRESSURE_SHARE = 0.5
 
 
 def invariant_warnings(points: dict[Point, PointSummary]) -> list[RunWarning]:
@@ -72,24 +81,50 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary]) -> list[Ru
 
 
 def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point) -> str:
-    """Why `slow` took longer per call than `fast` at the same point, as far as the anatomy counters tell."""
-    slow_switches = _switches_per_call(points.get(slow))
-    fast_switches = _switches_per_call(points.get(fast))
+    """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput
+    and the anatomy counters tell."""
+    slow_summary, fast_summary = points.get(slow), points.get(fast)
+    backpressure = _backpressure(slow, slow_summary, fast, fast_summary)
+    if backpressure:
+        return backpressure
+    oneway = slow.mode == "oneway"
+    slow_switches = _switches_per_call(slow_summary, oneway)
+    fast_switches = _switches_per_call(fast_summary, oneway)
     if slow_switches is None or fast_switches is None:
         return "cause unexplained (no anatomy counters for both; campaign key anatomy = \"counters\")"
-    counts = (f"{slow.target} {slow_switches:.2f} voluntary context switches per call, "
-              f"{fast.target} {fast_switches:.2f}")
-    if slow_switches - fast_switches >= WAKEUP_GAP_PER_CALL:
-        return (f"cause: wake-ups ({counts}): {slow.target}'s receiver keeps up and is woken per message, "
-                f"{fast.target}'s takes several per wake-up")
+    whose = "receiver wake-ups per message" if oneway else "voluntary context switches per call"
+    counts = f"{whose}: {slow.target} {slow_switches:.2f}, {fast.target} {fast_switches:.2f}"
+    if slow_switches - fast_switches >= WAKEUP_GAP_PER_CALL and slow_switches >= WAKEUP_RATIO * fast_switches:
+        return (f"cause: wake-ups ({counts}): {slow.target}'s receiver keeps up and sleeps between messages, "
+                f"so its sender pays for waking it more often")
     return f"cause unexplained ({counts})"
 
 
-def _switches_per_call(summary: PointSummary | None) -> float | None:
+def _backpressure(slow: Point, slow_summary: PointSummary | None, fast: Point,
+                  fast_summary: PointSummary | None) -> str | None:
+    if slow.mode != "oneway" or slow_summary is None or fast_summary is None:
+        return None
+    slow_oneway, fast_oneway = slow_summary.oneway, fast_summary.oneway
+    if slow_oneway is None or fast_oneway is None:
+        return None
+    slow_rate, fast_rate = slow_oneway.receiver_throughput_msgs_per_s, fast_oneway.receiver_throughput_msgs_per_s
+    if not slow_rate or not fast_rate or fast_rate >= BACKPRESSURE_SHARE * slow_rate:
+        return None
+    fast_mean = fast_oneway.client_time_per_call_ns.mean / 1e3
+    slow_mean = slow_oneway.client_time_per_call_ns.mean / 1e3
+    return (f"cause: backpressure ({fast.target}'s receiver took {fast_rate / 1e3:.0f}k messages/s, "
+            f"{slow.target}'s {slow_rate / 1e3:.0f}k): {fast.target}'s sends find its receiver busy and wake "
+            f"nobody; those that block on the full buffer are in its mean client time ({fast_mean:.2f} us against "
+            f"{slow_mean:.2f} us), not in the p50")
+
+
+def _switches_per_call(summary: PointSummary | None, oneway: bool) -> float | None:
     anatomy: Anatomy | None = None if summary is None else summary.anatomy
     if anatomy is None:
         return None
     client, server = anatomy.median("client_vcsw"), anatomy.median("server_vcsw")
+    if oneway:
+        return server
     if client is None or server is None:
         return None
     return client + server
