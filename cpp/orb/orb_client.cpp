@@ -132,20 +132,7 @@ struct OrbBinding {
   }
   template <PayloadType T, class P>
   static bool same(const P& a, const P& b) {
-    if (a.length() != b.length()) return false;
-    if constexpr (T == PayloadType::octets || T == PayloadType::longs) {
-      return std::memcmp(a.get_buffer(), b.get_buffer(), a.length() * sizeof(*a.get_buffer())) == 0;
-    }
-    for (CORBA::ULong i = 0; i < a.length(); ++i) {
-      if constexpr (T == PayloadType::records) {
-        if (!payload::same_record(a[i], b[i])) return false;
-      } else if constexpr (T == PayloadType::strings) {
-        if (std::strcmp(a[i].in(), b[i].in()) != 0) return false;
-      } else if (a[i] != b[i]) {
-        return false;
-      }
-    }
-    return true;
+    return orb_same<T>(a, b);
   }
   // One object reference serves every thread: the ORB's stubs are thread-safe, as an application needs.
   template <PayloadType T, class P, class Pick>

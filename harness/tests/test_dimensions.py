@@ -1,4 +1,4 @@
-"""The campaign dimensions of issue 5: payload types, option sets (TCP_NODELAY, socket buffers), oneway sync
+"""The campaign dimensions: payload types, option sets (TCP_NODELAY, socket buffers), oneway sync
 scope. Validation names file, key and value; real short runs over loopback show what each option does."""
 
 import json

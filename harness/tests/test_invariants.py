@@ -88,3 +88,57 @@ def test_a_queued_oneway_gets_no_added_latency_but_a_written_one_does():
             assert added.estimate is None and added.why_missing.startswith("not comparable")
         elif point.target != "java-socket":
             assert added.estimate == 500.0, (point, added)
+
+
+def switches(summary: PointSummary, client: float, server: float) -> PointSummary:
+    """The summary with anatomy counters of `client` and `server` voluntary context switches per call."""
+    from orbench.summary.model import Anatomy, AnatomyFigure
+
+    def fig(value: float) -> AnatomyFigure:
+        return AnatomyFigure(median=value, mean=value, low=value, high=value, trials=4)
+
+    return summary.replace(anatomy=Anatomy(per_call="calls", tcp_events={}, client_vcsw=fig(client),
+                                           server_vcsw=fig(server)))
+
+
+def test_a_warning_names_wake_ups_when_the_slower_side_switches_more_per_call():
+    """The split-core oneway case: c-socket's receiver keeps up and is woken for 0.19 of its messages, java-socket's
+    batches (0.15 per message): the C baseline's p50 is slower, and the warning says why."""
+    slow = switches(socket("c++", 4_110, 4_000, 4_200), client=0.0, server=0.19)
+    fast = switches(socket("java", 3_600, 3_500, 3_700), client=0.0, server=0.15)
+    entries = {point("c-socket", mode="oneway"): slow, point("java-socket", mode="oneway"): fast}
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause: wake-ups (receiver wake-ups per message: c-socket 0.19, java-socket 0.15)" in w.text
+
+
+def test_a_warning_names_backpressure_when_the_faster_side_s_receiver_falls_behind():
+    """JacORB oneway 1 KB at split-core on a 2-vCPU VM: p50 3.31 us against java-socket's 6.74 us, but its
+    receiver took 32k messages/s against 149k, and its mean client time is 11.03 us against 7.27 us."""
+    from orbench.summary.model import Latency, Oneway
+
+    def oneway(summary: PointSummary, mean_ns: float, rate: float) -> PointSummary:
+        client = Latency(p50=1.0, p90=1.0, p99=1.0, min=1.0, max=1.0, mean=mean_ns, stdev=0.0, count=3000)
+        return summary.replace(oneway=Oneway(client_time_per_call_ns=client, calls=3000, received_messages=3000,
+                                             lost_messages=0, receiver_throughput_msgs_per_s=rate,
+                                             receiver_throughput_mb_per_s=None, sync_incomplete_trials=0,
+                                             warmup_sync_incomplete_trials=0))
+
+    jacorb = oneway(orb(-4_320.0, -5_470.0, -3_170.0), 11_030.0, 32_237.0).replace(
+        orb_added_latency_ns=OrbAdded(baseline="java-socket", estimate=-4_320.0, ci95_low=-5_470.0,
+                                      ci95_high=-3_170.0))
+    entries = {point("jacorb", 1024, "oneway"): jacorb,
+               point("java-socket", 1024, "oneway"): oneway(socket("java", 6_740, 6_600, 6_900), 7_270.0, 149_028.0)}
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause: backpressure (jacorb's receiver took 32k messages/s, java-socket's 149k)" in w.text
+    assert "11.03 us against 7.27 us" in w.text
+
+
+def test_a_warning_says_unexplained_when_the_counters_show_no_gap_or_are_missing():
+    baseline = switches(socket("c++", 52_500, 52_100, 53_000), client=1.0, server=1.0)
+    entries = {point("omniorb"): switches(orb(-8_600.0, -9_900.0, -7_100.0), client=1.0, server=1.1),
+               point("c-socket"): baseline}
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause unexplained (voluntary context switches per call: c-socket 2.00, omniorb 2.10)" in w.text
+    entries[point("omniorb")] = orb(-8_600.0, -9_900.0, -7_100.0)
+    (w,) = invariant_warnings(with_points(entries))
+    assert "cause unexplained (no anatomy counters" in w.text

@@ -4,43 +4,59 @@ against the number of clients, deadline misses at a fixed rate, cross-ORB calls 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, NullLocator
-from orbench.results.point import PointSlice
+from orbench.results.point import Point, PointSlice
 from orbench.summary.model import Latency, PointSummary
 
 from orbench_plots.style import Figure, _us_axis, colour, grouped, saved
 
 
-def base_load(points: list[PointSummary]) -> tuple[int, float]:
-    """The lightest load of a run (1 client, closed loop, where measured): what the per-payload figures show."""
-    loads = {(p.point.clients, p.point.rate_hz) for p in points}
-    return min(loads) if loads else (1, 0.0)
+def base_load(points: Iterable[Point]) -> tuple[int, float, int]:
+    """The lightest load of a run (1 client, closed loop, where measured) at its fewest objects: (clients, rate_hz,
+    objects), what the per-payload and per-sample figures show. Sweep steps are no load of their own (the
+    sweep's figures show them); the objects figure shows the other numbers of objects."""
+    kept = [p for p in points if not p.is_sweep_step]
+    if not kept:
+        return 1, 0.0, 1
+    clients, rate = min((p.clients, p.rate_hz) for p in kept)
+    return clients, rate, min(p.objects for p in kept)
+
+
+def is_at_base(point: Point, base: tuple[int, float, int]) -> bool:
+    return not point.is_sweep_step and (point.clients, point.rate_hz, point.objects) == base
 
 
 def at_base_load(points: list[PointSummary]) -> list[PointSummary]:
-    base = base_load(points)
-    return [p for p in points if (p.point.clients, p.point.rate_hz) == base]
+    base = base_load(p.point for p in points)
+    return [p for p in points if is_at_base(p.point, base)]
 
 
-def _rate_label(rate: float) -> str:
+def _rate_label(rate: float, arrivals: str = "fixed") -> str:
     if not rate:
         return "closed loop"
-    return f"{rate / 1000:g} kHz per client" if rate >= 1000 else f"{rate:g} Hz per client"
+    text = f"{rate / 1000:g} kHz per client" if rate >= 1000 else f"{rate:g} Hz per client"
+    return text + (", Poisson arrivals" if arrivals == "poisson" else "")
 
 
 def _groups(points: list[PointSummary]) -> dict[PointSlice, list[PointSummary]]:
-    """One figure per everything but the load and the target."""
-    return grouped([p for p in points if p.latency_ns], "clients", "rate_hz", "target")
+    """One figure per everything but the load and the target; sweep steps have figures of their own
+    (section_scale.py)."""
+    return grouped([p for p in points if p.latency_ns and not p.point.is_sweep_step],
+                   "clients", "clients_as", "rate_hz", "arrivals", "target")
 
 
 def _by_target(points: list[PointSummary]) -> list[tuple[str, list[PointSummary]]]:
-    """Each target's points in order of clients, targets sorted."""
+    """Each (target, way of making clients)'s points in order of clients, sorted; its name says threads when
+    its clients were threads. One client is one process and one thread, so that point starts both series."""
+    ways = sorted({p.point.clients_as for p in points if p.point.clients > 1}) or ["processes"]
     out: dict[str, list[PointSummary]] = defaultdict(list)
     for p in sorted(points, key=lambda p: p.point.clients):
-        out[p.point.target].append(p)
+        for way in ways if p.point.clients == 1 else [p.point.clients_as]:
+            out[p.point.target + (" (threads)" if way == "threads" else "")].append(p)
     return sorted(out.items())
 
 
@@ -50,10 +66,11 @@ def _latency(p: PointSummary) -> Latency:
 
 
 def _line_style(target: str) -> str:
-    return "--" if "->" in target else "-"  # interop pairs (client->server) dashed
+    # interop pairs (client->server) dashed, clients as threads dotted
+    return ":" if target.endswith("(threads)") else "--" if "->" in target else "-"
 
 
-def _clients_axis(ax, clients: list[int]) -> None:
+def clients_axis(ax, clients: list[int]) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(clients))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -68,19 +85,20 @@ def latency_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Figure
         clients = sorted({p.point.clients for p in group})
         if len(clients) < 2:
             continue
-        rates = sorted({p.point.rate_hz for p in group})
+        rates = sorted({(p.point.rate_hz, p.point.arrivals) for p in group})
         fig, axes = plt.subplots(1, len(rates), figsize=(6.5 * len(rates) + 2.5, 4.8), sharey=True, squeeze=False)
-        for ax, rate in zip(axes[0], rates):
-            for target, series in _by_target([p for p in group if p.point.rate_hz == rate]):
+        for ax, (rate, arrivals) in zip(axes[0], rates):
+            for target, series in _by_target([p for p in group if (p.point.rate_hz, p.point.arrivals) == (rate, arrivals)]):
                 x = [p.point.clients for p in series]
                 style = _line_style(target)
-                ax.plot(x, [_latency(p).p50 / 1e3 for p in series], style, marker="o", color=colour(target),
+                name = series[0].point.target
+                ax.plot(x, [_latency(p).p50 / 1e3 for p in series], style, marker="o", color=colour(name),
                         label=f"{target} p50")
                 ax.plot(x, [_latency(p).p99 / 1e3 for p in series], style, marker="^", alpha=0.45,
-                        color=colour(target), label=f"{target} p99")
+                        color=colour(name), label=f"{target} p99")
             ax.set_yscale("log")
-            _clients_axis(ax, clients)
-            ax.set_title(_rate_label(rate))
+            clients_axis(ax, clients)
+            ax.set_title(_rate_label(rate, arrivals))
             ax.grid(True, which="both", alpha=0.3)
         axes[0][0].set_ylabel("latency per call, µs (log)")
         _us_axis(axes[0][0])
@@ -89,7 +107,8 @@ def latency_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Figure
         figures.append(saved(
             fig, out_dir / f"latency-vs-clients-{key.slug}.png", f"Latency vs number of clients, {key.label}",
             "p50 (circles) and p99 (triangles) of every call of every client of a point, pooled over clients and "
-            "trials, against the number of client processes calling one server at once (interop pairs dashed). "
+            "trials, against the number of clients calling one server at once: client processes, or threads of one "
+            "client process sharing its ORB (dotted, \"(threads)\"); interop pairs dashed. "
             "Every client is pinned like the placement's one client, so on a 2-CPU machine they share one CPU "
             "(with same-core, the server's too): beyond one client a call waits for the others' calls. At a fixed "
             "rate each client sends at that rate and each sample runs from the call's intended send time, so a "
@@ -109,8 +128,8 @@ def throughput_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Fig
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
         for target, series in _by_target(closed):
             ax.plot([p.point.clients for p in series], [(p.load.aggregate_calls_per_s or 0.0) / 1e3 for p in series if p.load],
-                    _line_style(target), marker="o", color=colour(target), label=target)
-        _clients_axis(ax, clients)
+                    _line_style(target), marker="o", color=colour(series[0].point.target), label=target)
+        clients_axis(ax, clients)
         ax.set_ylabel("calls per second, all clients (thousands)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
@@ -121,7 +140,9 @@ def throughput_vs_clients(points: list[PointSummary], out_dir: Path) -> list[Fig
             f"Aggregate throughput vs number of clients, {key.label}",
             "Calls of all clients over the group's span (earliest client's first timed call to the latest "
             "client's end, on the host's one monotonic clock; oneway: to the closing barrier, so it is what the "
-            "server received), mean over trials. Flat means the clients only share what one client already used."))
+            "server received), mean over trials; clients as threads of one process dotted. Flat means the clients "
+            "only share what one client already used. Each middleware's own figure in \"The server under load\" "
+            "adds intervals, threading settings and who was the bottleneck."))
     return figures
 
 
@@ -130,28 +151,31 @@ def deadline_misses(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     if not paced:
         return []
     figures = []
-    for key, group in sorted(grouped(paced, "clients", "target").items()):
+    for key, group in sorted(grouped(paced, "clients", "clients_as", "target").items()):
         rate = key.of.rate_hz
         targets = sorted({p.point.target for p in group})
-        clients = sorted({p.point.clients for p in group})
+        clients = sorted({(p.point.clients, p.point.clients_as) for p in group})
         fig, ax = plt.subplots(figsize=(max(6.5, 1.1 * len(targets) * len(clients)), 4.6))
         width = 0.8 / len(clients)
-        by = {(p.point.target, p.point.clients): p.rate for p in group if p.rate}
-        for j, n in enumerate(clients):
+        by = {(p.point.target, p.point.clients, p.point.clients_as): p.rate for p in group if p.rate}
+        for j, (n, way) in enumerate(clients):
             xs, ys = [], []
             for i, t in enumerate(targets):
-                if (t, n) in by:
+                if (t, n, way) in by:
                     xs.append(i + (j - (len(clients) - 1) / 2) * width)
-                    ys.append(by[(t, n)].deadline_miss_pct or 0.0)
-            ax.bar(xs, ys, width, label=f"{n} client{'s' if n > 1 else ''}", alpha=0.55 + 0.45 * j / max(1, len(clients) - 1))
+                    ys.append(by[(t, n, way)].deadline_miss_pct or 0.0)
+            label = f"{n} client{'s' if n > 1 else ''}" + (" (threads)" if way == "threads" else "")
+            ax.bar(xs, ys, width, label=label, alpha=0.55 + 0.45 * j / max(1, len(clients) - 1),
+                   hatch="//" if way == "threads" else None)
         ax.set_xticks(range(len(targets)))
         ax.set_xticklabels(targets, rotation=20, ha="right", fontsize=8)
         ax.set_ylabel("calls that missed their deadline, %")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_title(f"deadline misses at {_rate_label(rate)} ({key.label})")
+        what = _rate_label(rate, key.of.arrivals)
+        ax.set_title(f"deadline misses at {what} ({key.label})")
         figures.append(saved(
-            fig, out_dir / f"deadline-misses-{key.slug}.png", f"Deadline misses at {_rate_label(rate)}, {key.label}",
+            fig, out_dir / f"deadline-misses-{key.slug}.png", f"Deadline misses at {what}, {key.label}",
             "Share of calls, over every client and trial, that completed after the next call's intended send time "
             "(latency from the intended send time above 1/rate). A late call sends the next one late, and that "
             "lateness is in the next sample too."))

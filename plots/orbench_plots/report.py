@@ -12,7 +12,7 @@ from orbench.summary.summary import current_summary
 from orbench.summary.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
-from orbench_plots import section_fidelity, section_jmh, section_placement, section_time
+from orbench_plots import section_fidelity, section_jmh, section_placement, section_scale, section_time
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
@@ -63,7 +63,7 @@ def _esc(value: object) -> str:
 
 
 def _summary_table(points: tuple[PointSummary, ...]) -> str:
-    head = ("placement", "mode", "payload", "target", "trials ok/failed", "p50 µs", "p90 µs", "p99 µs", "max µs",
+    head = ("placement", "mode", "payload", "target", "trials ok/failed (skipped)", "p50 µs", "p90 µs", "p99 µs", "max µs",
             "ORB-added µs", "95% CI µs", "interval over", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
             "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
@@ -76,7 +76,8 @@ def _summary_table(points: tuple[PointSummary, ...]) -> str:
                       if p50ci and p50ci.low is not None else "")
         stop_text = f"{stop.reason} after {stop.trials}" if stop else ""
         missed = f"{rate.deadline_misses} of {rate.calls}" if rate else ""
-        cells = [*columns(p.point), f"{p.trials_ok}/{p.trials_failed}"]
+        cells = [*columns(p.point), f"{p.trials_ok}/{p.trials_failed}"
+                 + (f" ({p.trials_skipped} skipped)" if p.trials_skipped else "")]
         nums = [_us(p.p50), _us(lat and lat.p90), _us(lat and lat.p99), _us(lat and lat.max), _us(p.added), ci,
                 interval_over(p), p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
                 "" if ow is None else str(ow.lost_messages), missed]
@@ -198,10 +199,12 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
     if manifest.get("skipped_targets"):
         parts.append("<h2>Targets not run</h2><ul>" + "".join(
             f"<li><b>{_esc(k)}</b>: {_esc(v)}</li>" for k, v in manifest["skipped_targets"].items()) + "</ul>")
-    # The anatomy section shows its own figures, after the summary table.
+    # The anatomy and load sections show their own figures, after the summary table.
     anatomy_figures = [f for f in figures if f.path.name.startswith(ANATOMY_PREFIX)]
+    scale_figures = [f for f in figures if f.path.name.startswith(section_scale.SCALE_PREFIX)]
     shape_figures = [f for f in figures if f.path.name.startswith(SHAPES_PREFIX)]
-    figures = [f for f in figures if f not in anatomy_figures and f not in shape_figures]
+    figures = [f for f in figures
+               if f not in anatomy_figures and f not in scale_figures and f not in shape_figures]
     parts.append("<h2>Figures</h2>")
     for f in figures:
         rel = f.path.relative_to(run_dir)
@@ -229,6 +232,7 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
                 f"<td>{'yes' if k.answer.within_tolerance else 'NO'}</td></tr>" for k in known) + "</table>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.points) + f"<p>{_esc(P50_LEGEND)}</p>")
     parts.append(section_time.section(manifest))
+    parts.append(section_scale.section(summary, scale_figures, run_dir))
     parts.append(shapes_section(summary, shape_figures, run_dir))
     parts.append(variance_section(summary.points))
     parts.append(section_placement.section(summary.points))
@@ -283,6 +287,7 @@ def make_report(run_dir: Path | str) -> Path:
     figures = make_figures(summary, run_dir / "figures")
     figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
     figures += make_anatomy_figures(summary, run_dir / "figures")
+    figures += section_scale.make_figures(summary, run_dir / "figures")
     figures += make_shape_figures(summary, run_dir / "figures")
     out = run_dir / "report.html"
     out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
@@ -305,6 +310,7 @@ def not_made(summary: RunSummary, manifest: dict, figures: list[Figure]) -> list
     if "latency-vs-clients-" not in names:
         out.append(("Latency vs number of clients", "no point of this run was measured with two or more client "
                     "counts (campaign key clients, e.g. clients = [1, 2, 4])"))
+    out += section_scale.not_made(figures)
     if "deadline-misses-" not in names:
         out.append(("Deadline misses at a fixed rate", "no fixed-rate point in this run (campaign key rates_hz)"))
     if "interop-" not in names:

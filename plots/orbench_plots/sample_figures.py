@@ -17,6 +17,7 @@ from orbench.stats.equivalence import empirical_band
 from orbench.summary.model import RunSummary
 
 from orbench_plots.gclog import GcPause, gc_logs, parse_gc_log
+from orbench_plots.load_figures import base_load, is_at_base
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, saved
 
 # The percentile spectrum's points; 100 is the maximum and is drawn at the end of the axis.
@@ -24,16 +25,16 @@ SPECTRUM = (0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
 
 
 class RunSamples:
-    """The ok trials of a run at its lightest load (1 client, closed loop, where measured), by point, with their
-    raw samples read on demand."""
+    """The ok trials of a run at its lightest load (1 client, closed loop, where measured; load_figures.base_load),
+    by point, with their raw samples read on demand."""
 
     def __init__(self, run_dir: Path):
         self.store = RunStore(run_dir)
         self.trials: dict[Point, list[Trial]] = defaultdict(list)
         trials = self.store.read_trials()
-        base = min(((t.point.clients, t.point.rate_hz) for t in trials), default=(1, 0.0))
+        base = base_load(t.point for t in trials)
         for t in trials:
-            if t.ok and (t.point.clients, t.point.rate_hz) == base:
+            if t.ok and is_at_base(t.point, base):
                 self.trials[t.point].append(t)
 
     def samples(self, point: Point) -> np.ndarray:

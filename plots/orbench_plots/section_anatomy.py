@@ -19,6 +19,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from orbench.summary.model import Anatomy, PointSummary, RunSummary
 
+from orbench_plots.load_figures import at_base_load
 from orbench_plots.style import Figure, colour, grouped, saved
 
 # The file names of this section's figures start with it (report.py shows them in this section).
@@ -257,6 +258,8 @@ def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
 
 
 def make_figures(summary: RunSummary, out_dir: Path) -> list[Figure]:
-    points = list(summary.points)
+    # One client at the fewest objects, as the other per-payload figures: each client count, sweep step and
+    # number of objects would be a figure of its own. The table below lists every point.
+    points = at_base_load(list(summary.points))
     out_dir.mkdir(parents=True, exist_ok=True)
     return cpu_figures(points, out_dir) + added_figures(points, out_dir)

@@ -10,6 +10,8 @@ from collections import defaultdict
 
 from orbench.summary.model import PointSummary
 
+from orbench_plots.load_figures import at_base_load
+
 # The sizes shown, where measured: the smallest call and Buesing's large size.
 SHOWN_BYTES = (1, 32168)
 
@@ -36,13 +38,15 @@ def fastest_placement(p50_by_placement: dict[str, dict[int, float]]) -> str | No
 
 
 def section(points: tuple[PointSummary, ...]) -> str:
-    base = [p for p in points if p.latency_ns and p.point.clients == 1 and not p.point.rate_hz]
+    base = [p for p in at_base_load(list(points)) if p.latency_ns]
     placements = sorted({p.point.placement for p in base})
     if len(placements) < 2:
         return ""
     by: dict[tuple[str, str], dict[str, dict[int, PointSummary]]] = defaultdict(lambda: defaultdict(dict))
     for p in base:
-        by[(p.point.target, p.point.mode)][p.point.placement][p.point.payload_bytes] = p
+        # A server threading setting other than the default is a row of its own.
+        name = p.point.target + ("" if p.point.threading == "default" else f" {p.point.threading}")
+        by[(name, p.point.mode)][p.point.placement][p.point.payload_bytes] = p
     head = ["target", "mode"] + [f"{pl} {size} B p50 / added µs" for size in SHOWN_BYTES for pl in placements]
     rows = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head + ["fastest at"]) + "</tr>"]
     for (target, mode), per_pl in sorted(by.items()):

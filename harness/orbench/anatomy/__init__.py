@@ -1,6 +1,6 @@
 """The anatomy of a call: what each worker process costs the machine per call, from the kernel's own accounting.
 
-Collected around every trial (issue 10), where each worker runs (locally, or on its host over SSH):
+Collected around every trial, where each worker runs (locally, or on its host over SSH):
   procfs.py    a process's CPU time (user, system), context switches and read/write calls (/proc/PID)
   syscount.py  its send/recv calls, which /proc does not count: a counter preloaded into every worker
   tcpinfo.py   the byte and segment counters of a process's TCP sockets (TCP_INFO through `ss`)

@@ -20,6 +20,7 @@ from orbench.results.point import Point
 # `orbench run --resume` runs such trials again only with --retry-skipped).
 STATUSES = ("ok", "failed", "skipped", "given_up")
 GIVEN_UP = "given_up"
+SKIPPED = "skipped"
 
 
 @dataclass(frozen=True, kw_only=True)

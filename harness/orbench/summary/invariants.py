@@ -6,15 +6,33 @@ builds on (a baseline) is suspect, not the middleware that looks fast or slow ag
   into a buffer a few bytes ahead of the kernel's source page offset, and the kernel's copy ran 10x slower).
 - A C socket baseline is no slower than another language's (Java, Python) at the same point: C's p50 interval
   entirely above the other baseline's p50 says the same of the C baseline.
+
+Each warning names a cause from the oneway receivers' throughput and the anatomy counters of both points
+(anatomy/), or says it is unexplained. Two causes, both measured at split-core on a 2-vCPU VM:
+
+- Backpressure (oneway): a receiver that falls far behind its sender (JacORB's server at 32k messages/s
+  against java-socket's 149k) is always busy, so the sender's writes wake nobody and most of them are cheap; the
+  sends that block on the full buffer are in the mean client time (11.0 against 7.3 us), not in the p50 (3.3
+  against 6.7 us) the pairing compares.
+- Wake-ups: a receiver that keeps up sleeps between messages and is woken (a voluntary context switch) for each,
+  and the sender pays for waking a CPU; one that falls behind finds several messages waiting and takes them in
+  one read. So the faster, leaner receiver can make its sender look slower.
 """
 
 from __future__ import annotations
 
 from orbench.results.point import Point
 from orbench.results.run_warnings import RunWarning
-from orbench.summary.model import PointSummary
+from orbench.summary.model import Anatomy, PointSummary
 
 SOCKET_KIND = "socket"
+# Voluntary context switches per call (both workers; per message of the receiver in oneway) by which the slower
+# side must exceed the faster one, and by this ratio, for wake-ups to be named as the cause: a wake-up of another
+# CPU costs the waker microseconds in a VM, so a few hundredths per call show in a p50 of a few microseconds.
+WAKEUP_GAP_PER_CALL = 0.03
+WAKEUP_RATIO = 1.2
+# The faster side's oneway receiver at under this share of the slower side's messages/s: backpressure.
+BACKPRESSURE_SHARE = 0.5
 
 
 def invariant_warnings(points: dict[Point, PointSummary]) -> list[RunWarning]:
@@ -30,11 +48,12 @@ def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
         if added is None or added.ci95_high is None or added.ci95_high >= 0:
             continue
         high, low, estimate = added.ci95_high, added.ci95_low or 0.0, added.estimate or 0.0
+        cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point)
         out.append(RunWarning(
             "baseline suspect", point.label,
             f"faster than its baseline {added.baseline}: added latency {estimate / 1e3:+.2f} us, "
             f"interval [{low / 1e3:+.2f}, {high / 1e3:+.2f}] us entirely below zero; the baseline "
-            "does work the middleware does not, its number is suspect", -high))
+            f"does work the middleware does not, its number is suspect; {cause}", -high))
     return out
 
 
@@ -52,9 +71,60 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary]) -> list[Ru
             other_p50 = theirs.estimate or 0.0
             if c_p50.low is None or c_p50.low <= other_p50:
                 continue
+            cause = cause_text(points, slow=point, fast=other)
             out.append(RunWarning(
                 "baseline suspect", point.label,
                 f"C socket baseline slower than {other.target}: p50 {(c_p50.estimate or 0.0) / 1e3:.2f} us, interval "
-                f"from {c_p50.low / 1e3:.2f} us, vs {other_p50 / 1e3:.2f} us; the C baseline's number is suspect",
-                c_p50.low / other_p50 - 1))
+                f"from {c_p50.low / 1e3:.2f} us, vs {other_p50 / 1e3:.2f} us; the C baseline's number is suspect; "
+                f"{cause}", c_p50.low / other_p50 - 1))
     return out
+
+
+def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point) -> str:
+    """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput
+    and the anatomy counters tell."""
+    slow_summary, fast_summary = points.get(slow), points.get(fast)
+    backpressure = _backpressure(slow, slow_summary, fast, fast_summary)
+    if backpressure:
+        return backpressure
+    oneway = slow.mode == "oneway"
+    slow_switches = _switches_per_call(slow_summary, oneway)
+    fast_switches = _switches_per_call(fast_summary, oneway)
+    if slow_switches is None or fast_switches is None:
+        return "cause unexplained (no anatomy counters for both; campaign key anatomy = \"counters\")"
+    whose = "receiver wake-ups per message" if oneway else "voluntary context switches per call"
+    counts = f"{whose}: {slow.target} {slow_switches:.2f}, {fast.target} {fast_switches:.2f}"
+    if slow_switches - fast_switches >= WAKEUP_GAP_PER_CALL and slow_switches >= WAKEUP_RATIO * fast_switches:
+        return (f"cause: wake-ups ({counts}): {slow.target}'s receiver keeps up and sleeps between messages, "
+                f"so its sender pays for waking it more often")
+    return f"cause unexplained ({counts})"
+
+
+def _backpressure(slow: Point, slow_summary: PointSummary | None, fast: Point,
+                  fast_summary: PointSummary | None) -> str | None:
+    if slow.mode != "oneway" or slow_summary is None or fast_summary is None:
+        return None
+    slow_oneway, fast_oneway = slow_summary.oneway, fast_summary.oneway
+    if slow_oneway is None or fast_oneway is None:
+        return None
+    slow_rate, fast_rate = slow_oneway.receiver_throughput_msgs_per_s, fast_oneway.receiver_throughput_msgs_per_s
+    if not slow_rate or not fast_rate or fast_rate >= BACKPRESSURE_SHARE * slow_rate:
+        return None
+    fast_mean = fast_oneway.client_time_per_call_ns.mean / 1e3
+    slow_mean = slow_oneway.client_time_per_call_ns.mean / 1e3
+    return (f"cause: backpressure ({fast.target}'s receiver took {fast_rate / 1e3:.0f}k messages/s, "
+            f"{slow.target}'s {slow_rate / 1e3:.0f}k): {fast.target}'s sends find its receiver busy and wake "
+            f"nobody; those that block on the full buffer are in its mean client time ({fast_mean:.2f} us against "
+            f"{slow_mean:.2f} us), not in the p50")
+
+
+def _switches_per_call(summary: PointSummary | None, oneway: bool) -> float | None:
+    anatomy: Anatomy | None = None if summary is None else summary.anatomy
+    if anatomy is None:
+        return None
+    client, server = anatomy.median("client_vcsw"), anatomy.median("server_vcsw")
+    if oneway:
+        return server
+    if client is None or server is None:
+        return None
+    return client + server

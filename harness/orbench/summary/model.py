@@ -30,7 +30,9 @@ from orbench.stats.launches import LaunchValue
 #    write+send.
 # 4: points carry the invocation shape (`shape`); the run gains `shape_costs`, each shape's p50 over the same
 #    ORB's `in` call at the same payload.
-SUMMARY_VERSION = 4
+# 5: a point's skipped trials (a sweep step past saturation, a target that cannot run the point) are counted
+#    in `trials_skipped`, no longer in `trials_failed`.
+SUMMARY_VERSION = 5
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -336,7 +338,8 @@ class PointSummary:
     language: str | None = nullable()
     family: str | None = nullable()    # corba, grpc, ice; None: a baseline
     trials_ok: int = 0
-    trials_failed: int = 0
+    trials_failed: int = 0             # failed or given up
+    trials_skipped: int = 0            # not run: past a sweep's saturation, or the target cannot run the point
     errors: tuple[str, ...] = ()
     status: str = "ok"
     skipped: str | None = optional()   # the point's remaining trials were given up after failures in a row

@@ -12,7 +12,7 @@ import numpy as np
 
 from orbench.anatomy.summary import anatomy_section
 from orbench.results.point import Point
-from orbench.results.trial import GIVEN_UP, Trial
+from orbench.results.trial import GIVEN_UP, SKIPPED, Trial
 from orbench.stats import stats
 from orbench.stats.intervals import robust_cv_pct
 from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches
@@ -41,9 +41,11 @@ def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_
     """The point's summary, and each ok trial's p50 by (launch, trial) for the pairing (empty when none is ok)."""
     ok = [t for t in trials if t.ok]
     given_up = [t.error for t in trials if t.status == GIVEN_UP]
+    skipped = [t for t in trials if t.status == SKIPPED]
     outcome = PointSummary(
         point=point, kind=target_info.get("kind"), language=target_info.get("language"),
-        family=target_info.get("family"), trials_ok=len(ok), trials_failed=len(trials) - len(ok),
+        family=target_info.get("family"), trials_ok=len(ok), trials_skipped=len(skipped),
+        trials_failed=len(trials) - len(ok) - len(skipped),
         errors=tuple(sorted({t.error for t in trials if not t.ok and t.error})),
         status="ok" if ok and len(ok) == len(trials) else ("partial" if ok else trials[0].status),
         # The point's remaining trials were skipped after failures in a row (running/skips.py): say why.

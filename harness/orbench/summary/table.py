@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from orbench.results.point import Point
+from orbench.results.trial import SKIPPED
 from orbench.results.units import fmt_ns
 from orbench.stats.intervals import PAIRED_FEW_METHOD
 from orbench.stats.known_fit import fit_text
@@ -58,6 +59,8 @@ def format_table(summary: RunSummary) -> str:
         if lat is None:
             cells = ["-"] * 4
             extra = e.skipped or (list(e.errors) or [e.status])[0]
+            if e.status == SKIPPED and not e.skipped:
+                extra = f"skipped: {extra}"
         else:
             cells = [fmt_ns(e.p50 or lat.p50), fmt_ns(lat.p90), fmt_ns(lat.p99), fmt_ns(lat.max)]
             extra = ""
@@ -69,8 +72,12 @@ def format_table(summary: RunSummary) -> str:
                     extra += f" LOST {ow.lost_messages}"
             if e.rate:
                 extra += f" {e.rate.deadline_misses} of {e.rate.calls} missed"
-            if e.status != "ok":
+            if e.trials_failed:
                 extra += f" ({e.trials_failed} trials failed)"
+            if e.trials_skipped:
+                # Only skips: every error is a skip's reason (a sweep step past saturation in some launches).
+                why = f": {e.errors[0]}" if not e.trials_failed and e.errors else ""
+                extra += f" ({e.trials_skipped} skipped{why})"
             if e.skipped:
                 extra += f" {e.skipped}"
         rows.append((*columns(e.point), *cells, _added(e), interval_over(e), extra.strip()))
