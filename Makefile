@@ -11,11 +11,14 @@ CAMPAIGN ?= quick
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
 # report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
 # server plus iproute2 for the tests' network-namespace hosts (iproute2's ss also reads the workers' TCP counters);
-# strace for the anatomy mode's syscall counts; gRPC C++ with protoc and its C++ plugin (grpc-cpp), ZeroC Ice C++
-# and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java).
+# strace for the anatomy mode's syscall counts; linux-perf (perf record, the C++ workers' profiler) and jattach
+# (attaches async-profiler to a running JVM) for the profile mode; gRPC C++ with protoc and its C++ plugin
+# (grpc-cpp), ZeroC Ice C++ and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java); Apache Thrift
+# C++, its compiler and the Boost headers Thrift's own headers include (thrift-cpp).
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
-	openssh-client openssh-server iproute2 strace libgrpc++-dev libprotobuf-dev protobuf-compiler \
-	protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers
+	openssh-client openssh-server iproute2 strace linux-perf jattach libgrpc++-dev libprotobuf-dev \
+	protobuf-compiler protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers libthrift-dev thrift-compiler \
+	libboost-dev
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
@@ -93,7 +96,7 @@ $(PYW_BUILD)/stubs/orbench/__init__.py: idl/orbench.idl $(PYW_STAMP)
 	  $(PYW_BUILD)/venv/bin/omniidl -bpython -C $(PYW_BUILD)/stubs idl/orbench.idl)
 # gRPC: the project's IDL translator writes the .proto (as for grpc-cpp and grpc-java), grpcio-tools' protoc
 # the Python messages and stubs.
-$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py)
+$(PYW_BUILD)/grpc/orbench_pb2_grpc.py: idl/orbench.idl $(PYW_STAMP) $(wildcard harness/orbench/idl/*.py harness/orbench/idl/emitters/*.py)
 	@$(call quietly,generated the gRPC Python stubs in harness/workers/python/build/grpc,$(PYW_BUILD)/protoc.log,\
 	  rm -rf $(PYW_BUILD)/grpc && mkdir -p $(PYW_BUILD)/grpc && \
 	  PYTHONPATH=harness python3 -m orbench.idl proto idl/orbench.idl $(PYW_BUILD)/grpc/orbench.proto && \
@@ -158,4 +161,4 @@ jmh: deps jmh-build
 # (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C, Java and Python ping-pongs (twoway
 # and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop (twoway and oneway).
 bench-fidelity: deps build
-	$(ORBENCH) fidelity
+	$(ORBENCH) fidelity --placement same-core,split-core

@@ -1,16 +1,52 @@
 #include "bench_driver.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <vector>
 
 #include "allocation_counter.hpp"
+#include "object_order.hpp"
+#include "pool_run.hpp"
 #include "samples_file.hpp"
 
 namespace orbench {
 
 nlohmann::ordered_json counts_json(const Counts& counts) {
   return {{"messages", counts.messages}, {"bytes", counts.bytes}};
+}
+
+void BenchDriver::use_threads(uint32_t threads) {
+  if (threads > 1) throw WorkerError(ErrorKind::unsupported, "field \"threads\": this client calls on one thread only");
+}
+
+void BenchDriver::use_objects(uint32_t objects, std::vector<uint32_t>) {
+  if (objects > 1) throw WorkerError(ErrorKind::unsupported, "field \"objects\": this client has no objects to call");
+}
+
+ThreadTally BenchDriver::pool_calls(uint32_t, CallPool&) {
+  throw WorkerError(ErrorKind::internal, "pool_calls of a client without threads");
+}
+
+void use_scale(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load, uint64_t seed) {
+  driver.use_threads(load.threads);
+  std::vector<uint32_t> order;
+  if (load.objects > 1) {
+    // Warm-up call i goes to the object of timed call i: one order serves both.
+    const uint64_t numbered = uint64_t{load.threads} * std::max(spec.warmup, spec.calls);
+    order = object_order(load.object_order, load.objects, numbered, seed);
+  }
+  driver.use_objects(load.objects, std::move(order));
+}
+
+void add_scale_fields(nlohmann::ordered_json& answer, const LoadSpec& load, uint64_t seed) {
+  if (load.objects > 1) {
+    answer["objects"] = load.objects;
+    answer["object_order"] = object_order_name(load.object_order);
+  }
+  if (load.arrivals == Arrivals::poisson || (load.objects > 1 && load.object_order == ObjectOrder::random)) {
+    answer["seed"] = seed;
+  }
 }
 
 nlohmann::ordered_json memory_json(const AllocationCounts& allocated) {
@@ -63,6 +99,9 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec) {
 }
 
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load) {
+  const uint64_t seed = effective_seed(load);
+  use_scale(driver, spec, load, seed);
+  if (load.threads > 1) return run_pool_benchmark(driver, spec, load, seed);
   const bool oneway = spec.mode == Mode::oneway;
   const bool shared = load.shared();
   driver.prepare(spec);
@@ -75,7 +114,6 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
 
   TimedSpan span;
   AllocationCounts allocated;
-  const uint64_t seed = effective_seed(load);
   {
     std::optional<ArrivalSchedule> schedule;
     if (load.rate_hz > 0) schedule.emplace(load.rate_hz, load.arrivals, seed);
@@ -118,7 +156,6 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
   if (load.rate_hz > 0) {
     answer["rate_hz"] = load.rate_hz;
     answer["arrivals"] = arrivals_name(load.arrivals);
-    if (load.arrivals == Arrivals::poisson) answer["seed"] = seed;
     answer["deadline_misses"] = span.deadline_misses;
     const int64_t sending = span.last_send_ns - span.first_send_ns;
     if (spec.calls > 1 && sending > 0) {
@@ -126,6 +163,12 @@ nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, c
     } else {
       answer["achieved_rate_hz"] = nullptr;
     }
+  }
+  add_scale_fields(answer, load, seed);
+  if (!spec.shape.is_in()) {
+    answer["shape"] = spec.shape.name();
+    const nlohmann::ordered_json fields = driver.shape_answer();
+    for (const auto& [key, value] : fields.items()) answer[key] = value;
   }
   return answer;
 }

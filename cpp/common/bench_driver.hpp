@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "allocation_counter.hpp"
+#include "call_pool.hpp"
 #include "clock.hpp"
 #include "load_spec.hpp"
 #include "pacing.hpp"
@@ -54,6 +55,19 @@ class BenchDriver {
   }
   // One sample per call into samples_ns[0..calls).
   virtual TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) = 0;
+
+  // Load at scale (PROTOCOL.md), set by every run before prepare(). `threads`: how many threads will share
+  // the run's calls through pool_calls (a socket driver opens a connection for each, kept for later runs).
+  // `objects`: the calls go to object order[i] of the server's first `objects` (the driver fetches the
+  // references it does not hold yet, untimed, and keeps them); 1, with an empty order, is object 0 only.
+  // A driver without them refuses more than one (unsupported).
+  virtual void use_threads(uint32_t threads);
+  virtual void use_objects(uint32_t objects, std::vector<uint32_t> order);
+  // Thread `thread` (0 .. threads - 1)'s share of `pool`, run on that thread while the others run theirs.
+  virtual ThreadTally pool_calls(uint32_t thread, CallPool& pool);
+  // Fields of a run answer at a shape other than `in` (PROTOCOL.md, "Invocation shapes"), e.g. an AMI run's
+  // replies; read after the timed calls.
+  virtual nlohmann::ordered_json shape_answer() const { return nlohmann::ordered_json::object(); }
 };
 
 // The `memory` object of a run answer or a server's stats line (PROTOCOL.md): heap allocations and their bytes.
@@ -75,8 +89,14 @@ struct Prelude {
 // The part of the run sequence before the timed calls, after prepare(): the resets, the warm-up calls and
 // their barrier, or for a group of clients the start barrier. Shared by runs of calls and soaks.
 Prelude before_timed_calls(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
-// The same with the load fields: several clients sharing the server, a fixed rate (PROTOCOL.md).
+// The same with the load fields: several clients sharing the server, a fixed rate, threads, objects
+// (PROTOCOL.md). More than one thread runs the pool sequence (pool_run.hpp).
 nlohmann::ordered_json run_benchmark(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load);
+
+// Tells `driver` the run's threads and objects (the object of every numbered call, from `seed` when random).
+void use_scale(BenchDriver& driver, const RunSpec& spec, const LoadSpec& load, uint64_t seed);
+// The answer's "objects", "object_order" and, when it drew anything from it, "seed".
+void add_scale_fields(nlohmann::ordered_json& answer, const LoadSpec& load, uint64_t seed);
 
 // A call's bookkeeping, run after its second clock read (never between the two reads).
 inline void record_paced_call(TimedSpan& span, int64_t* samples_ns, uint64_t i, int64_t intended, int64_t before,

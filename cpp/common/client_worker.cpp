@@ -28,7 +28,8 @@ ordered_json hello(const ClientWorker& worker) {
           {"pid", getpid()},
           {"timer", {{"clock", kClockName}, {"cost_ns", timer_cost_ns()}}},
           {"modes", worker.modes()},
-          {"payload_types", worker.payload_types()}};
+          {"payload_types", worker.payload_types()},
+          {"shapes", worker.shapes()}};
 }
 
 void connect(ClientWorker& worker, const json& command) {
@@ -63,7 +64,13 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit, con
     json fields = command;
     const LoadSpec load = take_load_spec(fields);
     const std::optional<SoakSpec> soak = take_soak_spec(fields);
-    const RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types(), soak.has_value());
+    const ShapeSpec shape = take_shape_spec(fields, worker.shapes());
+    RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types(), soak.has_value());
+    spec.shape = shape;
+    if (!shape.is_in() && (soak || load.threads > 1 || load.objects > 1 || load.rate_hz > 0 || load.shared())) {
+      throw WorkerError(ErrorKind::unsupported,
+                        "shape \"" + shape.name() + "\" is run by one closed-loop client on one thread and object");
+    }
     if (!soak) return run_benchmark(worker.driver(), spec, load);
     const EventSink with_id = [&](ordered_json event) {
       if (command.contains("id")) event["id"] = command["id"];

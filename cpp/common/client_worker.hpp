@@ -23,6 +23,8 @@ class ClientWorker {
   virtual std::vector<std::string> payload_types() const {
     return {"octets", "records", "longs", "doubles", "strings"};
   }
+  // The invocation shapes it makes (PROTOCOL.md, "Invocation shapes"), by kind ("ami" for every ami-N).
+  virtual std::vector<std::string> shapes() const { return {"in"}; }
   // Resolves the endpoint and proves the server answers (one reset_counters). `options` is a JSON object;
   // an option the target does not know is WorkerError(usage).
   virtual void connect(const std::string& endpoint, const nlohmann::json& options) = 0;

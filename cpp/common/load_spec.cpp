@@ -3,12 +3,33 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <string>
 
 #include "clock.hpp"
 
 #include "worker_error.hpp"
 
 namespace orbench {
+
+const char* object_order_name(ObjectOrder order) { return order == ObjectOrder::random ? "random" : "round-robin"; }
+
+namespace {
+
+// An integer field of 1 .. max, taken out of `command`; absent: `fallback`.
+uint32_t take_count(nlohmann::json& command, const char* key, uint32_t max, uint32_t fallback) {
+  const auto it = command.find(key);
+  if (it == command.end()) return fallback;
+  if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 1) ||
+      it->get<uint64_t>() < 1 || it->get<uint64_t>() > max) {
+    throw WorkerError(ErrorKind::usage, std::string("field \"") + key + "\" must be an integer from 1 to " +
+                                            std::to_string(max));
+  }
+  const auto value = it->get<uint32_t>();
+  command.erase(it);
+  return value;
+}
+
+}  // namespace
 
 LoadSpec take_load_spec(nlohmann::json& command) {
   LoadSpec load;
@@ -45,6 +66,16 @@ LoadSpec take_load_spec(nlohmann::json& command) {
       throw WorkerError(ErrorKind::usage, "field \"seed\" must be an integer from 0 to 2^63 - 1");
     }
     load.seed = it->get<uint64_t>();
+    command.erase(it);
+  }
+  load.threads = take_count(command, "threads", kMaxThreads, 1);
+  load.objects = take_count(command, "objects", kMaxObjects, 1);
+  if (const auto it = command.find("object_order"); it != command.end()) {
+    if (*it == "random") {
+      load.object_order = ObjectOrder::random;
+    } else if (*it != "round-robin") {
+      throw WorkerError(ErrorKind::usage, "field \"object_order\" must be \"round-robin\" or \"random\"");
+    }
     command.erase(it);
   }
   return load;

@@ -64,15 +64,22 @@ bool same_record(const Record& x, const Record& y) {
   return x.id == y.id && x.value == y.value && x.flags == y.flags && x.kind == y.kind && x.level == y.level;
 }
 
-// Elements 0..count of a sequence the caller has sized, indexed like an array (CORBA sequences, std::vector).
+// Elements 0..count of a sequence the caller has sized, indexed like an array (CORBA sequences, std::vector):
+// element first + i at index i (first 1: the reply of the shapes out, return and inout, PROTOCOL.md).
 // Strings go in as const char*, which both mappings copy.
 template <PayloadType T, typename Sequence>
-void fill_indexed(Sequence& sequence, uint64_t count) {
+void fill_indexed(Sequence& sequence, uint64_t count, uint64_t first = 0) {
   for (uint64_t i = 0; i < count; ++i) {
-    if constexpr (T == PayloadType::records) fill_record(sequence[i], i);
-    else if constexpr (T == PayloadType::strings) sequence[i] = string_value(i).c_str();
-    else sequence[i] = element<T>(i);
+    if constexpr (T == PayloadType::records) fill_record(sequence[i], first + i);
+    else if constexpr (T == PayloadType::strings) sequence[i] = string_value(first + i).c_str();
+    else sequence[i] = element<T>(first + i);
   }
+}
+
+// string_value(i) as wide characters (the shape wstring): the same letters.
+inline std::wstring wstring_value(uint64_t i) {
+  const std::string narrow = string_value(i);
+  return std::wstring(narrow.begin(), narrow.end());
 }
 
 }  // namespace orbench::payload

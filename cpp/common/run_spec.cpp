@@ -128,4 +128,44 @@ RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::str
   return spec;
 }
 
+ShapeSpec take_shape_spec(nlohmann::json& command, const std::vector<std::string>& supported_kinds) {
+  ShapeSpec shape;
+  const auto it = command.find("shape");
+  if (it == command.end()) return shape;
+  if (!it->is_string()) throw WorkerError(ErrorKind::usage, "field \"shape\" must be a string");
+  const std::string name = it->get<std::string>();
+  command.erase("shape");
+  static const std::vector<std::string> kinds = {"in", "out", "inout", "return", "exception",
+                                                 "wstring", "dii", "dsi", "collocated"};
+  if (name.rfind("ami-", 0) == 0) {
+    const std::string digits = name.substr(4);
+    const bool numeric = !digits.empty() && digits.size() <= 3 && digits[0] != '0' &&
+                         digits.find_first_not_of("0123456789") == std::string::npos;
+    if (!numeric || std::stoul(digits) > 256) {
+      throw WorkerError(ErrorKind::usage, "shape \"" + name + "\": ami-N takes N from 1 to 256");
+    }
+    shape.kind = "ami";
+    shape.outstanding = static_cast<uint32_t>(std::stoul(digits));
+  } else if (contains(kinds, name)) {
+    shape.kind = name;
+  } else {
+    throw WorkerError(ErrorKind::usage, "unknown shape \"" + name + "\"");
+  }
+  if (!contains(supported_kinds, shape.kind)) {
+    throw WorkerError(ErrorKind::unsupported, "shape \"" + name + "\" not supported");
+  }
+  const std::string mode = command.value("mode", "");
+  const std::string type = command.value("payload_type", "");
+  const bool twoway_only = shape.kind == "out" || shape.kind == "return" || shape.kind == "inout" ||
+                           shape.kind == "exception";
+  if (!shape.is_in() && mode != "twoway" && (twoway_only || mode != "echo")) {
+    throw WorkerError(ErrorKind::unsupported, "shape \"" + name + "\" takes mode " +
+                                                  (twoway_only ? "twoway" : "twoway or echo") + ", not \"" + mode + "\"");
+  }
+  if (shape.kind == "wstring" && type != "strings") {
+    throw WorkerError(ErrorKind::unsupported, "shape \"wstring\" takes payload_type strings only");
+  }
+  return shape;
+}
+
 }  // namespace orbench

@@ -27,8 +27,18 @@ inline uint64_t counted_payload_bytes(PayloadType type, uint64_t payload_bytes) 
   return payload_bytes / payload_unit_bytes(type) * payload_unit_bytes(type);
 }
 
+// The invocation shape of a run (PROTOCOL.md, "Invocation shapes"): `kind` is a shape name without its count
+// ("in", "out", ..., "ami"), `outstanding` the replies an "ami-N" keeps outstanding (1 otherwise).
+struct ShapeSpec {
+  std::string kind = "in";
+  uint32_t outstanding = 1;
+  bool is_in() const { return kind == "in"; }
+  std::string name() const { return kind == "ami" ? "ami-" + std::to_string(outstanding) : kind; }
+};
+
 struct RunSpec {
   Mode mode = Mode::twoway;
+  ShapeSpec shape;
   PayloadType payload_type = PayloadType::octets;
   uint64_t payload_bytes = 0;
   uint64_t calls = 0;
@@ -45,6 +55,10 @@ const char* payload_type_name(PayloadType type);
 // A soak run (`duration_run`: the command had "duration_s") has no "calls" and no "samples_file".
 RunSpec parse_run_spec(const nlohmann::json& command, const std::vector<std::string>& supported_modes,
                        const std::vector<std::string>& supported_payload_types, bool duration_run = false);
+
+// Takes the optional "shape" field out of `command`: WorkerError(usage) for a name that is no shape, (unsupported)
+// for one whose kind is not in `supported_kinds` or that does not take the run's mode or payload type.
+ShapeSpec take_shape_spec(nlohmann::json& command, const std::vector<std::string>& supported_kinds);
 
 // Throws WorkerError(usage) when `command` has a key outside `allowed` (besides "cmd" and "id").
 void reject_unknown_fields(const nlohmann::json& command, const std::vector<std::string>& allowed);

@@ -58,19 +58,30 @@ ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::strin
   return args;
 }
 
-int64_t delay_ns_arg(const ServerArgs& args) {
-  const auto it = args.values.find("--delay-ns");
-  if (it == args.values.end()) return 0;
+int64_t integer_value(const std::map<std::string, std::string>& values, const std::string& name, int64_t absent,
+                      int64_t low, int64_t high, const std::string& expected) {
+  const auto it = values.find(name);
+  if (it == values.end()) return absent;
   size_t used = 0;
-  long long value = -1;
+  long long value = 0;
   try {
     value = std::stoll(it->second, &used);
   } catch (const std::exception&) {
+    used = 0;
   }
-  if (used != it->second.size() || value < 0 || value > 1'000'000'000) {
-    throw std::invalid_argument("bad --delay-ns \"" + it->second + "\": an integer number of nanoseconds, 0 to 1e9");
+  if (used == 0 || used != it->second.size() || value < low || value > high) {
+    throw std::invalid_argument("bad " + name + " \"" + it->second + "\": " + expected);
   }
   return value;
+}
+
+int64_t delay_ns_arg(const ServerArgs& args) {
+  return integer_value(args.values, "--delay-ns", 0, 0, 1'000'000'000, "an integer number of nanoseconds, 0 to 1e9");
+}
+
+uint32_t objects_arg(const ServerArgs& args) {
+  return static_cast<uint32_t>(integer_value(args.values, "--objects", 1, 1, kMaxObjects,
+                                             "an integer from 1 to " + std::to_string(kMaxObjects)));
 }
 
 ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version) {
@@ -92,17 +103,25 @@ void print_ready(const std::string& endpoint, const ordered_json& worker_info) {
 
 namespace {
 std::atomic<const MessageCounter*> stats_counter{nullptr};
+// Written before the stdin thread starts (report_in_stats), read by it only.
+std::vector<std::pair<std::string, std::function<ordered_json()>>> stats_sections;
 }  // namespace
 
 void report_received_in_stats(const MessageCounter* counter) { stats_counter.store(counter); }
+
+void report_in_stats(const std::string& key, std::function<ordered_json()> section) {
+  stats_sections.emplace_back(key, std::move(section));
+}
 
 void print_stats() {
   ordered_json line = {{"event", "stats"}};
   if (const MessageCounter* counter = stats_counter.load()) {
     const Counts received = counter->snapshot();
     line["received"] = {{"messages", received.messages}, {"bytes", received.bytes}};
+    if (counter->tracks_objects()) line["objects_called"] = counter->objects_called();
   }
   if (counting_allocations()) line["memory"] = memory_json(process_allocations());
+  for (const auto& [key, section] : stats_sections) line[key] = section();
   write_protocol_line(line);
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_driver.hpp"
+#include "load_spec.hpp"
 #include "message_counter.hpp"
 
 namespace orbench {
@@ -31,9 +32,18 @@ struct ServerArgs {
 ServerArgs parse_server_args(int argc, char** argv, const std::vector<std::string>& allowed_flags,
                              const std::vector<std::string>& allowed_values = {});
 
+// The integer value of `--name N` among `values`, `absent` when it is not there; throws std::invalid_argument
+// ("bad --name \"V\": EXPECTED") for anything but an integer from `low` to `high`.
+int64_t integer_value(const std::map<std::string, std::string>& values, const std::string& name, int64_t absent,
+                      int64_t low, int64_t high, const std::string& expected);
+
 // The value of `--delay-ns N` (a known-answer server's spin per payload-carrying request), 0 when absent;
 // throws std::invalid_argument for anything but an integer 0..1e9.
 int64_t delay_ns_arg(const ServerArgs& args);
+
+// The value of `--objects K` (how many objects a server activates, PROTOCOL.md), 1 when absent; throws
+// std::invalid_argument for anything but an integer 1 .. kMaxObjects.
+uint32_t objects_arg(const ServerArgs& args);
 
 // The "worker" object of the ready line.
 nlohmann::ordered_json server_worker_info(const std::string& target, const char* orb, const std::string& orb_version);
@@ -46,6 +56,9 @@ void print_stats();
 // From now on the stats answer also carries these counters (since their last reset) as "received": the
 // harness's progress watchdog reads them during a trial. The counter must outlive the stdin thread (leak it).
 void report_received_in_stats(const MessageCounter* counter);
+// From now on the stats answer also carries `key`, the value `section` returns when a stats command comes
+// (on the stdin thread; e.g. the serial server's "service"). Call it before start_stop_watchers.
+void report_in_stats(const std::string& key, std::function<nlohmann::ordered_json()> section);
 void print_exit(const Counts& received);
 // Prints {"event": "error", ...}; the caller then exits non-zero.
 void print_start_error(const std::string& why);

@@ -126,6 +126,12 @@ nlohmann::ordered_json run_soak(BenchDriver& driver, const RunSpec& spec, const 
     // The clients' call counts differ in a soak, so no client knows what the closing barrier should wait for.
     throw WorkerError(ErrorKind::usage, "a oneway soak (duration_s) takes one client: \"clients\" must be 1");
   }
+  if (load.threads > 1 || load.objects > 1) {
+    // Soaks run through one thread's chunked loop, on object 0: a pool of threads and objects is for runs of calls.
+    throw WorkerError(ErrorKind::unsupported, "a soak run (duration_s) takes no \"threads\" or \"objects\" above 1");
+  }
+  driver.use_threads(1);
+  driver.use_objects(1, {});  // calls to object 0 only, whatever an earlier run used
   driver.prepare(spec);
   // The chunk buffer: the only per-call storage, allocated and touched before timing.
   std::vector<int64_t> chunk(kMaxChunk);

@@ -1,8 +1,11 @@
 // orbench-csocket-server: the C socket baseline's server worker. Speaks the OBSK wire format of
-// PROTOCOL.md over TCP, one thread per connection, counting what it receives.
+// PROTOCOL.md over TCP, one thread per connection (or, with --serial, one thread for all of them, one request
+// at a time: serial_server.hpp), counting what it receives.
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -15,6 +18,8 @@
 #include "connect_options.hpp"
 #include "message_counter.hpp"
 #include "protocol_out.hpp"
+#include "requests.hpp"
+#include "serial_server.hpp"
 #include "server_support.hpp"
 #include "socket_io.hpp"
 #include "wire.hpp"
@@ -50,91 +55,37 @@ int64_t stall_after_arg(const ServerArgs& args) {
   while (true) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
-// Wakes the accept() of main: on Linux, shutdown() of a listening socket makes a blocked accept fail.
-void request_stop() { shutdown(listen_fd.load(), SHUT_RDWR); }
+bool has_flag(const ServerArgs& args, const std::string& flag) {
+  return std::find(args.flags.begin(), args.flags.end(), flag) != args.flags.end();
+}
 
-bool carries_payload(uint8_t kind) { return kind == wire::ONEWAY || kind == wire::TWOWAY || kind == wire::ECHO; }
+// Wakes the accept() of main: on Linux, shutdown() of a listening socket makes a blocked accept fail. The serial
+// server waits in epoll instead, woken by its eventfd.
+std::atomic<int> stop_event_fd{-1};
+void request_stop() {
+  shutdown(listen_fd.load(), SHUT_RDWR);
+  if (const int fd = stop_event_fd.load(); fd >= 0) eventfd_write(fd, 1);
+}
 
-// Serves one connection until EOF, an error or SHUTDOWN. Control replies are built in a small preallocated
-// buffer; an ECHO reply is built in the reader's buffer, its header and preamble written in front of the
-// request's body (the reader keeps room there), and goes out in one send() without copying the payload, as an
-// echo server that sends back the bytes it read. With delay_ns > 0 (a known-answer server, PROTOCOL.md) every
-// payload-carrying request costs delay_ns of spinning between reading it and replying (oneway: counting it).
-// With stall_after >= 0 (the test hook --stall-after) the server stops reading after that many payload-carrying
+// Serves one connection on a thread of its own until EOF, an error or SHUTDOWN (requests.hpp). With
+// stall_after >= 0 (the test hook --stall-after) the server stops reading after that many payload-carrying
 // messages.
 void serve_connection(int fd, ConnectOptions options, int64_t delay_ns, int64_t stall_after) {
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }
-  // The reply's header and preamble (24 bytes) in front of an echoed body: the request's 12-byte header plus
-  // 12 bytes of headroom.
-  MessageReader reader(256 * 1024, wire::kPreambleBytes);
-  uint8_t reply[wire::kHeaderBytes + wire::kSyncReplyBytes];
-  uint32_t request_id = 0;  // the preamble's request id: this connection's request count, from 0
-  bool stop_server = false;
+  Connection connection(fd);
+  After after = After::read_on;
   wire::Header header;
   uint8_t* body = nullptr;
-
-  while (reader.next(fd, header, body) == MessageReader::Result::message) {
+  while (after == After::read_on && connection.reader.next(fd, header, body) == MessageReader::Result::message) {
     if (stall_after >= 0 && carries_payload(header.kind) && payload_messages_read.fetch_add(1) >= stall_after) {
       stall_forever();
     }
-    if (delay_ns > 0 && carries_payload(header.kind)) spin_until_ns(monotonic_ns() + delay_ns);
-    const uint32_t id = request_id++;
-    if (header.kind == wire::ONEWAY) {  // no reply
-      counter.count(header.body_bytes);
-      continue;
-    }
-    size_t reply_body = wire::kPreambleBytes;
-    uint32_t status = wire::STATUS_OK;
-    uint8_t* out = reply;  // where the reply's header starts
-    switch (header.kind) {
-      case wire::TWOWAY:
-        counter.count(header.body_bytes);
-        break;
-      case wire::ECHO:
-        counter.count(header.body_bytes);
-        reply_body += header.body_bytes;
-        out = body - wire::kHeaderBytes - wire::kPreambleBytes;
-        break;
-      case wire::SYNC: {
-        if (header.body_bytes != wire::kSyncRequestBytes) {
-          status = wire::STATUS_ERROR;
-          break;
-        }
-        const SyncOutcome outcome = counter.wait_for(wire::get_u64(body), wire::get_u32(body + 8));
-        uint8_t* fields = reply + wire::kHeaderBytes + wire::kPreambleBytes;
-        fields[0] = outcome.complete ? 1 : 0;
-        wire::put_u64(fields + 1, outcome.received.messages);
-        wire::put_u64(fields + 9, outcome.received.bytes);
-        reply_body = wire::kSyncReplyBytes;
-        break;
-      }
-      case wire::COUNTERS: {
-        const Counts counts = counter.snapshot();
-        uint8_t* fields = reply + wire::kHeaderBytes + wire::kPreambleBytes;
-        wire::put_u64(fields, counts.messages);
-        wire::put_u64(fields + 8, counts.bytes);
-        reply_body = wire::kCountersReplyBytes;
-        break;
-      }
-      case wire::RESET:
-        counter.reset();
-        break;
-      case wire::SHUTDOWN:
-        stop_server = true;
-        break;
-      default:  // an unknown kind with a valid header: answer an error, the stream itself is still sound
-        status = wire::STATUS_ERROR;
-        break;
-    }
-    wire::encode_header(out, 0x80 | header.kind, static_cast<uint32_t>(reply_body));
-    wire::encode_preamble(out + wire::kHeaderBytes, id, status);
-    if (send_all(fd, out, wire::kHeaderBytes + reply_body) != 0) break;
-    if (stop_server) break;
+    after = serve_request(connection, header, body, counter, delay_ns);
   }
   close(fd);
-  if (stop_server) request_stop();
+  if (after == After::stop_server) request_stop();
 }
 
 int serve(int argc, char** argv) {
@@ -143,17 +94,22 @@ int serve(int argc, char** argv) {
   ConnectOptions options;
   int64_t delay_ns = 0;
   int64_t stall_after = -1;
+  bool serial = false;
   try {
-    args = parse_server_args(argc, argv, {"--no-nodelay"}, {"--delay-ns", "--stall-after"});
+    args = parse_server_args(argc, argv, {"--no-nodelay", "--serial"}, {"--delay-ns", "--stall-after"});
     options = parse_server_options(args.options);
     delay_ns = delay_ns_arg(args);
     stall_after = stall_after_arg(args);
+    serial = has_flag(args, "--serial");
+    if (serial && stall_after >= 0) {
+      throw std::invalid_argument("--stall-after is a test hook of the thread-per-connection server, not of --serial");
+    }
   } catch (const std::invalid_argument& e) {
     print_start_error(e.what());
     return 2;
   }
   // TCP_NODELAY is on for accepted sockets unless --option tcp_nodelay=false (or the older --no-nodelay).
-  if (!options.tcp_nodelay) options.tcp_nodelay = args.flags.empty();
+  if (!options.tcp_nodelay) options.tcp_nodelay = !has_flag(args, "--no-nodelay");
 
   int bound_port = 0;
   std::string error;
@@ -166,11 +122,22 @@ int serve(int argc, char** argv) {
   }
   listen_fd.store(fd);
   report_received_in_stats(&counter);
+  auto* service = new ServiceStats;  // leaked with the counter: the stdin thread reads it until _exit
+  if (serial) {
+    stop_event_fd.store(eventfd(0, EFD_CLOEXEC));
+    report_in_stats("service", [service] { return service->json(); });
+  }
   start_stop_watchers(request_stop);
   nlohmann::ordered_json info = server_worker_info("c-socket", nullptr, "");
   if (delay_ns > 0) info["delay_ns"] = delay_ns;  // what this known-answer server adds per call
+  if (serial) info["serial"] = true;
   print_ready(format_tcp_endpoint(args.host, bound_port), info);
 
+  if (serial) {
+    serve_serially(fd, stop_event_fd.load(), options, delay_ns, counter, *service);
+    print_exit(counter.snapshot());
+    _exit(0);
+  }
   while (true) {
     const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) {

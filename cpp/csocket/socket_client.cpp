@@ -22,10 +22,25 @@ nlohmann::ordered_json SocketClient::worker_info() const {
   return {{"role", "client"}, {"target", "c-socket"}, {"language", "c++"}, {"runtime", cxx_runtime_description()}};
 }
 
+void SocketClient::close_connection(Connection& connection) {
+  if (connection.fd >= 0) close(connection.fd);
+  connection.fd = -1;
+  connection.reader = MessageReader();
+}
+
 void SocketClient::disconnect() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-  reader_ = MessageReader();
+  for (auto& connection : connections_) close_connection(*connection);
+  connections_.clear();
+}
+
+std::unique_ptr<SocketClient::Connection> SocketClient::open_connection() {
+  auto connection = std::make_unique<Connection>();
+  std::string error;
+  connection->fd = connect_tcp(address_.host, address_.port, error, socket_buffer_bytes_);
+  if (connection->fd < 0) throw WorkerError(ErrorKind::transport, error);
+  set_tcp_nodelay(connection->fd, tcp_nodelay_);
+  set_io_timeouts(connection->fd, io_timeout_ms_);
+  return connection;
 }
 
 void SocketClient::connect(const std::string& endpoint, const nlohmann::json& options) {
@@ -33,7 +48,6 @@ void SocketClient::connect(const std::string& endpoint, const nlohmann::json& op
   if (parsed.sync_scope) {
     throw WorkerError(ErrorKind::unsupported, "option \"sync_scope\": a socket baseline has no oneway sync scope");
   }
-  const bool tcp_nodelay = parsed.tcp_nodelay.value_or(true);
   HostPort address;
   try {
     address = parse_tcp_endpoint(endpoint);
@@ -41,44 +55,58 @@ void SocketClient::connect(const std::string& endpoint, const nlohmann::json& op
     throw WorkerError(ErrorKind::usage, e.what());
   }
   disconnect();
-  std::string error;
-  fd_ = connect_tcp(address.host, address.port, error, parsed.socket_buffer_bytes.value_or(0));
-  if (fd_ < 0) throw WorkerError(ErrorKind::transport, error);
-  set_tcp_nodelay(fd_, tcp_nodelay);
+  address_ = address;
+  socket_buffer_bytes_ = parsed.socket_buffer_bytes.value_or(0);
+  tcp_nodelay_ = parsed.tcp_nodelay.value_or(true);
   // With Nagle's algorithm on, requests go out as header then body, two writes, as an ORB's GIOP layer may
   // write them: the second write waits for the ACK of the first, which the peer delays (PROTOCOL.md).
-  split_writes_ = !tcp_nodelay;
+  split_writes_ = !tcp_nodelay_;
   io_timeout_ms_ = kIoTimeoutMarginMs;
-  set_io_timeouts(fd_, io_timeout_ms_);
+  connections_.push_back(open_connection());
   reset_counters();
 }
 
 BenchDriver& SocketClient::driver() {
-  if (fd_ < 0) throw WorkerError(ErrorKind::transport, "not connected");
+  if (connections_.empty() || own().fd < 0) throw WorkerError(ErrorKind::transport, "not connected");
   return *this;
 }
 
-void SocketClient::lost(const std::string& what, int error_number) {
-  disconnect();
+void SocketClient::use_threads(uint32_t threads) {
+  // A connection of an earlier run that broke is opened again; the others are kept.
+  for (uint32_t k = 1; k < threads; ++k) {
+    if (k >= connections_.size()) {
+      connections_.push_back(open_connection());
+    } else if (connections_[k]->fd < 0) {
+      connections_[k] = open_connection();
+    }
+  }
+}
+
+void SocketClient::lost(Connection& connection, const std::string& what, int error_number) {
+  close_connection(connection);
   const std::string why = error_number == EAGAIN || error_number == EWOULDBLOCK ? "timed out" : std::strerror(error_number);
   throw WorkerError(ErrorKind::transport, what + ": " + why);
 }
 
-void SocketClient::send_message(const uint8_t* data, size_t length) {
-  if (const int error_number = send_all(fd_, data, length); error_number != 0) lost("send failed", error_number);
+void SocketClient::send_message(Connection& connection, const uint8_t* data, size_t length) {
+  if (const int error_number = send_all(connection.fd, data, length); error_number != 0) {
+    lost(connection, "send failed", error_number);
+  }
 }
 
-const uint8_t* SocketClient::read_reply(uint8_t kind, size_t& body_bytes) {
+const uint8_t* SocketClient::read_reply(Connection& connection, uint8_t kind, size_t& body_bytes) {
   wire::Header header;
   uint8_t* body = nullptr;
-  switch (reader_.next(fd_, header, body)) {
+  switch (connection.reader.next(connection.fd, header, body)) {
     case MessageReader::Result::message: break;
-    case MessageReader::Result::eof: lost("connection closed by the server", ECONNRESET);
-    case MessageReader::Result::error: lost("receive failed", reader_.error_number());
-    case MessageReader::Result::bad_header: disconnect(); throw WorkerError(ErrorKind::transport, "bad reply header");
+    case MessageReader::Result::eof: lost(connection, "connection closed by the server", ECONNRESET);
+    case MessageReader::Result::error: lost(connection, "receive failed", connection.reader.error_number());
+    case MessageReader::Result::bad_header:
+      close_connection(connection);
+      throw WorkerError(ErrorKind::transport, "bad reply header");
   }
   if (header.kind != (wire::kReplyBit | kind) || header.body_bytes < wire::kPreambleBytes) {
-    disconnect();
+    close_connection(connection);
     throw WorkerError(ErrorKind::transport, "unexpected reply kind " + std::to_string(header.kind));
   }
   if (const uint32_t status = wire::get_u32(body + 4); status != wire::STATUS_OK) {
@@ -92,11 +120,11 @@ const uint8_t* SocketClient::control(uint8_t kind, const uint8_t* body, size_t b
   uint8_t message[wire::kHeaderBytes + wire::kSyncRequestBytes];
   wire::encode_header(message, kind, static_cast<uint32_t>(body_bytes));
   if (body_bytes > 0) std::memcpy(message + wire::kHeaderBytes, body, body_bytes);
-  send_message(message, wire::kHeaderBytes + body_bytes);
+  send_message(own(), message, wire::kHeaderBytes + body_bytes);
   size_t reply_bytes = 0;
-  const uint8_t* reply = read_reply(kind, reply_bytes);
+  const uint8_t* reply = read_reply(own(), kind, reply_bytes);
   if (reply_bytes != expected_reply_body) {
-    disconnect();
+    close_connection(own());
     throw WorkerError(ErrorKind::transport, "reply of kind " + std::to_string(kind) + " has a wrong length");
   }
   return reply + wire::kPreambleBytes;
@@ -114,7 +142,7 @@ SyncOutcome SocketClient::sync(uint64_t expected, uint32_t timeout_ms) {
   const uint64_t needed = uint64_t{timeout_ms} + kIoTimeoutMarginMs;
   if (needed > io_timeout_ms_) {
     io_timeout_ms_ = static_cast<uint32_t>(std::min<uint64_t>(needed, UINT32_MAX));
-    set_io_timeouts(fd_, io_timeout_ms_);
+    set_io_timeouts(own().fd, io_timeout_ms_);
   }
   uint8_t body[wire::kSyncRequestBytes];
   wire::put_u64(body, expected);
@@ -135,48 +163,56 @@ void SocketClient::prepare(const RunSpec& spec) {
   for (uint64_t i = 0; i < body_bytes; ++i) request_.data()[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
 }
 
-void SocketClient::send_request(const uint8_t* request, size_t request_bytes) {
+void SocketClient::send_request(Connection& connection, const uint8_t* request, size_t request_bytes) {
   if (split_writes_ && request_bytes > wire::kHeaderBytes) {
-    send_message(request, wire::kHeaderBytes);
-    send_message(request + wire::kHeaderBytes, request_bytes - wire::kHeaderBytes);
+    send_message(connection, request, wire::kHeaderBytes);
+    send_message(connection, request + wire::kHeaderBytes, request_bytes - wire::kHeaderBytes);
   } else {
-    send_message(request, request_bytes);
+    send_message(connection, request, request_bytes);
   }
 }
 
+struct SocketClient::Calls {
+  SocketClient& client;
+  Connection& connection;
+  const uint8_t* request;
+  size_t request_bytes;
+  uint8_t kind;
+  uint32_t payload_bytes;
+  auto oneway() {
+    return [this](uint64_t) { client.send_request(connection, request, request_bytes); };
+  }
+  auto twoway() {
+    return [this](uint64_t) {
+      client.send_request(connection, request, request_bytes);
+      size_t reply_bytes;
+      client.read_reply(connection, kind, reply_bytes);
+    };
+  }
+  auto echo() {
+    return [this](uint64_t) {
+      client.send_request(connection, request, request_bytes);
+      size_t reply_bytes;
+      const uint8_t* reply = client.read_reply(connection, kind, reply_bytes);
+      return std::make_pair(reply, reply_bytes);
+    };
+  }
+  bool same(const std::pair<const uint8_t*, size_t>& reply) const {
+    return reply.second == wire::kPreambleBytes + payload_bytes &&
+           std::memcmp(reply.first + wire::kPreambleBytes, request + wire::kHeaderBytes, payload_bytes) == 0;
+  }
+};
+
 TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
-  // The request prepare() built, in the form mode_loop takes: one send() per call, and the reply read.
-  struct Calls {
-    SocketClient& client;
-    const uint8_t* request;
-    size_t request_bytes;
-    uint8_t kind;
-    uint32_t payload_bytes;
-    auto oneway() {
-      return [this](uint64_t) { client.send_request(request, request_bytes); };
-    }
-    auto twoway() {
-      return [this](uint64_t) {
-        client.send_request(request, request_bytes);
-        size_t reply_bytes;
-        client.read_reply(kind, reply_bytes);
-      };
-    }
-    auto echo() {
-      return [this](uint64_t) {
-        client.send_request(request, request_bytes);
-        size_t reply_bytes;
-        const uint8_t* reply = client.read_reply(kind, reply_bytes);
-        return std::make_pair(reply, reply_bytes);
-      };
-    }
-    bool same(const std::pair<const uint8_t*, size_t>& reply) const {
-      return reply.second == wire::kPreambleBytes + payload_bytes &&
-             std::memcmp(reply.first + wire::kPreambleBytes, request + wire::kHeaderBytes, payload_bytes) == 0;
-    }
-  };
-  Calls make{*this, request_.data(), request_.size(), request_.data()[7], payload_bytes_};
+  Calls make{*this, own(), request_.data(), request_.size(), request_.data()[7], payload_bytes_};
   return mode_loop(mode_, samples_ns, calls, make);
+}
+
+ThreadTally SocketClient::pool_calls(uint32_t thread, CallPool& pool) {
+  Connection& connection = *connections_.at(thread);
+  if (connection.fd < 0) throw WorkerError(ErrorKind::transport, "thread " + std::to_string(thread) + ": not connected");
+  Calls make{*this, connection, request_.data(), request_.size(), request_.data()[7], payload_bytes_};
+  return mode_pool_loop(mode_, pool, make);
 }
 
 }  // namespace orbench

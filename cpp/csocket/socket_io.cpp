@@ -98,6 +98,13 @@ MessageReader::Result MessageReader::next(int fd, wire::Header& header, uint8_t*
   return Result::message;
 }
 
+bool MessageReader::has_message() const {
+  if (end_ - begin_ < wire::kHeaderBytes) return false;
+  wire::Header header;
+  if (!wire::decode_header(buffer_.data() + begin_, header) || header.body_bytes > wire::kMaxBodyBytes) return true;
+  return end_ - begin_ >= wire::kHeaderBytes + header.body_bytes;
+}
+
 std::string format_tcp_endpoint(const std::string& host, int port) {
   const bool ipv6 = host.find(':') != std::string::npos;
   return "tcp://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);

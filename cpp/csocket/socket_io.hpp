@@ -62,6 +62,9 @@ class MessageReader {
   // On `error`, `error_number` holds the errno value (EAGAIN for a receive timeout).
   Result next(int fd, wire::Header& header, uint8_t*& body);
   int error_number() const { return error_number_; }
+  // True when next() needs no read: a whole message (or a bad header) is already in the buffer. A server that
+  // waits on many sockets with poll or epoll asks this first, since the kernel no longer reports those bytes.
+  bool has_message() const;
 
  private:
   // Makes at least `needed` bytes available from begin_; returns false on EOF or error.

@@ -55,6 +55,7 @@ class NullBench : public virtual POA_orbench::Bench {
   orbench::SyncResult sync(CORBA::ULongLong, CORBA::ULong) override { return orbench::SyncResult{true, {0, 0}}; }
   orbench::Counters counters() override { return orbench::Counters{0, 0}; }
   void reset_counters() override {}
+  orbench::Strings* references(CORBA::ULong, CORBA::ULong) override { return new orbench::Strings; }
   void shutdown() override { orb_->shutdown(false); }
 
  private:

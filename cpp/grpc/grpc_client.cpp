@@ -1,11 +1,12 @@
 // orbench-grpc-client: the grpc-cpp target's client worker, on gRPC's synchronous API and the Bench service of
 // the proto the IDL translator writes. No arguments. IDL oneways are client-streaming calls (PROTOCOL.md, "gRPC
-// and Ice"): one stream per payload type, opened by the first oneway run of that type and kept open until the
-// connection is replaced or the client quits; a timed call is one Write(), which returns when gRPC has taken
-// the message (flow control permitting).
+// and Ice"): one stream per payload type and calling thread (a ClientWriter takes one writer at a time), opened
+// by the first oneway run of that type on that thread and kept open until the connection is replaced or the
+// client quits; a timed call is one Write(), which returns when gRPC has taken the message (flow control
+// permitting). Every thread shares the one channel and stub.
 #include <google/protobuf/util/message_differencer.h>
 
-#include "grpc_endpoint.hpp"
+#include "endpoint_url.hpp"
 #include "grpc_errors.hpp"
 #include "idl_client.hpp"
 #include "orbench.grpc.pb.h"
@@ -24,10 +25,13 @@ struct PushStream {
 
 struct GrpcBinding {
   using Payloads = std::tuple<Octets, Records, Longs, Doubles, Strings>;
+  using Ref = Bench::Stub*;
+  static constexpr bool kObjects = false;  // a gRPC server is one service, no objects
+  using Streams = std::tuple<std::unique_ptr<PushStream<Octets>>, std::unique_ptr<PushStream<Records>>,
+                             std::unique_ptr<PushStream<Longs>>, std::unique_ptr<PushStream<Doubles>>,
+                             std::unique_ptr<PushStream<Strings>>>;
   std::unique_ptr<Bench::Stub> stub;
-  std::tuple<std::unique_ptr<PushStream<Octets>>, std::unique_ptr<PushStream<Records>>,
-             std::unique_ptr<PushStream<Longs>>, std::unique_ptr<PushStream<Doubles>>,
-             std::unique_ptr<PushStream<Strings>>> streams;
+  std::vector<Streams> streams = std::vector<Streams>(kMaxThreads);  // each thread's, so none is resized while used
 
   explicit GrpcBinding(std::vector<std::string>&) {}  // no arguments
   ~GrpcBinding() { disconnect(); }
@@ -35,15 +39,18 @@ struct GrpcBinding {
 
   void connect(const std::string& endpoint, const ConnectOptions& options) {
     refuse_connect_options(options, "gRPC");
-    const std::string target = grpc_target_of(endpoint);
+    const UrlEndpoint at = parse_endpoint_url("grpc", endpoint);
     disconnect();
-    stub = Bench::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+    stub = Bench::NewStub(grpc::CreateChannel(host_port(at.host, at.port), grpc::InsecureChannelCredentials()));
   }
   void disconnect() {
-    std::apply([](auto&... stream) { ((stream ? (stream->close(), stream.reset()) : void()), ...); }, streams);
+    for (Streams& each : streams) {
+      std::apply([](auto&... stream) { ((stream ? (stream->close(), stream.reset()) : void()), ...); }, each);
+    }
     stub.reset();
   }
   bool connected() const { return stub != nullptr; }
+  Ref target(Mode, size_t) const { return stub.get(); }
 
   // A control call, with a context of its own (gRPC never reuses one).
   template <class Reply, class Method, class Request = Empty>
@@ -78,12 +85,12 @@ struct GrpcBinding {
   static bool same(const M& reply, const M& request) {
     return google::protobuf::util::MessageDifferencer::Equals(reply, request);
   }
-  template <PayloadType T, class M>
-  auto oneway(const M& payload) {
-    auto& stream = std::get<static_cast<size_t>(T)>(streams);
-    if (!stream) {  // opened by the first oneway run of this payload type
+  template <PayloadType T, class M, class Pick>
+  auto oneway(const M& payload, Pick pick, uint32_t thread) {
+    auto& stream = std::get<static_cast<size_t>(T)>(streams[thread]);
+    if (!stream) {  // opened by the first oneway run of this payload type on this thread
       stream = std::make_unique<PushStream<M>>();
-      stream->writer = call_push<T>(*stub, &stream->context, &stream->reply);
+      stream->writer = call_push<T>(*pick(0), &stream->context, &stream->reply);
     }
     return [&payload, &stream, &writer = *stream->writer](uint64_t i) {
       if (!writer.Write(payload)) {
@@ -96,18 +103,18 @@ struct GrpcBinding {
     };
   }
   // A ClientContext per call: gRPC does not allow reusing one, so making it is part of every call.
-  template <PayloadType T, class M>
-  auto twoway(const M& payload) {
-    return [&payload, &s = *stub, reply = Empty()](uint64_t) mutable {
+  template <PayloadType T, class M, class Pick>
+  auto twoway(const M& payload, Pick pick, uint32_t) {
+    return [&payload, pick, reply = Empty()](uint64_t i) mutable {
       grpc::ClientContext context;
-      check_status("run", call_send<T>(s, &context, payload, &reply));
+      check_status("run", call_send<T>(*pick(i), &context, payload, &reply));
     };
   }
-  template <PayloadType T, class M>
-  auto echo(const M& payload) {
-    return [&payload, &s = *stub, reply = M()](uint64_t) mutable {
+  template <PayloadType T, class M, class Pick>  // each thread's closure has a reply of its own
+  auto echo(const M& payload, Pick pick, uint32_t) {
+    return [&payload, pick, reply = M()](uint64_t i) mutable {
       grpc::ClientContext context;
-      check_status("run", call_echo<T>(s, &context, payload, &reply));
+      check_status("run", call_echo<T>(*pick(i), &context, payload, &reply));
       return &std::as_const(reply);
     };
   }

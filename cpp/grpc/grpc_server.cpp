@@ -1,179 +1,140 @@
-// orbench-grpc-server: the grpc-cpp target's server worker (PROTOCOL.md, "Server worker"). The Bench service
-// generated from orbench.idl, on gRPC's synchronous C++ server: every call runs on a thread of gRPC's own
-// pool, which grows while all its threads are busy, so a sync() barrier waiting in one call does not stop
-// the others. A push stream (an IDL oneway, PROTOCOL.md "gRPC and Ice") holds one thread while it is open.
-#include <unistd.h>
-
+// orbench-grpc-server: the grpc-cpp target's server worker (PROTOCOL.md, "Server worker"), on the server kit
+// (server_kit.hpp). The Bench service generated from orbench.idl, on gRPC's synchronous C++ server: every call
+// runs on a thread of gRPC's own pool, which grows while all its threads are busy, so a sync() barrier waiting
+// in one call does not stop the others. A push stream (an IDL oneway, PROTOCOL.md "gRPC and Ice") holds one
+// thread while it is open. Threading (harness/targets/grpc-cpp.toml): --max-threads N caps that pool
+// (ResourceQuota::SetMaxThreads); --api callback serves the same service on the callback API instead
+// (grpc_callback_service.hpp).
 #include <chrono>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include <grpcpp/grpcpp.h>
 
-#include "connect_options.hpp"
-#include "grpc_endpoint.hpp"
-#include "message_counter.hpp"
+#include "endpoint_url.hpp"
+#include "grpc_callback_service.hpp"
+#include "grpc_counters.hpp"
 #include "orbench.grpc.pb.h"
-#include "protocol_out.hpp"
-#include "server_support.hpp"
+#include "server_kit.hpp"
 
 namespace orbench {
 namespace {
 
+using P = PayloadType;
 using grpc::ServerContext;
 using grpc::Status;
+template <typename Message>
+using Reader = grpc::ServerReader<Message>;
 
-uint64_t payload_bytes(const orbench::Octets& m) { return m.items().size(); }
-uint64_t payload_bytes(const orbench::Records& m) { return m.items_size() * kRecordBytes; }
-uint64_t payload_bytes(const orbench::Longs& m) { return m.items_size() * uint64_t{4}; }
-uint64_t payload_bytes(const orbench::Doubles& m) { return m.items_size() * uint64_t{8}; }
-// A string counts its characters (PROTOCOL.md, "Payload types").
-uint64_t payload_bytes(const orbench::Strings& m) {
-  uint64_t bytes = 0;
-  for (const std::string& s : m.items()) bytes += s.size();
-  return bytes;
-}
-
-class BenchService final : public orbench::Bench::Service {
+class BenchService final : public Bench::Service {
  public:
-  BenchService(MessageCounter& counter, std::function<void()> request_stop)
-      : counter_(counter), request_stop_(std::move(request_stop)) {}
+  explicit BenchService(BenchCore& core) : core_(core) {}
 
-  Status push(ServerContext*, grpc::ServerReader<orbench::Octets>* in, orbench::Empty*) override { return drain(in); }
-  Status push_records(ServerContext*, grpc::ServerReader<orbench::Records>* in, orbench::Empty*) override {
-    return drain(in);
-  }
-  Status push_longs(ServerContext*, grpc::ServerReader<orbench::Longs>* in, orbench::Empty*) override { return drain(in); }
-  Status push_doubles(ServerContext*, grpc::ServerReader<orbench::Doubles>* in, orbench::Empty*) override {
-    return drain(in);
-  }
-  Status push_strings(ServerContext*, grpc::ServerReader<orbench::Strings>* in, orbench::Empty*) override {
-    return drain(in);
-  }
+  Status push(ServerContext*, Reader<Octets>* in, Empty*) override { return drain<P::octets>(in); }
+  Status push_records(ServerContext*, Reader<Records>* in, Empty*) override { return drain<P::records>(in); }
+  Status push_longs(ServerContext*, Reader<Longs>* in, Empty*) override { return drain<P::longs>(in); }
+  Status push_doubles(ServerContext*, Reader<Doubles>* in, Empty*) override { return drain<P::doubles>(in); }
+  Status push_strings(ServerContext*, Reader<Strings>* in, Empty*) override { return drain<P::strings>(in); }
+  Status send(ServerContext*, const Octets* m, Empty*) override { return take<P::octets>(*m); }
+  Status send_records(ServerContext*, const Records* m, Empty*) override { return take<P::records>(*m); }
+  Status send_longs(ServerContext*, const Longs* m, Empty*) override { return take<P::longs>(*m); }
+  Status send_doubles(ServerContext*, const Doubles* m, Empty*) override { return take<P::doubles>(*m); }
+  Status send_strings(ServerContext*, const Strings* m, Empty*) override { return take<P::strings>(*m); }
+  Status echo_octets(ServerContext*, const Octets* m, Octets* r) override { return echo<P::octets>(*m, r); }
+  Status echo_records(ServerContext*, const Records* m, Records* r) override { return echo<P::records>(*m, r); }
+  Status echo_longs(ServerContext*, const Longs* m, Longs* r) override { return echo<P::longs>(*m, r); }
+  Status echo_doubles(ServerContext*, const Doubles* m, Doubles* r) override { return echo<P::doubles>(*m, r); }
+  Status echo_strings(ServerContext*, const Strings* m, Strings* r) override { return echo<P::strings>(*m, r); }
 
-  Status send(ServerContext*, const orbench::Octets* m, orbench::Empty*) override { return take(*m); }
-  Status send_records(ServerContext*, const orbench::Records* m, orbench::Empty*) override { return take(*m); }
-  Status send_longs(ServerContext*, const orbench::Longs* m, orbench::Empty*) override { return take(*m); }
-  Status send_doubles(ServerContext*, const orbench::Doubles* m, orbench::Empty*) override { return take(*m); }
-  Status send_strings(ServerContext*, const orbench::Strings* m, orbench::Empty*) override { return take(*m); }
-
-  Status echo_octets(ServerContext*, const orbench::Octets* m, orbench::Octets* r) override { return echo(*m, r); }
-  Status echo_records(ServerContext*, const orbench::Records* m, orbench::Records* r) override { return echo(*m, r); }
-  Status echo_longs(ServerContext*, const orbench::Longs* m, orbench::Longs* r) override { return echo(*m, r); }
-  Status echo_doubles(ServerContext*, const orbench::Doubles* m, orbench::Doubles* r) override { return echo(*m, r); }
-  Status echo_strings(ServerContext*, const orbench::Strings* m, orbench::Strings* r) override { return echo(*m, r); }
-
-  Status sync(ServerContext*, const orbench::SyncRequest* request, orbench::SyncResult* reply) override {
-    const SyncOutcome outcome = counter_.wait_for(request->expected(), request->timeout_ms());
-    reply->set_complete(outcome.complete);
-    reply->mutable_received()->set_messages(outcome.received.messages);
-    reply->mutable_received()->set_bytes(outcome.received.bytes);
+  Status sync(ServerContext*, const SyncRequest* request, SyncResult* reply) override {
+    to_proto(core_.sync(request->expected(), request->timeout_ms()), reply);
     return Status::OK;
   }
-
-  Status counters(ServerContext*, const orbench::Empty*, orbench::Counters* reply) override {
-    const Counts counts = counter_.snapshot();
-    reply->set_messages(counts.messages);
-    reply->set_bytes(counts.bytes);
+  Status counters(ServerContext*, const Empty*, Counters* reply) override {
+    to_proto(core_.counters(), reply);
     return Status::OK;
   }
-
-  Status reset_counters(ServerContext*, const orbench::Empty*, orbench::Empty*) override {
-    counter_.reset();
+  Status reset_counters(ServerContext*, const Empty*, Empty*) override {
+    core_.reset_counters();
     return Status::OK;
   }
-
-  // Only starts the stop (on a thread of its own): this call still returns its reply.
-  Status shutdown(ServerContext*, const orbench::Empty*, orbench::Empty*) override {
-    request_stop_();
+  Status shutdown(ServerContext*, const Empty*, Empty*) override {
+    core_.shutdown();
     return Status::OK;
   }
+  // references(): not overridden, so UNIMPLEMENTED (gRPC has services, not objects).
 
  private:
-  template <typename Message>
-  Status drain(grpc::ServerReader<Message>* in) {
+  template <PayloadType T, typename Message>
+  Status drain(Reader<Message>* in) {
     Message message;
-    while (in->Read(&message)) counter_.count(payload_bytes(message));
+    while (in->Read(&message)) core_.count<T>(message.items());
     return Status::OK;
   }
-  template <typename Message>
+  template <PayloadType T, typename Message>
   Status take(const Message& m) {
-    counter_.count(payload_bytes(m));
+    core_.count<T>(m.items());
     return Status::OK;
   }
-  template <typename Message>
+  template <PayloadType T, typename Message>
   Status echo(const Message& m, Message* reply) {
-    counter_.count(payload_bytes(m));
+    core_.count<T>(m.items());
     *reply = m;
     return Status::OK;
   }
 
-  MessageCounter& counter_;
-  std::function<void()> request_stop_;
+  BenchCore& core_;
 };
 
-// Shuts the server down once, from a thread of its own: Server::Shutdown waits for running calls, and the
-// shutdown() call asking for it is one of them. Open push streams are cancelled after a second.
-class GrpcStopper {
+class GrpcServer {
  public:
-  void attach(grpc::Server* server) { server_ = server; }
-  void request_stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopped_ || server_ == nullptr) return;
-    stopped_ = true;
-    grpc::Server* server = server_;
-    std::thread([server] { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }).detach();
+  static ServerSpec spec() {
+    ServerSpec spec{"grpc-cpp", "gRPC", grpc::Version()};
+    spec.values = {"--api", "--max-threads"};
+    spec.no_options_because = "gRPC sets TCP_NODELAY itself";
+    return spec;
   }
+
+  GrpcServer(const ServerConfig& config, BenchCore& core) : host_(config.host) {
+    const auto api = config.values.find("--api");
+    const bool callback = api != config.values.end() && api->second == "callback";
+    if (api != config.values.end() && !callback && api->second != "sync") {
+      throw std::invalid_argument("bad --api \"" + api->second + "\": sync or callback");
+    }
+    const auto max_threads = config.integer("--max-threads", 0, 1, INT32_MAX, "a number of threads, 1 or more");
+    if (callback && max_threads > 0) {
+      throw std::invalid_argument("--max-threads caps the synchronous server's threads; --api callback has none");
+    }
+    service_ = callback ? callback_bench_service(core) : std::make_unique<BenchService>(core);
+
+    grpc::ServerBuilder builder;
+    const std::string address = host_port(config.host, config.port);
+    builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(service_.get());
+    if (max_threads > 0) {
+      grpc::ResourceQuota quota("orbench-server");
+      quota.SetMaxThreads(static_cast<int>(max_threads));
+      builder.SetResourceQuota(quota);
+    }
+    server_ = builder.BuildAndStart();
+    if (!server_ || port_ == 0) throw std::runtime_error("cannot listen on " + address);
+  }
+
+  void serve(const std::function<void(const std::string&)>& ready) {
+    ready(endpoint_url("grpc", host_, port_));
+    server_->Wait();
+  }
+  // Waits for running calls, so not inside the shutdown() call (the kit calls it on a thread of its own); open
+  // push streams are cancelled after a second.
+  void stop() { server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }
 
  private:
-  std::mutex mutex_;
-  grpc::Server* server_ = nullptr;
-  bool stopped_ = false;
+  std::string host_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<grpc::Server> server_;
 };
-
-int serve(int argc, char** argv) {
-  block_stop_signals();  // before gRPC starts any thread
-  ServerArgs args;
-  try {
-    args = parse_server_args(argc, argv, {});
-    if (!parse_server_options(args.options).empty()) {
-      print_start_error("grpc-cpp sets no server options (gRPC sets TCP_NODELAY itself)");
-      return 2;
-    }
-  } catch (const std::invalid_argument& e) {
-    print_start_error(e.what());
-    return 2;
-  }
-  // Leaked with the stopper: the detached watcher threads may use them while main returns.
-  auto* counter = new MessageCounter;
-  report_received_in_stats(counter);
-  auto* stopper = new GrpcStopper;
-  BenchService service(*counter, [stopper] { stopper->request_stop(); });
-
-  grpc::ServerBuilder builder;
-  int bound_port = 0;
-  const std::string address = grpc_target_of(grpc_endpoint_of(args.host, args.port));
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || bound_port == 0) {
-    print_start_error("gRPC cannot listen on " + address);
-    return 1;
-  }
-  stopper->attach(server.get());
-  start_stop_watchers([stopper] { stopper->request_stop(); });
-  print_ready(grpc_endpoint_of(args.host, bound_port), server_worker_info("grpc-cpp", "gRPC", grpc::Version()));
-  server->Wait();
-  print_exit(counter->snapshot());
-  // _exit: a sync() still waiting in a handler thread must not hold the process; the protocol lines are out.
-  _exit(0);
-}
 
 }  // namespace
 }  // namespace orbench
 
-int main(int argc, char** argv) {
-  orbench::reserve_stdout_for_protocol();
-  return orbench::serve(argc, argv);
-}
+int main(int argc, char** argv) { return orbench::server_main<orbench::GrpcServer>(argc, argv); }

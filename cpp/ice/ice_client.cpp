@@ -14,9 +14,13 @@ namespace orbench {
 
 struct IceBinding {
   using Payloads = std::tuple<Octets, Records, Longs, Doubles, Strings>;
+  using Ref = BenchPrx*;
+  static constexpr bool kObjects = true;
   Ice::CommunicatorHolder holder;
-  std::shared_ptr<BenchPrx> twoway_proxy;
-  std::shared_ptr<BenchPrx> oneway_proxy;  // twoway_proxy->ice_oneway()
+  // Object k's proxy and its ice_oneway() form; 0 is the endpoint's, the others come from references(). Ice
+  // keeps one connection per endpoint for all of them.
+  std::vector<std::shared_ptr<BenchPrx>> twoway_proxies;
+  std::vector<std::shared_ptr<BenchPrx>> oneway_proxies;
 
   explicit IceBinding(std::vector<std::string>& args) : holder(args) {}  // takes the --Ice.* arguments out of args
   static MiddlewareInfo info() { return {"ice-cpp", "Ice", ICE_STRING_VERSION}; }
@@ -32,19 +36,39 @@ struct IceBinding {
     }
     if (!base) throw WorkerError(ErrorKind::usage, "bad endpoint: an empty proxy");
     // No checkedCast (a remote ice_isA): the client's reset_counters is the one call that proves the server.
-    twoway_proxy = Ice::uncheckedCast<BenchPrx>(base);
-    oneway_proxy = twoway_proxy->ice_oneway();
+    add(base);
   }
-  void disconnect() { twoway_proxy.reset(), oneway_proxy.reset(); }
-  bool connected() const { return twoway_proxy != nullptr; }
+  void add(const std::shared_ptr<Ice::ObjectPrx>& base) {
+    twoway_proxies.push_back(Ice::uncheckedCast<BenchPrx>(base));
+    oneway_proxies.push_back(twoway_proxies.back()->ice_oneway());
+  }
+  void disconnect() { twoway_proxies.clear(), oneway_proxies.clear(); }
+  bool connected() const { return !twoway_proxies.empty(); }
+  Ref target(Mode mode, size_t object) const {
+    return (mode == Mode::oneway ? oneway_proxies : twoway_proxies)[object].get();
+  }
 
-  void reset_counters() { twoway_proxy->reset_counters(); }
+  size_t object_count() const { return twoway_proxies.size(); }
+  std::vector<std::string> references(uint32_t first, uint32_t count) {
+    return twoway_proxies[0]->references(first, count);
+  }
+  // Called once (counters(), a twoway without effect), so that no timed call is the proxy's first: a proxy
+  // finds its connection at its first request.
+  void add_object(const std::string& reference) {
+    std::shared_ptr<Ice::ObjectPrx> base = holder->stringToProxy(reference);
+    if (!base) throw WorkerError(ErrorKind::remote, "references() returned an empty proxy");
+    add(base);
+    twoway_proxies.back()->counters();
+  }
+
+  void reset_counters() { twoway_proxies[0]->reset_counters(); }
   Counts counters() {
-    const Counters counts = twoway_proxy->counters();
+    const Counters counts = twoway_proxies[0]->counters();
     return {static_cast<uint64_t>(counts.messages), static_cast<uint64_t>(counts.bytes)};
   }
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) {
-    const SyncResult r = twoway_proxy->sync(static_cast<long long>(expected), static_cast<long long>(timeout_ms));
+    const SyncResult r =
+        twoway_proxies[0]->sync(static_cast<long long>(expected), static_cast<long long>(timeout_ms));
     return {r.complete, {static_cast<uint64_t>(r.received.messages), static_cast<uint64_t>(r.received.bytes)}};
   }
 
@@ -55,12 +79,13 @@ struct IceBinding {
     if constexpr (T != PayloadType::records) return reply == request;
     else return std::equal(reply.begin(), reply.end(), request.begin(), request.end(), payload::same_record<Record>);
   }
-  template <PayloadType T, class P>
-  auto oneway(const P& p) { return [&p, &proxy = *oneway_proxy](uint64_t) { call_push<T>(proxy, p); }; }
-  template <PayloadType T, class P>
-  auto twoway(const P& p) { return [&p, &proxy = *twoway_proxy](uint64_t) { call_send<T>(proxy, p); }; }
-  template <PayloadType T, class P>  // the reply is freed after the second clock read, with the check
-  auto echo(const P& p) { return [&p, &proxy = *twoway_proxy](uint64_t) { return call_echo<T>(proxy, p); }; }
+  // A proxy serves every thread (Ice proxies are thread-safe).
+  template <PayloadType T, class P, class Pick>
+  auto oneway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_push<T>(*pick(i), p); }; }
+  template <PayloadType T, class P, class Pick>
+  auto twoway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_send<T>(*pick(i), p); }; }
+  template <PayloadType T, class P, class Pick>  // the reply is freed after the second clock read, with the check
+  auto echo(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { return call_echo<T>(*pick(i), p); }; }
   template <class Body>
   static auto guarded(const char* what, Body&& body) { return with_ice_errors(what, body); }
 };

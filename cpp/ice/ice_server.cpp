@@ -1,143 +1,124 @@
-// orbench-ice-server: the ice-cpp target's server worker (PROTOCOL.md, "Server worker"). One Bench servant in
-// an object adapter on --host:--port, with Ice's server thread pool as shipped: one thread reads and dispatches
-// the requests of every connection. sync() is dispatched asynchronously (["amd"] in the generated Slice): its
-// wait runs on a thread of its own and answers when done, so a waiting barrier never holds that one thread and
-// the other clients' requests keep being dispatched. Arguments --Ice.Name=value set Ice properties.
-#include <unistd.h>
-
-#include <algorithm>
+// orbench-ice-server: the ice-cpp target's server worker (PROTOCOL.md, "Server worker"), on the server kit
+// (server_kit.hpp). One Bench servant in an object adapter on --host:--port (K with --objects K, identities
+// bench, bench-1, ...), with Ice's server thread pool as shipped: one thread reads and dispatches the requests
+// of every connection; arguments --Ice.Name=value set Ice properties (the descriptor's threading settings,
+// --Ice.ThreadPool.Server.*). sync() is dispatched asynchronously (["amd"] in the generated Slice): its wait
+// runs on a thread of its own and answers when done, so a waiting barrier never holds that one thread and the
+// other clients' requests keep being dispatched.
 #include <memory>
+#include <string>
 #include <thread>
 
 #include <Ice/Ice.h>
 
-#include "connect_options.hpp"
-#include "message_counter.hpp"
 #include "orbench.h"
-#include "protocol_out.hpp"
-#include "server_support.hpp"
+#include "server_kit.hpp"
 
 namespace orbench {
 namespace {
 
-uint64_t payload_bytes(const orbench::Octets& d) { return d.size(); }
-uint64_t payload_bytes(const orbench::Records& d) { return d.size() * kRecordBytes; }
-uint64_t payload_bytes(const orbench::Longs& d) { return d.size() * uint64_t{4}; }
-uint64_t payload_bytes(const orbench::Doubles& d) { return d.size() * uint64_t{8}; }
-// A string counts its characters (PROTOCOL.md, "Payload types").
-uint64_t payload_bytes(const orbench::Strings& d) {
-  uint64_t bytes = 0;
-  for (const std::string& s : d) bytes += s.size();
-  return bytes;
+using P = PayloadType;
+
+Counters to_slice(const Counts& c) { return {static_cast<long long>(c.messages), static_cast<long long>(c.bytes)}; }
+
+// Object k's identity: "bench", then "bench-1", "bench-2", ... (PROTOCOL.md, "--objects K").
+Ice::Identity object_identity(uint32_t k) {
+  return Ice::stringToIdentity(k == 0 ? "bench" : "bench-" + std::to_string(k));
 }
 
-orbench::Counters to_slice(const Counts& c) {
-  return {static_cast<long long>(c.messages), static_cast<long long>(c.bytes)};
-}
-
-class BenchServant final : public orbench::Bench {
+class BenchServant final : public Bench {
  public:
-  BenchServant(MessageCounter& counter, std::function<void()> request_stop)
-      : counter_(counter), request_stop_(std::move(request_stop)) {}
+  // Object `index` of the server's (each answers references() for all of them).
+  BenchServant(BenchCore& core, uint32_t index) : core_(core), index_(index) {}
 
-  void push(orbench::Octets d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void push_records(orbench::Records d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void push_longs(orbench::Longs d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void push_doubles(orbench::Doubles d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void push_strings(orbench::Strings d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void send(orbench::Octets d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void send_records(orbench::Records d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void send_longs(orbench::Longs d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void send_doubles(orbench::Doubles d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
-  void send_strings(orbench::Strings d, const Ice::Current&) override { counter_.count(payload_bytes(d)); }
+  void push(Octets d, const Ice::Current&) override { core_.count<P::octets>(d, index_); }
+  void push_records(Records d, const Ice::Current&) override { core_.count<P::records>(d, index_); }
+  void push_longs(Longs d, const Ice::Current&) override { core_.count<P::longs>(d, index_); }
+  void push_doubles(Doubles d, const Ice::Current&) override { core_.count<P::doubles>(d, index_); }
+  void push_strings(Strings d, const Ice::Current&) override { core_.count<P::strings>(d, index_); }
+  void send(Octets d, const Ice::Current&) override { core_.count<P::octets>(d, index_); }
+  void send_records(Records d, const Ice::Current&) override { core_.count<P::records>(d, index_); }
+  void send_longs(Longs d, const Ice::Current&) override { core_.count<P::longs>(d, index_); }
+  void send_doubles(Doubles d, const Ice::Current&) override { core_.count<P::doubles>(d, index_); }
+  void send_strings(Strings d, const Ice::Current&) override { core_.count<P::strings>(d, index_); }
   // The C++11 mapping hands the servant its own copy of an argument, so the echo moves it back out.
-  orbench::Octets echo_octets(orbench::Octets d, const Ice::Current&) override { return counted(std::move(d)); }
-  orbench::Records echo_records(orbench::Records d, const Ice::Current&) override { return counted(std::move(d)); }
-  orbench::Longs echo_longs(orbench::Longs d, const Ice::Current&) override { return counted(std::move(d)); }
-  orbench::Doubles echo_doubles(orbench::Doubles d, const Ice::Current&) override { return counted(std::move(d)); }
-  orbench::Strings echo_strings(orbench::Strings d, const Ice::Current&) override { return counted(std::move(d)); }
+  Octets echo_octets(Octets d, const Ice::Current&) override { return echo<P::octets>(std::move(d)); }
+  Records echo_records(Records d, const Ice::Current&) override { return echo<P::records>(std::move(d)); }
+  Longs echo_longs(Longs d, const Ice::Current&) override { return echo<P::longs>(std::move(d)); }
+  Doubles echo_doubles(Doubles d, const Ice::Current&) override { return echo<P::doubles>(std::move(d)); }
+  Strings echo_strings(Strings d, const Ice::Current&) override { return echo<P::strings>(std::move(d)); }
 
-  void syncAsync(long long expected, long long timeout_ms, std::function<void(const orbench::SyncResult&)> response,
+  void syncAsync(long long expected, long long timeout_ms, std::function<void(const SyncResult&)> response,
                  std::function<void(std::exception_ptr)>, const Ice::Current&) override {
-    const auto wanted = static_cast<uint64_t>(std::max(expected, 0LL));
-    const auto timeout = static_cast<uint32_t>(std::clamp(timeout_ms, 0LL, static_cast<long long>(UINT32_MAX)));
-    std::thread([this, wanted, timeout, response = std::move(response)] {
-      const SyncOutcome outcome = counter_.wait_for(wanted, timeout);
-      response(orbench::SyncResult{outcome.complete, to_slice(outcome.received)});
+    std::thread([this, expected, timeout_ms, response = std::move(response)] {
+      const SyncOutcome outcome = core_.sync(expected, timeout_ms);
+      response(SyncResult{outcome.complete, to_slice(outcome.received)});
     }).detach();
   }
-
-  orbench::Counters counters(const Ice::Current&) override { return to_slice(counter_.snapshot()); }
-  void reset_counters(const Ice::Current&) override { counter_.reset(); }
-  // Communicator::shutdown only starts the stop: this dispatch finishes and its reply goes out first.
-  void shutdown(const Ice::Current&) override { request_stop_(); }
+  Counters counters(const Ice::Current&) override { return to_slice(core_.counters()); }
+  void reset_counters(const Ice::Current&) override { core_.reset_counters(); }
+  // The stringified proxies of the objects named, on this adapter.
+  Strings references(long long first, long long count, const Ice::Current& current) override {
+    Strings out;
+    const ObjectRange range = core_.references(first, count);
+    const auto communicator = current.adapter->getCommunicator();
+    for (uint32_t k = range.begin; k < range.end; ++k) {
+      out.push_back(communicator->proxyToString(current.adapter->createProxy(object_identity(k))));
+    }
+    return out;
+  }
+  void shutdown(const Ice::Current&) override { core_.shutdown(); }
 
  private:
-  template <typename Payload>
-  Payload counted(Payload d) {
-    counter_.count(payload_bytes(d));
+  template <PayloadType T, typename Payload>
+  Payload echo(Payload d) {
+    core_.count<T>(d, index_);
     return d;
   }
 
-  MessageCounter& counter_;
-  std::function<void()> request_stop_;
+  BenchCore& core_;
+  const uint32_t index_;
 };
 
-int serve(int argc, char** argv) {
-  block_stop_signals();  // before Ice starts any thread
-  // --Ice.* arguments are Ice properties; the rest are the worker's.
-  std::vector<std::string> ice_args;
-  std::vector<char*> worker_argv{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--Ice.", 0) == 0) {
-      ice_args.push_back(arg);
-    } else {
-      worker_argv.push_back(argv[i]);
-    }
-  }
-  ServerArgs args;
-  try {
-    args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {});
-    if (!parse_server_options(args.options).empty()) {
-      print_start_error("ice-cpp sets no server options (Ice sets TCP_NODELAY itself)");
-      return 2;
-    }
-  } catch (const std::invalid_argument& e) {
-    print_start_error(e.what());
-    return 2;
+class IceServer {
+ public:
+  static ServerSpec spec() {
+    ServerSpec spec{"ice-cpp", "Ice", ICE_STRING_VERSION};
+    spec.middleware_prefix = "--Ice.";
+    spec.no_options_because = "Ice sets TCP_NODELAY itself";
+    spec.takes_objects = true;
+    return spec;
   }
 
-  try {
+  IceServer(const ServerConfig& config, BenchCore& core) {
     Ice::InitializationData init;
     init.properties = Ice::createProperties();
-    init.properties->parseCommandLineOptions("Ice", ice_args);
-    std::shared_ptr<Ice::Communicator> communicator = Ice::initialize(init);
-    auto* counter = new MessageCounter;  // leaked: detached sync threads may use it while main returns
-    report_received_in_stats(counter);
-    auto servant = std::make_shared<BenchServant>(*counter, [communicator] { communicator->shutdown(); });
-    auto adapter = communicator->createObjectAdapterWithEndpoints(
-        "Bench", "tcp -h \"" + args.host + "\" -p " + std::to_string(args.port));
-    auto proxy = adapter->add(servant, Ice::stringToIdentity("bench"));
-    adapter->activate();
-
-    start_stop_watchers([communicator] { communicator->shutdown(); });
-    print_ready(communicator->proxyToString(proxy),
-                server_worker_info("ice-cpp", "Ice", ICE_STRING_VERSION));
-    communicator->waitForShutdown();
-    print_exit(counter->snapshot());
-    communicator->destroy();
-    return 0;
-  } catch (const Ice::Exception& error) {
-    print_start_error(std::string("Ice: ") + error.what());
-    return 1;
+    init.properties->parseCommandLineOptions("Ice", config.middleware_args);
+    communicator_ = Ice::initialize(init);
+    adapter_ = communicator_->createObjectAdapterWithEndpoints(
+        "Bench", "tcp -h \"" + config.host + "\" -p " + std::to_string(config.port));
+    // K servants of the one class in the adapter's active servant map, one identity each.
+    for (uint32_t k = 0; k < config.objects; ++k) {
+      adapter_->add(std::make_shared<BenchServant>(core, k), object_identity(k));
+    }
   }
-}
+
+  void serve(const std::function<void(const std::string&)>& ready) {
+    adapter_->activate();
+    ready(communicator_->proxyToString(adapter_->createProxy(object_identity(0))));
+    // Returns once every dispatch has finished, the reply of the shutdown() that stopped it included.
+    communicator_->waitForShutdown();
+    communicator_->destroy();
+  }
+  // Only starts the stop: dispatches in progress finish and their replies go out.
+  void stop() { communicator_->shutdown(); }
+
+ private:
+  std::shared_ptr<Ice::Communicator> communicator_;
+  std::shared_ptr<Ice::ObjectAdapter> adapter_;
+};
 
 }  // namespace
 }  // namespace orbench
 
-int main(int argc, char** argv) {
-  orbench::reserve_stdout_for_protocol();
-  return orbench::serve(argc, argv);
-}
+int main(int argc, char** argv) { return orbench::server_main<orbench::IceServer>(argc, argv); }

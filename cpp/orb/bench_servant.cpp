@@ -1,83 +1,94 @@
 #include "bench_servant.hpp"
 
-#include <cstring>
+#include <cstdlib>
+
+#include "payload_values.hpp"
 
 namespace orbench {
 
-namespace {
-orbench::Counters to_idl(const Counts& counts) {
-  orbench::Counters result;
+Counters BenchServant::to_idl(const Counts& counts) {
+  Counters result;
   result.messages = counts.messages;
   result.bytes = counts.bytes;
   return result;
 }
-// A string counts its characters (PROTOCOL.md, "Payload types"): kStringChars each as the clients send them.
-uint64_t string_bytes(const orbench::Strings& data) {
-  uint64_t bytes = 0;
-  for (CORBA::ULong i = 0; i < data.length(); ++i) bytes += std::strlen(data[i].in());
-  return bytes;
-}
-}  // namespace
 
-void BenchServant::push(const orbench::Octets& data) { counter_.count(data.length()); }
-
-void BenchServant::push_records(const orbench::Records& data) { counter_.count(data.length() * kRecordBytes); }
-
-void BenchServant::send(const orbench::Octets& data) { counter_.count(data.length()); }
-
-void BenchServant::send_records(const orbench::Records& data) { counter_.count(data.length() * kRecordBytes); }
-
-void BenchServant::push_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
-
-void BenchServant::push_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
-
-void BenchServant::push_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
-
-void BenchServant::send_longs(const orbench::Longs& data) { counter_.count(data.length() * 4); }
-
-void BenchServant::send_doubles(const orbench::Doubles& data) { counter_.count(data.length() * 8); }
-
-void BenchServant::send_strings(const orbench::Strings& data) { counter_.count(string_bytes(data)); }
-
-orbench::Longs* BenchServant::echo_longs(const orbench::Longs& data) {
-  counter_.count(data.length() * 4);
-  return new orbench::Longs(data);
-}
-
-orbench::Doubles* BenchServant::echo_doubles(const orbench::Doubles& data) {
-  counter_.count(data.length() * 8);
-  return new orbench::Doubles(data);
-}
-
-orbench::Strings* BenchServant::echo_strings(const orbench::Strings& data) {
-  counter_.count(string_bytes(data));
-  return new orbench::Strings(data);
-}
-
-orbench::Octets* BenchServant::echo_octets(const orbench::Octets& data) {
-  counter_.count(data.length());
-  return new orbench::Octets(data);
-}
-
-orbench::Records* BenchServant::echo_records(const orbench::Records& data) {
-  counter_.count(data.length() * kRecordBytes);
-  return new orbench::Records(data);
-}
-
-orbench::SyncResult BenchServant::sync(CORBA::ULongLong expected, CORBA::ULong timeout_ms) {
-  const SyncOutcome outcome = counter_.wait_for(expected, timeout_ms);
-  orbench::SyncResult result;
+SyncResult BenchServant::sync(CORBA::ULongLong expected, CORBA::ULong timeout_ms) {
+  const SyncOutcome outcome = core_.sync(expected, timeout_ms);
+  SyncResult result;
   result.complete = outcome.complete;
   result.received = to_idl(outcome.received);
   return result;
 }
 
-orbench::Counters BenchServant::counters() { return to_idl(counter_.snapshot()); }
+orbench::Strings* ObjectDirectory::strings(ObjectRange range) const {
+  auto* out = new orbench::Strings;
+  out->length(range.end - range.begin);
+  for (uint32_t k = range.begin; k < range.end; ++k) {
+    CORBA::String_var text = orb_->object_to_string(references_.at(k).in());
+    (*out)[k - range.begin] = text.in();  // copies the string
+  }
+  return out;
+}
 
-void BenchServant::reset_counters() { counter_.reset(); }
+char* ObjectDirectory::dsi_string() const {
+  if (CORBA::is_nil(dsi_.in())) return CORBA::string_dup("");
+  return orb_->object_to_string(dsi_.in());
+}
 
-// Only initiates the stop (ORB::shutdown(false) through request_stop_): this upcall still returns and its
-// reply goes out before main's ORB::destroy() waits for all upcalls to finish.
-void BenchServant::shutdown() { request_stop_(); }
+const std::string& injected_fault() {
+  static const std::string fault = [] {
+    const char* value = std::getenv("ORBENCH_FAULT");
+    return std::string(value != nullptr ? value : "");
+  }();
+  return fault;
+}
+
+// The reply of out, return and inout: `count` elements from element 1, built on the first call of a size.
+template <PayloadType T, typename Sequence>
+const Sequence& BenchServant::reply(CORBA::ULong count) {
+  return replies_.get<Sequence>(static_cast<int>(T), count, [count] {
+    auto* made = new Sequence;
+    made->length(count);
+    payload::fill_indexed<T>(*made, count, 1);
+    return made;
+  });
+}
+
+// inout: the argument's elements replaced by the reply's (the fault inout_unchanged leaves them as they came).
+template <PayloadType T, typename Sequence>
+void BenchServant::inout(Sequence& data) {
+  core_.count<T>(data, index_);
+  if (injected_fault() == "inout_unchanged") return;
+  data = reply<T, Sequence>(data.length());
+}
+
+template <PayloadType T, typename Sequence>
+void BenchServant::refuse(const Sequence& data) {
+  core_.count<T>(data, index_);
+  if (injected_fault() == "no_raise") return;
+  throw orbench::Refused(data.length());
+}
+
+#define ORBENCH_SHAPE_OPS(NAME, SEQ, TYPE)                                                 \
+  void BenchServant::out_##NAME(CORBA::ULong n, SEQ##_out data) {                         \
+    const SEQ& made = reply<PayloadType::TYPE, SEQ>(n);                                    \
+    core_.count<PayloadType::TYPE>(made, index_);                                          \
+    data = new SEQ(made);                                                                  \
+  }                                                                                        \
+  SEQ* BenchServant::return_##NAME(CORBA::ULong n) {                                       \
+    const SEQ& made = reply<PayloadType::TYPE, SEQ>(n);                                    \
+    core_.count<PayloadType::TYPE>(made, index_);                                          \
+    return new SEQ(made);                                                                  \
+  }                                                                                        \
+  void BenchServant::inout_##NAME(SEQ& data) { inout<PayloadType::TYPE>(data); }          \
+  void BenchServant::raise_##NAME(const SEQ& data) { refuse<PayloadType::TYPE>(data); }
+
+ORBENCH_SHAPE_OPS(octets, Octets, octets)
+ORBENCH_SHAPE_OPS(records, Records, records)
+ORBENCH_SHAPE_OPS(longs, Longs, longs)
+ORBENCH_SHAPE_OPS(doubles, Doubles, doubles)
+ORBENCH_SHAPE_OPS(strings, Strings, strings)
+#undef ORBENCH_SHAPE_OPS
 
 }  // namespace orbench

@@ -1,23 +1,29 @@
 // The client worker of an ORB target (PROTOCOL.md, "Client worker"): the binding of every C++ ORB, against the
 // standard CORBA C++ mapping. Its arguments are ORB options (-ORB...), passed to ORB_init after the port's own.
 #include <cstring>
+#include <optional>
 
 #include "corba_errors.hpp"
 #include "idl_client.hpp"
 #include "orb_args.hpp"
 #include "orb_port.hpp"
+#include "orb_shapes.hpp"
 #include "payload_values.hpp"
 
 namespace orbench {
 
 struct OrbBinding {
   using Payloads = std::tuple<orbench::Octets, orbench::Records, orbench::Longs, orbench::Doubles, orbench::Strings>;
+  using Ref = orbench::Bench_ptr;
+  static constexpr bool kObjects = true;
   std::vector<std::string> orb_args;  // what base_orb was initialized with (argv[0] first)
   CORBA::ORB_var base_orb;
   CORBA::ORB_var orb;                         // the ORB the connection uses: base_orb, or one made for options
   std::vector<std::string> option_orb_args;   // the -ORB arguments orb got for its options
   std::vector<CORBA::ORB_var> option_orbs;    // every ORB made for options, destroyed with the binding
-  orbench::Bench_var bench;
+  orbench::Bench_var bench;                 // object 0, the endpoint's
+  std::vector<orbench::Bench_var> more;     // objects 1.. of the server, from references()
+  std::optional<SyncScope> sync_scope;      // connect's, set on every object's reference
 
   explicit OrbBinding(std::vector<std::string>& args) {
     orb_args = {args.at(0)};
@@ -29,7 +35,7 @@ struct OrbBinding {
     orb = CORBA::ORB::_duplicate(base_orb.in());
   }
   ~OrbBinding() {
-    bench = orbench::Bench::_nil();
+    disconnect();
     option_orbs.push_back(base_orb._retn());
     for (auto& each : option_orbs) {
       try {
@@ -75,17 +81,47 @@ struct OrbBinding {
       narrowed = orb_port::with_sync_scope(orb.in(), narrowed.in(), *options.sync_scope);
     }
     bench = narrowed._retn();
+    sync_scope = options.sync_scope;
   }
-  void disconnect() { bench = orbench::Bench::_nil(); }
+  void disconnect() {
+    shapes_.forget_remote();
+    more.clear();
+    bench = orbench::Bench::_nil();
+  }
   bool connected() const { return !CORBA::is_nil(bench.in()); }
+  Ref target(Mode, size_t object) const { return object == 0 ? bench.in() : more[object - 1].in(); }
 
-  void reset_counters() { bench->reset_counters(); }
+  size_t object_count() const { return connected() ? 1 + more.size() : 0; }
+  std::vector<std::string> references(uint32_t first, uint32_t count) {
+    orbench::Strings_var got = bench->references(first, count);
+    const orbench::Strings& list = got.in();
+    std::vector<std::string> out;
+    for (CORBA::ULong i = 0; i < list.length(); ++i) out.emplace_back(list[i].in());
+    return out;
+  }
+  // Narrowed once here, so that no call of a run asks the server (_is_a) what the object is, and called once
+  // (counters(), a twoway without effect), so that no timed call is the reference's first: an ORB binds a
+  // reference to its connection at its first request (omniORB: about 10 allocations).
+  void add_object(const std::string& reference) {
+    CORBA::Object_var object = orb->string_to_object(reference.c_str());
+    orbench::Bench_var narrowed = orbench::Bench::_narrow(object.in());
+    if (CORBA::is_nil(narrowed.in())) {
+      throw WorkerError(ErrorKind::remote, "references() returned a reference that is not an orbench::Bench");
+    }
+    if (sync_scope) narrowed = orb_port::with_sync_scope(orb.in(), narrowed.in(), *sync_scope);
+    narrowed->counters();
+    more.push_back(narrowed._retn());
+  }
+
+  // A collocated run counts on the servant in this process, every other on the server's.
+  orbench::Bench_ptr counting() { return shapes_.collocated(shape) ? shapes_.local(orb.in()) : bench.in(); }
+  void reset_counters() { counting()->reset_counters(); }
   Counts counters() {
-    const orbench::Counters counts = bench->counters();
+    const orbench::Counters counts = counting()->counters();
     return {counts.messages, counts.bytes};
   }
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) {
-    const orbench::SyncResult result = bench->sync(expected, timeout_ms);
+    const orbench::SyncResult result = counting()->sync(expected, timeout_ms);
     return {static_cast<bool>(result.complete), {result.received.messages, result.received.bytes}};
   }
 
@@ -111,14 +147,31 @@ struct OrbBinding {
     }
     return true;
   }
-  template <PayloadType T, class P>
-  auto oneway(const P& p) { return [&p, b = bench.in()](uint64_t) { call_push<T>(*b, p); }; }
-  template <PayloadType T, class P>
-  auto twoway(const P& p) { return [&p, b = bench.in()](uint64_t) { call_send<T>(*b, p); }; }
-  template <PayloadType T, class P>  // the reply is owned (and freed) outside the timed interval, like the check
-  auto echo(const P& p) { return [&p, b = bench.in()](uint64_t) { return std::unique_ptr<P>(call_echo<T>(*b, p)); }; }
+  // One object reference serves every thread: the ORB's stubs are thread-safe, as an application needs.
+  template <PayloadType T, class P, class Pick>
+  auto oneway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_push<T>(*pick(i), p); }; }
+  template <PayloadType T, class P, class Pick>
+  auto twoway(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { call_send<T>(*pick(i), p); }; }
+  template <PayloadType T, class P, class Pick>  // the reply is owned (and freed) outside the timed interval, like the check
+  auto echo(const P& p, Pick pick, uint32_t) {
+    return [&p, pick](uint64_t i) { return std::unique_ptr<P>(call_echo<T>(*pick(i), p)); };
+  }
   template <class Body>
   static auto guarded(const char* what, Body&& body) { return with_corba_errors(what, body); }
+
+  // Invocation shapes (orb_shapes.hpp).
+  static std::vector<std::string> shapes() { return OrbShapes::kinds(); }
+  void use_shape(const ShapeSpec& next) {
+    shape = next;
+    if (!shape.is_in()) shapes_.target(orb.in(), bench.in(), shape);  // the DSI or local object, untimed
+  }
+  template <PayloadType T, class P>
+  TimedSpan shaped_calls(const ShapeSpec& s, Mode mode, const P& payload, int64_t* samples_ns, uint64_t calls) {
+    return shapes_.calls<T>(orb.in(), bench.in(), s, mode, payload, samples_ns, calls);
+  }
+  nlohmann::ordered_json shape_answer() const { return shapes_.answer(); }
+  ShapeSpec shape;
+  OrbShapes shapes_;
 };
 
 }  // namespace orbench

@@ -1,113 +1,112 @@
-// The server worker of an ORB target (PROTOCOL.md, "Server worker"), against the standard CORBA C++
-// mapping: activates one BenchServant in the RootPOA, prints its IOR, serves until shutdown(), stdin EOF,
-// SIGTERM or SIGINT.
+// The server worker of an ORB target (PROTOCOL.md, "Server worker"), against the standard CORBA C++ mapping, on
+// the server kit (server_kit.hpp): activates one BenchServant in the RootPOA (K with --objects K), serves until
+// shutdown(), stdin EOF, SIGTERM or SIGINT, with the first object's IOR as its endpoint. -ORB... arguments go to
+// ORB_init; --orb-threads N has N threads call ORB::run() (TAO's thread-pool model with its reactive strategy;
+// omniORB dispatches on threads of its own either way).
 #include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "bench_servant.hpp"
+#include "dsi_servant.hpp"
 #include "corba_errors.hpp"
 #include "orb_args.hpp"
 #include "orb_port.hpp"
-#include "protocol_out.hpp"
-#include "server_support.hpp"
-#include "worker_error.hpp"
+#include "server_kit.hpp"
 
 namespace orbench {
 namespace {
 
-// Calls ORB::shutdown(false) once, from whichever thread asks first (servant, signal or stdin watcher).
-// Heap-allocated and never freed: the detached watcher threads may call it while main is returning.
-class OrbStopper {
- public:
-  explicit OrbStopper(CORBA::ORB_ptr orb) : orb_(CORBA::ORB::_duplicate(orb)) {}
+// ORB::run() on a thread of the pool; it returns once the ORB shuts down.
+void run_orb(CORBA::ORB_ptr orb) {
+  try {
+    orb->run();
+  } catch (const CORBA::Exception&) {
+    // Shut down while starting: nothing left to serve.
+  }
+}
 
-  void request_stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopped_) return;
-    stopped_ = true;
+class OrbServer {
+ public:
+  static ServerSpec spec() {
+    ServerSpec spec{orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()};
+    spec.values = {"--orb-threads"};
+    spec.middleware_prefix = "-ORB";
+    spec.middleware_arg_values = true;
+    spec.takes_options = true;
+    spec.takes_objects = true;
+    return spec;
+  }
+
+  OrbServer(const ServerConfig& config, BenchCore& core)
+      : threads_(config.integer("--orb-threads", 1, 1, 1024, "a number of threads, 1 to 1024")) {
+    std::vector<std::string> orb_args{config.target};
+    for (auto& arg : orb_port::server_orb_args(config.host, config.port)) orb_args.push_back(arg);
+    for (auto& arg : config.middleware_args) orb_args.push_back(arg);
     try {
-      orb_->shutdown(false);  // false: this may run inside an upcall, where waiting would deadlock
+      for (auto& arg : orb_port::server_option_args(config.options)) orb_args.push_back(arg);
+    } catch (const WorkerError& e) {
+      throw std::invalid_argument(e.what());  // an option this ORB cannot set
+    }
+    with_corba_errors("start", [&] {
+      OrbArgs orb_argv(orb_args);
+      orb_ = CORBA::ORB_init(orb_argv.argc(), orb_argv.argv());
+      CORBA::Object_var object = orb_->resolve_initial_references("RootPOA");
+      poa_ = PortableServer::POA::_narrow(object.in());
+      // K servants of the one class, each activated in the RootPOA with a system id: its active object map
+      // holds K entries, which is what a request's object key is demultiplexed against. Leaked: upcalls may
+      // still use the directory while main returns.
+      auto* directory = new ObjectDirectory(orb_.in());
+      for (uint32_t k = 0; k < config.objects; ++k) {
+        PortableServer::ServantBase_var servant = new BenchServant(core, *directory, k);
+        PortableServer::ObjectId_var id = poa_->activate_object(servant.in());
+        CORBA::Object_var reference = poa_->id_to_reference(id.in());
+        directory->add(reference.in());
+      }
+      CORBA::Object_var dsi = activate_dsi(orb_.in(), poa_.in(), core);
+      directory->set_dsi(dsi.in());
+      CORBA::String_var ior = orb_->object_to_string(directory->reference(0));
+      ior_ = ior.in();
+    });
+  }
+
+  void serve(const std::function<void(const std::string&)>& ready) {
+    with_corba_errors("serve", [&] {
+      PortableServer::POAManager_var manager = poa_->the_POAManager();
+      manager->activate();
+      ready(ior_);
+      std::vector<std::thread> runners;
+      for (int64_t i = 1; i < threads_; ++i) runners.emplace_back(run_orb, orb_.in());
+      orb_->run();
+      for (auto& runner : runners) runner.join();
+      std::lock_guard<std::mutex> lock(mutex_);
+      destroyed_ = true;
+      orb_->destroy();  // waits for the upcalls still running
+    });
+  }
+
+  // false: it may run while an upcall waits, where waiting for it to finish would deadlock.
+  void stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (destroyed_) return;
+    try {
+      orb_->shutdown(false);
     } catch (const CORBA::Exception&) {
       // Already shutting down: nothing left to do.
     }
   }
 
-  // After this, request_stop() is a no-op, so nobody touches the ORB while main destroys it.
-  void forbid() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopped_ = true;
-  }
-
  private:
+  const int64_t threads_;
   CORBA::ORB_var orb_;
+  PortableServer::POA_var poa_;
+  std::string ior_;
   std::mutex mutex_;
-  bool stopped_ = false;
+  bool destroyed_ = false;
 };
-
-int serve(int argc, char** argv) {
-  block_stop_signals();  // before ORB_init starts any thread
-  std::vector<std::string> user_orb_options, worker_args;
-  split_orb_options(argc, argv, user_orb_options, worker_args);
-
-  ServerArgs args;
-  std::vector<std::string> option_args;
-  {
-    std::vector<char*> worker_argv{argv[0]};
-    for (auto& arg : worker_args) worker_argv.push_back(arg.data());
-    try {
-      args = parse_server_args(static_cast<int>(worker_argv.size()), worker_argv.data(), {});
-      option_args = orb_port::server_option_args(parse_server_options(args.options));
-    } catch (const std::invalid_argument& e) {
-      print_start_error(e.what());
-      return 2;
-    } catch (const WorkerError& e) {
-      print_start_error(e.what());
-      return 2;
-    }
-  }
-
-  try {
-    std::vector<std::string> orb_args{argv[0]};
-    for (auto& arg : orb_port::server_orb_args(args.host, args.port)) orb_args.push_back(arg);
-    for (auto& arg : user_orb_options) orb_args.push_back(arg);
-    for (auto& arg : option_args) orb_args.push_back(arg);
-    OrbArgs orb_argv(orb_args);
-    CORBA::ORB_var orb = CORBA::ORB_init(orb_argv.argc(), orb_argv.argv());
-
-    CORBA::Object_var object = orb->resolve_initial_references("RootPOA");
-    PortableServer::POA_var poa = PortableServer::POA::_narrow(object.in());
-
-    auto* stopper = new OrbStopper(orb.in());
-    auto* counter = new MessageCounter;  // leaked with the stopper, for the same reason
-    report_received_in_stats(counter);
-    PortableServer::ServantBase_var servant = new BenchServant(*counter, [stopper] { stopper->request_stop(); });
-    PortableServer::ObjectId_var id = poa->activate_object(servant.in());
-    object = poa->id_to_reference(id.in());
-    CORBA::String_var ior = orb->object_to_string(object.in());
-    PortableServer::POAManager_var manager = poa->the_POAManager();
-    manager->activate();
-
-    start_stop_watchers([stopper] { stopper->request_stop(); });
-    print_ready(ior.in(), server_worker_info(orb_port::target_name(), orb_port::orb_name(), orb_port::orb_version()));
-
-    orb->run();
-    stopper->forbid();
-    const Counts received = counter->snapshot();
-    orb->destroy();
-    print_exit(received);
-    return 0;
-  } catch (const CORBA::Exception& error) {
-    print_start_error(describe_corba_exception(error));
-    return 1;
-  } catch (const std::exception& error) {
-    print_start_error(error.what());
-    return 1;
-  }
-}
 
 }  // namespace
 }  // namespace orbench
 
-int main(int argc, char** argv) {
-  orbench::reserve_stdout_for_protocol();
-  return orbench::serve(argc, argv);
-}
+int main(int argc, char** argv) { return orbench::server_main<orbench::OrbServer>(argc, argv); }

@@ -191,10 +191,43 @@ void run_sequence() {
   std::remove(path.c_str());
 }
 
+// The optional "shape" field: taken out of the command, checked against the client's shapes, the run's mode and
+// payload type; a client without shapes refuses all but "in" (the fake has none).
+void shape_parsing() {
+  const std::vector<std::string> kinds = {"in", "out", "wstring", "ami"};
+  json plain = json::parse(R"({"mode":"twoway","payload_type":"octets"})");
+  CHECK(take_shape_spec(plain, kinds).is_in());
+  json ami = json::parse(R"({"mode":"echo","payload_type":"octets","shape":"ami-8"})");
+  const ShapeSpec eight = take_shape_spec(ami, kinds);
+  CHECK(eight.kind == "ami" && eight.outstanding == 8 && eight.name() == "ami-8" && !ami.contains("shape"));
+  json out = json::parse(R"({"mode":"twoway","payload_type":"records","shape":"out"})");
+  CHECK(take_shape_spec(out, kinds).kind == "out");
+  for (const char* bad : {R"({"mode":"twoway","shape":"sideways"})", R"({"mode":"twoway","shape":"ami-0"})",
+                          R"({"mode":"twoway","shape":"ami-999"})", R"({"mode":"twoway","shape":7})"}) {
+    json command = json::parse(bad);
+    CHECK_WORKER_ERROR(take_shape_spec(command, kinds), ErrorKind::usage);
+  }
+  for (const char* refused : {R"({"mode":"twoway","payload_type":"octets","shape":"dii"})",
+                              R"({"mode":"echo","payload_type":"octets","shape":"out"})",
+                              R"({"mode":"oneway","payload_type":"octets","shape":"ami-2"})",
+                              R"({"mode":"twoway","payload_type":"octets","shape":"wstring"})"}) {
+    json command = json::parse(refused);
+    CHECK_WORKER_ERROR(take_shape_spec(command, kinds), ErrorKind::unsupported);
+  }
+  FakeWorker worker;
+  worker.connected = true;
+  auto hello = answer(worker, R"({"cmd":"hello"})");
+  CHECK(hello["shapes"].size() == 1 && hello["shapes"][0] == "in");
+  auto refused = answer(worker, R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":8,
+      "calls":3,"samples_file":"/tmp/x.i64","shape":"out"})");
+  CHECK(refused["ok"] == false && error_kind(refused) == "unsupported" && worker.log.empty());
+}
+
 }  // namespace
 
 int main() {
   run_spec_parsing();
+  shape_parsing();
   command_loop_answers();
   run_sequence();
   return orbench_test::finish("test_commands");

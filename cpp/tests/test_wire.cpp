@@ -189,6 +189,39 @@ static void reader_rejects_garbage() {
   close(fds[1]);
 }
 
+// has_message() says whether next() can return without reading the socket (the serial server asks it, since
+// epoll no longer reports bytes already read): a whole message, or a bad header, in the buffer.
+static void reader_says_when_a_message_is_buffered() {
+  int fds[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  MessageReader reader;
+  CHECK(!reader.has_message());
+  // Two messages and half a third arrive together: the first next() reads them all.
+  std::vector<uint8_t> stream;
+  for (size_t size : {7, 9}) {
+    const auto m = message(wire::TWOWAY, size);
+    stream.insert(stream.end(), m.begin(), m.end());
+  }
+  const auto third = message(wire::ECHO, 20);
+  stream.insert(stream.end(), third.begin(), third.begin() + 16);
+  CHECK(send_all(fds[0], stream.data(), stream.size()) == 0);
+  wire::Header header;
+  uint8_t* body = nullptr;
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message && header.body_bytes == 7);
+  CHECK(reader.has_message());   // the second is whole in the buffer
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message && header.body_bytes == 9);
+  CHECK(!reader.has_message());  // the third's header, but not its body
+  CHECK(send_all(fds[0], third.data() + 16, third.size() - 16) == 0);
+  CHECK(!reader.has_message());  // its rest is in the kernel, not yet read
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::message && header.body_bytes == 20);
+  const uint8_t garbage[12] = {'G', 'I', 'O', 'P', 1, 2, 1, 0, 0, 0, 0, 0};
+  CHECK(send_all(fds[0], garbage, sizeof garbage) == 0);
+  CHECK(reader.next(fds[1], header, body) == MessageReader::Result::bad_header);
+  CHECK(reader.has_message());   // next() answers bad_header again without a read
+  close(fds[0]);
+  close(fds[1]);
+}
+
 int main() {
   header_round_trip();
   integers_are_little_endian();
@@ -197,5 +230,6 @@ int main() {
   reader_headroom_is_writable();
   reader_reads_small_messages_in_bulk_and_large_ones_exactly();
   reader_rejects_garbage();
+  reader_says_when_a_message_is_buffered();
   return orbench_test::finish("test_wire");
 }

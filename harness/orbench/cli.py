@@ -20,6 +20,7 @@ from orbench.commands import (
     ingest_jmh,
     new_target,
     prepare,
+    profiles,
     report,
     run,
     soak,
@@ -29,8 +30,8 @@ from orbench.commands import (
 from orbench.errors import UserError
 
 # In the order `orbench --help` lists them.
-COMMANDS = (targets, check_target, new_target, prepare, run, soak, cleanup, summarize, report, compare, agreement,
-            history, ingest_jmh, fidelity, export)
+COMMANDS = (targets, check_target, new_target, prepare, run, soak, cleanup, summarize, report, profiles, compare,
+            agreement, history, ingest_jmh, fidelity, export)
 
 EPILOG = """\
 examples:
@@ -47,6 +48,8 @@ examples:
   orbench cleanup results/two-hosts/latest    end any worker a run left on its hosts (unreachable at its end)
   orbench summarize results/quick/latest   recompute summary.json from the raw samples
   orbench report results/quick/latest      (re)make the figures and report.html of a run
+  orbench run --profile quick              quick, and per point a profiled trial: where each middleware's time goes
+  orbench profiles results/quick/latest --payload-bytes 1   its top functions of added time, us per call
   orbench compare RUN_A RUN_B              the same points of two runs side by side: drift, and what really moved
   orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
   orbench history                          results/index.html: every run, each point's trend, moves flagged

@@ -8,6 +8,7 @@ import re
 import sys
 
 import pytest
+from orbench.targets import scale_checks
 from orbench.targets.conformance import Conformance, format_checks
 from orbench.targets.descriptor import read_descriptor
 
@@ -36,13 +37,52 @@ argv = ["{python}", "{mutant}", "{mutation}", "client", "--", "{{root}}/cpp/buil
 modes = ["twoway", "oneway", "echo"]
 payload_types = ["octets"]
 options = ["tcp_nodelay"]
+client_threads = {threads}
 """
 
+# omniORB's workers behind the wrapper, for the mutations of objects (the C baseline has none).
+OMNIORB_DESCRIPTOR = """name = "omniorb"
+description = "omniORB behind a mutation wrapper ({mutation})"
+language = "c++"
+kind = "orb"
+family = "corba"
+baseline = "c-socket"
+build = "cpp"
 
-def check_mutant(mutation: str, tmp_path) -> tuple[dict[str, bool], str]:
-    require_targets("c-socket")
-    path = tmp_path / "c-socket.toml"
-    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation))
+[requires]
+files = ["cpp/build/orbench-omniorb-server", "cpp/build/orbench-omniorb-client"]
+
+[server]
+argv = ["{python}", "{mutant}", "{mutation}", "server", "--",
+        "{{root}}/cpp/build/orbench-omniorb-server", "--host", "{{host}}", "--port", "{{port}}"]
+
+[client]
+argv = ["{python}", "{mutant}", "{mutation}", "client", "--", "{{root}}/cpp/build/orbench-omniorb-client"]
+
+[supports]
+modes = ["twoway", "oneway"]
+payload_types = ["octets"]
+objects = true
+fixed_options = {{ tcp_nodelay = true }}
+"""
+
+# omniORB's workers behind the wrapper with shapes claimed, for the mutations of shapes (faults in the real
+# workers, ORBENCH_FAULT).
+SHAPES_DESCRIPTOR = OMNIORB_DESCRIPTOR.replace("objects = true", 'shapes = ["in", "inout", "exception", "ami"]')
+
+THREADS_RUN = (f"threads: {{}} run of {scale_checks.THREADS} threads x {scale_checks.THREAD_CALLS} calls, "
+               "every call made and counted")
+THREADS_OVERLAP = "threads: the threads' calls overlap (replies held a known time)"
+OBJECTS_CHECK = "objects: every object called, in the order asked (objects_called)"
+
+
+def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dict[str, bool], str]:
+    require_targets(target.removesuffix("-shapes"))
+    template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR}[target]
+    path = tmp_path / f"{target.removesuffix('-shapes')}.toml"
+    # The threads steps only where a mutation is about threads: test_contract runs them for the real c-socket.
+    threads = "true" if mutation.startswith("threads") else "false"
+    path.write_text(template.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads=threads))
     target = read_descriptor(path)
     conformance = Conformance(target, log_dir=tmp_path / "logs")
     checks = conformance.run()
@@ -66,6 +106,8 @@ REJECTED = {
     "oneway_twoway": ["oneway returns before the server replies"],
     "language": ["server prints a valid ready line"],
     "unsupported_mode": ["unknown mode is a usage error"],
+    # A client that claims threads but makes its calls on one thread.
+    "threads_ignored": [THREADS_RUN.format("twoway"), THREADS_RUN.format("oneway"), THREADS_OVERLAP],
 }
 
 
@@ -74,6 +116,21 @@ def test_check_target_rejects_the_mutant(mutation, tmp_path):
     results, report = check_mutant(mutation, tmp_path)
     failed = {name for name, passed in results.items() if not passed}
     assert set(REJECTED[mutation]) <= failed, report
+
+
+def test_a_client_that_makes_its_threads_calls_one_at_a_time_is_rejected(tmp_path):
+    """It makes all threads x calls calls, one after another, and says threads made them: its made-up answer
+    passes every count, and the relay's known delay is what shows that the calls did not overlap."""
+    results, report = check_mutant("threads_serial", tmp_path)
+    assert {name for name, passed in results.items() if not passed} == {THREADS_OVERLAP}, report
+
+
+def test_a_client_that_calls_object_0_only_is_rejected(tmp_path):
+    """omniORB's client told to drop `objects` (its answer made up as if not): everything passes but the
+    objects step, where the server saw one object called. (test_contract runs the real omniorb through it.)"""
+    results, report = check_mutant("objects_zero", tmp_path, "omniorb")
+    assert {name for name, passed in results.items() if not passed} == {OBJECTS_CHECK}, report
+    assert "the server saw 1 objects called, expected 50" in report, report
 
 
 def test_a_failed_option_step_shows_its_own_workers_stderr(tmp_path):
@@ -122,3 +179,53 @@ def test_a_baseline_writing_header_and_body_apart_is_rejected(counter, tmp_path,
     finally:
         client.stop()
         server.stop()
+
+
+@pytest.mark.parametrize("mutation, known, outcome", [
+    ("close_after", False, "failed"),   # a transport that gives up after 100 MiB fails the long haul
+    ("close_after", True, "known"),     # ... and is a known failure where its descriptor says so, with why
+    ("none", True, "passed"),           # listed, but passed this time: a pass, with the entry's words
+])
+def test_the_long_haul_fails_a_connection_that_ends_after_100_mib(tmp_path, mutation, known, outcome):
+    """The long haul alone (its own pair of workers), on the C socket baseline behind the mutant wrapper."""
+    require_targets("c-socket")
+    path = tmp_path / "c-socket.toml"
+    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads="false")
+                    + ('\n[known_failures]\nlong_haul = "gives up after 100 MiB"\n' if known else ""))
+    target = read_descriptor(path)
+    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    conformance.check("long haul", conformance._long_haul, step="long_haul")
+    check = conformance.checks[-1]
+    assert {"failed": not check.passed, "known": check.passed and check.known,
+            "passed": check.passed and not check.known}[outcome], format_checks(target, [check])
+    if outcome == "failed":
+        assert check.detail.startswith("twoway (0 MiB through the connection before it), 4096 calls of 65536 B: "
+                                       "error answer: transport"), check.detail
+    if known:
+        assert "gives up after 100 MiB" in check.detail
+    assert all(w.proc.poll() is not None for w in conformance.workers)
+
+
+# The shape mutations: each fails exactly the steps of its shape (and nothing else).
+SHAPE_REJECTED = {
+    "inout_unchanged": {"shape inout: twoway octets 1000 B, reply right, every call counted"},
+    "no_raise": {"shape exception: twoway octets 1000 B, reply right, every call counted"},
+    "ami_lost": {"shape ami-1: twoway octets 1000 B, reply right, every call counted",
+                 "shape ami-8: twoway octets 1000 B, reply right, every call counted",
+                 "shape ami-8: calls overlap (replies held a known time)"},
+}
+
+
+def test_the_shapes_wrapper_alone_passes(tmp_path):
+    results, report = check_mutant("none", tmp_path, "omniorb-shapes")
+    assert all(results.values()), report
+    assert any(name.startswith("shape ami-8") for name in results), report
+
+
+@pytest.mark.parametrize("mutation", sorted(SHAPE_REJECTED))
+def test_check_target_rejects_a_wrong_shape(mutation, tmp_path):
+    """A server whose inout returns the input unchanged, one that never raises, a client that loses AMI
+    replies: each claims the shape and gets it wrong, and check-target says where."""
+    results, report = check_mutant(mutation, tmp_path, "omniorb-shapes")
+    failed = {name for name, passed in results.items() if not passed}
+    assert failed == SHAPE_REJECTED[mutation], report

@@ -22,3 +22,18 @@ def test_target_passes_the_contract(name, tmp_path):
     names = {c.name for c in checks}
     assert "a killed server gives the client an error answer, not a hang" in names
     assert any(n.startswith("run oneway") for n in names)
+    # What the descriptor claims of load at scale was tried, not taken on trust.
+    assert target.client_threads == any(n.startswith("threads: ") for n in names)
+    assert target.objects == any(n.startswith("objects: ") for n in names)
+
+
+@pytest.mark.slow
+def test_the_long_haul_catches_thrift_s_framed_transport_closing_at_100_mib(tmp_path):
+    """Thrift 0.17's framed transport ends a connection after 100 MiB read: its descriptor says so, and the
+    long haul finds it again (the buffered thrift-cpp passes it in test_target_passes_the_contract)."""
+    require_targets("thrift-cpp-framed")
+    target = read_targets()["thrift-cpp-framed"]
+    conformance = Conformance(target, log_dir=tmp_path)
+    conformance.check("long haul", conformance._long_haul, step="long_haul")
+    check = conformance.checks[-1]
+    assert check.known and "No more data to read" in check.detail, check

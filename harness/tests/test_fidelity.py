@@ -91,3 +91,18 @@ def test_verdict_reads_the_interval_against_the_goal():
     assert verdict(GOAL_RATIO + 0.001, 1.2) == "beyond"
     assert verdict(1.01, 1.05) == "unresolved"
     assert verdict(None, None) == "unresolved"
+
+
+@pytest.mark.slow  # two placements of one row
+def test_each_placement_is_a_row_of_its_own(tmp_path):
+    require_targets("c-socket")
+    require_references()
+    store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, calls=300, warmup=300,
+                                 root=tmp_path, rows=("c-pingpong",))
+    assert result["placements"] == ["same-core", "split-core"]
+    assert [(c["reference"], c["placement"]) for c in result["comparisons"]] == [
+        ("c-pingpong", "same-core"), ("c-pingpong", "split-core")]
+    runs = {c["run"] for c in result["comparisons"]}
+    assert len(runs) == 2 and all((store.path / r).is_dir() for r in runs)
+    page = section(store.path)
+    assert "(same-core)" in page and "(split-core)" in page

@@ -62,13 +62,13 @@ def test_history_flags_the_slowed_run_against_the_one_before(three_runs):
     assert runs[0].compared_with is None and runs[1].compared_with == stores[0].run_id
     assert all(r.commit and r.orb_versions.get("omniorb", "").startswith("omniORB") for r in runs)
     series = history.series["tiny"]
-    socket = series[(("same-core", "twoway", "octets", 64), "c-socket")]
+    socket = series[(("same-core", "twoway", "octets", 64, "in"), "c-socket")]
     assert [p.run_id for p in socket] == [s.run_id for s in stores]
     assert socket[2].p50.estimate >= DELAY_NS
     # omniORB did not change, its baseline did: its ORB-added latency drops by about the delay, flagged at both
     # sizes (the lone baseline's own move is taken as the machine's drift, not tested).
     for size in (64, 1024):
-        added = series[(("same-core", "twoway", "octets", size), "omniorb")]
+        added = series[(("same-core", "twoway", "octets", size, "in"), "omniorb")]
         assert added[2].orb_added_flag == "faster" and added[2].orb_added.estimate < -DELAY_NS / 2
     assert runs[2].flagged >= 2
 

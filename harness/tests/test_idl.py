@@ -47,6 +47,8 @@ def test_proto_maps_every_operation_and_type():
                  "rpc counters(Empty) returns (Counters);",         # no argument: Empty
                  "rpc reset_counters(Empty) returns (Empty);",
                  "rpc shutdown(Empty) returns (Empty);",
+                 "rpc references(ReferencesRequest) returns (Strings);",  # basic arguments: a request message
+                 "fixed32 first = 1;", "fixed32 count = 2;",
                  "bytes items = 1;",                                # sequence<octet>
                  "repeated sfixed32 items = 1;",                    # sequence<long>: fixed width
                  "repeated Record items = 1;",
@@ -54,7 +56,7 @@ def test_proto_maps_every_operation_and_type():
                  "sfixed32 flags = 3;", "fixed32 kind = 4;",        # short and octet widened
                  'option java_package = "org.example";'):
         assert line in proto, line
-    assert proto.count("rpc ") == 19
+    assert proto.count("rpc ") == 20
 
 
 def test_slice_maps_every_operation_and_type():
@@ -64,9 +66,10 @@ def test_slice_maps_every_operation_and_type():
                  '["amd"] ::orbench::SyncResult sync(long expected, long timeout_ms);',  # unsigned widened
                  "void push(::orbench::Octets data);",              # a oneway is an ordinary void operation
                  "::orbench::Counters counters();", "void reset_counters();",
+                 "::orbench::Strings references(long first, long count);",  # unsigned long widened
                  '[["java:package:org.example"]]'):
         assert line in ice, line
-    assert ice.count(");\n") == 19
+    assert ice.count(");\n") == 20
 
 
 @pytest.mark.parametrize("text, message", [
@@ -136,3 +139,41 @@ def test_slice2cpp_and_slice2java_compile_the_slice(tmp_path):
             subprocess.run([compiler, "--underscore", "--output-dir", str(tmp_path), str(tmp_path / "orbench.ice")],
                            check=True, capture_output=True)
     assert (tmp_path / "orbench.h").exists()
+
+
+def test_thrift_idl_maps_the_types_and_keeps_oneway():
+    from orbench.idl.emitters.thrift import to_thrift
+
+    text = to_thrift(module(), "org.example")
+    for line in ("namespace cpp orbench", "namespace java org.example", "typedef binary Octets",
+                 "typedef list<Record> Records", "  4: i8 kind", "  1: i64 messages",
+                 "  oneway void push(1: Octets data)", "  Octets echo_octets(1: Octets data)",
+                 "  SyncResult sync(1: i64 expected, 2: i64 timeout_ms)", "  Counters counters()"):
+        assert line in text.splitlines(), line
+
+
+def test_a_thrift_keyword_is_refused_with_its_line():
+    from orbench.idl.emitters.thrift import to_thrift
+
+    with pytest.raises(IdlError, match=r"m.idl:1: 'binary' is a Thrift keyword"):
+        to_thrift(parse("module m { struct S { long binary; }; };", "m.idl"))
+
+
+def test_the_translator_lists_its_emitters_and_refuses_an_unknown_one(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    listed = capsys.readouterr().out
+    assert exc.value.code == 0 and all(n in listed for n in ("proto", "slice", "thrift")), listed
+    with pytest.raises(SystemExit) as exc:
+        main(["corba", str(IDL), "out"])
+    assert exc.value.code == 2 and "invalid choice: 'corba'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("thrift") is None, reason="thrift not installed (make deps installs it)")
+def test_the_thrift_compiler_compiles_the_thrift_idl(tmp_path):
+    from orbench.idl.emitters.thrift import to_thrift
+
+    (tmp_path / "orbench.thrift").write_text(to_thrift(module(), "org.example"))
+    done = subprocess.run(["thrift", "--gen", "cpp", "--gen", "java", "-out", str(tmp_path),
+                           str(tmp_path / "orbench.thrift")], check=True, capture_output=True, text=True)
+    assert (tmp_path / "Bench.h").exists() and "WARNING" not in done.stderr, done.stderr

@@ -63,3 +63,28 @@ def test_points_without_intervals_are_skipped():
                point("omniorb"): PointSummary(point=point("omniorb"), kind="orb",
                                               orb_added_latency_ns=OrbAdded(baseline="c-socket", estimate=None))}
     assert invariant_warnings(with_points(entries)) == []
+
+
+def test_a_queued_oneway_gets_no_added_latency_but_a_written_one_does():
+    """gRPC Java's oneway returns once Netty's thread has the message (descriptor oneway_call = "queued"): its
+    client time is not the baseline's kind of number, so pairing says so instead of subtracting."""
+    from orbench.results.point import Point
+    from orbench.summary.model import PointSummary
+    from orbench.summary.pairing import pair_with_baselines
+    from orbench.targets.descriptor import get_target
+
+    assert get_target("grpc-java").oneway_call == "queued" and get_target("jacorb").oneway_call == "written"
+    points, p50s = {}, {}
+    for target, kind in (("grpc-java", "orb"), ("jacorb", "orb"), ("java-socket", "socket")):
+        for mode in ("oneway", "twoway"):
+            point = Point(placement="same-core", mode=mode, payload_type="octets", payload_bytes=16, target=target)
+            points[point] = PointSummary(point=point, kind=kind)
+            p50s[point] = {(0, k): 1000.0 + 10 * k + (500 if kind == "orb" else 0) for k in range(3)}
+    info = {"grpc-java": {"baseline": "java-socket", "oneway_call": "queued"}, "jacorb": {"baseline": "java-socket"}}
+    paired = pair_with_baselines(points, p50s, {}, info)
+    for point, summary in paired.items():
+        added = summary.orb_added_latency_ns
+        if point.target == "grpc-java" and point.mode == "oneway":
+            assert added.estimate is None and added.why_missing.startswith("not comparable")
+        elif point.target != "java-socket":
+            assert added.estimate == 500.0, (point, added)

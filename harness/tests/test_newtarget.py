@@ -1,5 +1,8 @@
 """`orbench new-target`: a descriptor that loads, carries the new name everywhere, and never overwrites."""
 
+import re
+import tomllib
+
 import pytest
 from orbench.errors import UserError
 from orbench.targets.descriptor import read_descriptor
@@ -39,7 +42,9 @@ def test_the_command_prints_the_path_and_the_steps(tmp_path):
 
 
 def test_a_new_python_target_gets_the_python_steps(tmp_path):
-    path, steps = new_target("pyorb", None, tmp_path, language="python")
+    with pytest.raises(UserError, match="which middleware family is it"):
+        new_target("pyorb", None, tmp_path, language="python")
+    path, steps = new_target("pyorb", None, tmp_path, language="python", family="corba")
     target = read_descriptor(path)
     assert target.language == "python" and target.kind == "orb" and target.baseline == "python-socket"
     assert "--target pyorb" in " ".join(target.client_argv)
@@ -76,3 +81,80 @@ def test_the_first_target_of_a_new_language_is_a_skeleton_that_loads(tmp_path, m
     assert (target.language, target.kind, target.baseline, target.build) == ("rust", "orb", "rust-socket", "rust")
     assert "--target rorb" in " ".join(target.client_argv) and "TODO" in path.read_text()
     assert steps[0] == "rust/rorb/: its binding" and steps[-2].startswith("build it (make rust)")
+
+
+def _one_target_per_family_and_language() -> list[str]:
+    from orbench.targets.descriptor import read_targets
+
+    firsts: dict[tuple[str, str], str] = {}
+    for name, t in sorted(read_targets().items()):
+        if t.kind == "orb":
+            firsts.setdefault((t.family, t.language), name)
+    return sorted(firsts.values())
+
+
+# A path in the repository as the steps print it; made by the build (not there before it): under these.
+REPO_PATH = re.compile(r"(?<![\w/.{}-])(?:cpp|java|harness|idl)/[\w./{}-]*[\w/]")
+BUILT = ("cpp/build/", "java/target/", "harness/workers/python/build/")
+
+
+@pytest.mark.parametrize("like", _one_target_per_family_and_language())
+def test_a_copy_of_each_family_s_target_names_its_own_files_and_only_existing_others(like, tmp_path):
+    """new-target --like a target of each family and language: what is the template's is renamed (files, argv)
+    or left as a TODO (options, packages, hint); every path the steps print is there already, is made by the
+    build, or carries the new name (the steps make it); and every file the new descriptor names as its own is
+    one the steps say how to make."""
+    from orbench.paths import repo_root
+    from orbench.targets.descriptor import read_targets
+    from orbench.targets.languages import read_languages
+    from orbench.targets.new_target import stem_of
+
+    template = read_targets()[like]
+    language = read_languages()[template.language]
+    old_stem = stem_of(like, language)
+    name = f"{old_stem}2" + like[len(old_stem):]
+    stem = f"{old_stem}2"
+    path, steps = new_target(name, like, tmp_path, family=template.family)
+    target = read_descriptor(path)
+    assert (target.family, target.language, target.kind) == (template.family, template.language, "orb")
+    assert target.options == () and target.fixed_options == () and target.requires_hint is None
+    assert target.required_pkg_config == ()
+    paths = [p.removeprefix("{root}/") for a in target.server_argv + target.client_argv + target.required_files
+             for p in a.split(":") if "/" in p]   # a class path is several
+    own = [p for p in paths if re.search(rf"(?<![A-Za-z0-9]){re.escape(stem)}(?![A-Za-z0-9])", p)]
+    assert own or template.language == "python", f"nothing renamed from {like}: {target}"
+    printed = [p for step in steps for p in REPO_PATH.findall(step)]
+    for p in printed:
+        made = stem in p or p.startswith(BUILT)
+        assert made or (repo_root() / p).exists(), f"step path {p} does not exist: {steps}"
+    for file in own:
+        if file.startswith(("cpp/", "java/", "harness/")):
+            assert any(file.startswith(p) for p in printed), f"{file} is named by no step: {steps}"
+    # Nothing of the template's is left in its files and argv but its own settings, which a TODO lists.
+    old_word = re.compile(rf"(?<![A-Za-z0-9]){re.escape(old_stem)}(?![A-Za-z0-9])", re.IGNORECASE)
+    listed = " ".join(line for line in path.read_text().splitlines() if line.startswith(f"# TODO: {like}'s own"))
+    data = tomllib.loads(path.read_text())   # argv as written ([orb], the template's too, is marked a TODO)
+    for value in target.required_files + tuple(data["server"]["argv"]) + tuple(data["client"]["argv"]):
+        assert not old_word.search(value) or value in listed, f"{value!r} is still {like}'s"
+
+
+def test_a_copy_of_a_family_s_own_target_under_a_new_name_asks_for_its_family(tmp_path):
+    with pytest.raises(UserError) as exc:
+        new_target("zeta-cpp", "ice-cpp", tmp_path)
+    message = str(exc.value)
+    for words in ("pass --family ice", "family 'zeta' is not in harness/targets/families.toml",
+                  "a table [zeta]", "harness/orbench/idl/emitters/NAME.py"):
+        assert words in message, message
+    assert not list(tmp_path.iterdir())
+    path, _ = new_target("zeta-cpp", "ice-cpp", tmp_path, family="ice")
+    assert read_descriptor(path).family == "ice"
+
+
+def test_a_first_target_of_a_family_in_a_language_leaves_the_template_s_family_tables_out(tmp_path):
+    """No Java target of the Thrift family yet: copied from a Java CORBA ORB, without that ORB's [orb] table,
+    with the language's steps and the family's emitter."""
+    path, steps = new_target("zeta-java", None, tmp_path, language="java", family="thrift")
+    target = read_descriptor(path)
+    assert target.family == "thrift" and "[orb]" not in path.read_text().replace("'s [orb] table", "")
+    assert any("python3 -m orbench.idl thrift" in s for s in steps)
+    assert steps[0].startswith("java/src/main/java/org/orbench/zeta/")

@@ -104,3 +104,34 @@ def test_the_headline_has_a_row_per_language_of_the_registry_in_its_order():
     rows = language_rows()
     assert list(rows)[:3] == ["c++", "java", "python"]
     assert rows["python"] == "Python middleware − Python sockets" and rows["c++"] == "C++ middleware − C sockets"
+
+
+def test_a_run_with_shapes_gets_the_shapes_figure_and_table(tmp_path):
+    """The fixture's omniORB trials listed again as the shape `out` (the same samples files): each shape cost is
+    exactly 1 (the same p50s, trial by trial), and the report has the "Invocation shapes" section, its figure a
+    real PNG."""
+    import csv
+    import json
+
+    from orbench_plots.report import make_report
+
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "run-small", run)
+    with open(run / "trials.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    shaped = [{**r, "shape": "out", "seq": str(len(rows) + i + 1)} for i, r in enumerate(rows)
+              if r["target"] == "omniorb" and r["mode"] == "twoway"]
+    assert shaped
+    with open(run / "trials.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=[*rows[0], "shape"])
+        w.writeheader()
+        w.writerows([{**r, "shape": "in"} for r in rows] + shaped)
+    write_summary(RunStore(run))
+    costs = json.loads((run / "summary.json").read_text())["shape_costs"]
+    assert {c["payload_bytes"] for c in costs} == {int(r["payload_bytes"]) for r in shaped}
+    assert all(c["target"] == "omniorb" and c["shape"] == "out" and c["ratio"]["estimate"] == pytest.approx(1.0)
+               and c["added_ns"]["estimate"] == pytest.approx(0.0) for c in costs), costs
+    text = make_report(run).read_text()
+    assert "<h2>Invocation shapes</h2>" in text and ">out<" in text
+    figures = list((run / "figures").glob("shapes-*.png"))
+    assert figures and all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in figures)

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from orbench.results.point import PointSlice
 from orbench.summary.model import PointSummary
+from orbench.targets.families import read_families
 from orbench.targets.languages import read_languages
 
 from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, grouped, saved
@@ -86,7 +87,7 @@ def latency_vs_payload(points: list[PointSummary], out_dir: Path) -> list[Figure
         what = "client time per oneway call" if mode == "oneway" else f"{mode} round trip"
         _finish_payload_panel(ax, sizes, f"{what} (µs)", f"{what} vs payload ({key.label})")
         figures.append(saved(fig, out_dir / f"latency-{key.slug}.png", f"Latency, {key.label}",
-                             f"p50 per call (solid = middleware: ORB, gRPC or Ice; dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
+                             f"p50 per call (solid = middleware: {family_labels()}; dashed = socket baseline), shaded up to the p99 (dotted); log axes; "
                              f"lower is better. {'Oneway: time for the client to hand the call over, not delivery.' if mode == 'oneway' else ''}"))
     return figures
 
@@ -98,9 +99,15 @@ def language_rows() -> dict[str, str]:
     return {name: lang.row_label for name, lang in read_languages().items()}
 
 
+def family_labels() -> str:
+    """The middleware families, as harness/targets/families.toml names them: "CORBA, gRPC, Ice or Thrift"."""
+    labels = [f.label for f in read_families().values()]
+    return ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else "".join(labels)
+
+
 def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
-    """The headline: middleware latency (CORBA ORBs, gRPC, Ice) minus the same-language socket baseline, per
-    payload, with 95% intervals; one row of panels per language, one panel per mode."""
+    """The headline: middleware latency (every family's) minus the same-language socket baseline, per payload,
+    with 95% intervals; one row of panels per language, one panel per mode."""
     figures = []
     added = [p for p in points if p.added is not None]
     for key, pts in sorted(_by_place(added).items()):
@@ -125,7 +132,7 @@ def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
                 else:
                     ax.set_axis_off()
         figures.append(saved(fig, out_dir / f"orb-added-{key.slug}.png", f"Middleware-added latency, {key.label}",
-                             "Each middleware's p50 (CORBA ORBs, gRPC, Ice) minus the p50 of the socket baseline of "
+                             f"Each middleware's p50 ({family_labels()}) minus the p50 of the socket baseline of "
                              "its language, trial by paired trial, with the 95% confidence interval: what the "
                              "middleware itself costs per call. One row per language, every family side by side. "
                              "gRPC's oneway is a message on an open stream, not a request (PROTOCOL.md, \"gRPC and "

@@ -19,6 +19,10 @@ from orbench_plots.sample_figures import make_sample_figures
 from orbench_plots.section_anatomy import ANATOMY_PREFIX
 from orbench_plots.section_anatomy import make_figures as make_anatomy_figures
 from orbench_plots.section_anatomy import section as anatomy_section
+from orbench_plots.section_profiles import section as profiles_section
+from orbench_plots.section_shapes import SHAPES_PREFIX
+from orbench_plots.section_shapes import make_figures as make_shape_figures
+from orbench_plots.section_shapes import section as shapes_section
 from orbench_plots.section_variance import variance_section
 from orbench_plots.style import Figure
 
@@ -196,7 +200,8 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
             f"<li><b>{_esc(k)}</b>: {_esc(v)}</li>" for k, v in manifest["skipped_targets"].items()) + "</ul>")
     # The anatomy section shows its own figures, after the summary table.
     anatomy_figures = [f for f in figures if f.path.name.startswith(ANATOMY_PREFIX)]
-    figures = [f for f in figures if f not in anatomy_figures]
+    shape_figures = [f for f in figures if f.path.name.startswith(SHAPES_PREFIX)]
+    figures = [f for f in figures if f not in anatomy_figures and f not in shape_figures]
     parts.append("<h2>Figures</h2>")
     for f in figures:
         rel = f.path.relative_to(run_dir)
@@ -223,9 +228,11 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
                 + f"</td><td>{'yes' if k.answer.covered else 'NO'}</td>"
                 f"<td>{'yes' if k.answer.within_tolerance else 'NO'}</td></tr>" for k in known) + "</table>")
     parts.append("<h2>Summary</h2>" + _summary_table(summary.points) + f"<p>{_esc(P50_LEGEND)}</p>")
+    parts.append(shapes_section(summary, shape_figures, run_dir))
     parts.append(variance_section(summary.points))
     parts.append(section_placement.section(summary.points))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
+    parts.append(profiles_section(run_dir, manifest))
     if summary.equivalence:
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
                      "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "
@@ -275,6 +282,7 @@ def make_report(run_dir: Path | str) -> Path:
     figures = make_figures(summary, run_dir / "figures")
     figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
     figures += make_anatomy_figures(summary, run_dir / "figures")
+    figures += make_shape_figures(summary, run_dir / "figures")
     out = run_dir / "report.html"
     out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
     return out

@@ -48,7 +48,9 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
         if oneway:
             cells.append("" if r.get("throughput_ratio") is None else f"{r['throughput_ratio']:.3f}")
         out.append("<tr>" + "".join(f"<td class='num'>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    return (f"<h3>{html.escape(comp['target'])} {html.escape(comp['mode'])} vs {html.escape(comp['reference'])}</h3>"
+    where = f" ({comp['placement']})" if comp.get("placement") else ""
+    return (f"<h3>{html.escape(comp['target'])} {html.escape(comp['mode'])} vs {html.escape(comp['reference'])}"
+            f"{html.escape(where)}</h3>"
             f"<p>{html.escape(comp.get('what', ''))}</p><table>" + "\n".join(out) + "</table>")
 
 

@@ -2,3 +2,7 @@
 #pragma once
 
 #include "orbench.hh"
+
+// Built with -Wba -Wbami and linked with omniDynamic4: the DII, the DSI and AMI (orb_shapes.hpp).
+#define ORBENCH_HAS_DYNAMIC 1
+#define ORBENCH_HAS_AMI 1

@@ -3,8 +3,8 @@
 An interop pair [client_target, server_target] of a campaign becomes a target of its own, labelled
 "client->server" (e.g. "jacorb->omniorb"), whose server argv is the server target's and whose client argv is
 the client target's. It runs interleaved with the campaign's targets, at the same points, and needs no
-change to the workers: both sides speak one protocol (targets.FAMILIES: GIOP for the ORBs, gRPC, Ice; the OBSK
-wire format for the socket baselines).
+change to the workers: both sides speak one protocol (their family's, harness/targets/families.toml: GIOP for
+the ORBs, gRPC, ...; the OBSK wire format for the socket baselines).
 
 It has no ORB-added latency: that is an ORB minus a socket baseline of the same language, and an interop
 pair has two languages (or two ORBs) and no baseline that removes exactly the other side's share. The

@@ -22,6 +22,7 @@ from orbench.campaign.load import LoadPlan
 from orbench.errors import UserError
 from orbench.hosts.jdk import Jdk, resolve_jdk
 from orbench.hosts.ssh import HostPair, SshSettings
+from orbench.results import shapes
 from orbench.results.point import PointGroup
 from orbench.schemas import check, read_toml, schema
 from orbench.targets.descriptor import Target, parse_instance, read_targets
@@ -72,18 +73,21 @@ class Campaign:
     def point_groups(self, host_pair: str = "local", options: str = "") -> list[PointGroup]:
         """Every point group of one host pair and option set, in run order: per placement, per server setting
         (threading, objects: each gets its own server), per load shape (clients outermost, so extra client
-        workers start once; a sweep's steps last), then mode, payload type, payload size."""
+        workers start once; a sweep's steps last), then mode, invocation shape, payload type, payload size; a
+        shape only with the modes and payload types it takes (results/shapes.py: wstring at strings)."""
         plan = self.load_plan
         return [
             PointGroup(host_pair=host_pair, placement=pl, options=options, threading=threading, objects=objects,
                        object_order=plan.object_order if objects > 1 else "round-robin", mode=mode,
-                       payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
+                       shape=call_shape, payload_type=pt, payload_bytes=size, clients=shape.clients, clients_as=shape.clients_as,
                        rate_hz=shape.rate_hz, arrivals=shape.arrivals, offered_load=shape.offered_load)
             for pl in self.settings["placements"]
             for (threading, objects) in plan.server_settings()
             for mode in self.settings["modes"]
+            for call_shape in self.settings["shapes"]
             for shape in plan.shapes(mode)
-            for pt in self.settings["payload_types"]
+            for pt in shapes.payload_types_of(call_shape, self.settings["payload_types"], self.settings["shapes"])
+            if shapes.combines(call_shape, mode, pt)
             for size in self.settings["payload_bytes"]
         ]
 
@@ -98,7 +102,13 @@ class Campaign:
         return None
 
     def unsupported_load(self, target: Target, point: PointGroup) -> str | None:
-        """Why the target cannot make the point's clients (N threads of one process), or None."""
+        """Why the target cannot make the point's invocation shape or its clients (N threads of one process), or
+        None."""
+        if point.shape != shapes.IN:
+            if why := target.shape_unsupported(point.shape):
+                return why
+            if point.clients > 1 or point.rate_hz or point.objects > 1:
+                return f"shape {point.shape} is measured with one closed-loop client on one object"
         if point.clients > 1 and point.clients_as == "threads" and not target.client_threads:
             if target.language == "python":
                 return (f"{target.name} makes no calls on threads: CPython's threads take turns at the interpreter "
@@ -164,6 +174,10 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     if any(settings.get(k) is not None for k in stops) and settings["max_trials"] < settings["trials"]:
         raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
                         f"({settings['trials']}), the minimum the stopping rule runs")
+    unprofiled = [b for b in settings.get("profile_payload_bytes") or [] if b not in settings["payload_bytes"]]
+    if unprofiled:
+        raise UserError(f"{path}: key profile_payload_bytes: value {unprofiled[0]} is not one of payload_bytes "
+                        f"({settings['payload_bytes']})")
     resolved_jdk = None
     if jdk is not None:
         settings["jdk"] = jdk
@@ -215,12 +229,49 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if resolved_jdk is not None:
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
+    _check_threading(path, settings, chosen)
+    _check_shapes(path, settings)
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
             raise UserError(
                 f"{path}: key modes: target {t.name} supports none of {settings['modes']} (it does {list(t.modes)})"
             )
     return Campaign(path=path, settings=settings, targets=chosen, added_baselines=added, jdk=resolved_jdk)
+
+
+def _check_shapes(path: Path, settings: dict[str, Any]) -> None:
+    """Every shape must make a point with some mode and payload type of the campaign."""
+    for i, name in enumerate(settings["shapes"]):
+        try:
+            shapes.check_shape(name)
+        except ValueError as exc:
+            raise UserError(f"{path}: key shapes[{i}]: {exc}") from None
+        types = shapes.payload_types_of(name, settings["payload_types"], settings["shapes"])
+        if not any(shapes.combines(name, m, pt) for m in settings["modes"] for pt in types):
+            kind = shapes.kind_of(name)
+            types = f" and payload types {list(kind.payload_types)}" if kind.payload_types else ""
+            raise UserError(f"{path}: key shapes[{i}]: value {name!r} takes modes {list(kind.modes)}{types}; "
+                            f"the campaign has modes {settings['modes']} and payload types "
+                            f"{settings['payload_types']}")
+
+
+def _check_threading(path: Path, settings: dict[str, Any], targets: list[Target]) -> None:
+    """Every threading setting other than default must be one that some middleware of the campaign offers: a
+    typo would otherwise skip every middleware at it, each with a reason, after the run started."""
+    for i, name in enumerate(settings["threading"]):
+        if name == "default":
+            continue
+        offering = []
+        for t in targets:
+            try:
+                t.threading_choice(name)
+                offering.append(t.name)
+            except UserError:
+                pass
+        if not any(t.kind == "orb" and t.name in offering for t in targets):
+            offered = sorted({n for t in targets if t.kind == "orb" for n in t.threading_names(0)})
+            raise UserError(f"{path}: key threading[{i}]: value {name!r}: no middleware of the campaign has this "
+                            f"setting (they offer: {', '.join(offered).replace('-0', '-SIZE') or 'none'})")
 
 
 def _check_soak(path: Path, settings: dict[str, Any]) -> None:

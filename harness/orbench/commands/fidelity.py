@@ -18,7 +18,9 @@ HELP = ("orbench's workers against references doing the same calls (c-socket vs 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", help="payload sizes, comma separated (default 1,16,128,1024,4096,16384,32168,65536)")
     p.add_argument("--rows", help=f"comparisons, comma separated: {', '.join(ROWS)} (default all)")
-    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
+    p.add_argument("--placement", default="same-core",
+                   help="CPU placements, comma separated: same-core, split-core, unpinned (default same-core; "
+                        "make bench-fidelity runs same-core,split-core)")
     p.add_argument("--pairs", type=int, default=20,
                    help="pairs per size: an orbench launch's trial, then a reference run, fresh processes on both "
                         "sides (default 20; from 6 pairs the ratio gets a 95%% interval)")
@@ -32,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
     rows = tuple(args.rows.split(",")) if args.rows else tuple(ROWS)
-    store, result = run_fidelity(sizes, placement=args.placement, pairs=args.pairs, calls=args.calls,
+    store, result = run_fidelity(sizes, placement=args.placement.split(","), pairs=args.pairs, calls=args.calls,
                                  warmup=args.warmup, sockperf_seconds=args.sockperf_seconds, rows=rows,
                                  root=Path(args.results) if args.results else None)
     for comp in result["comparisons"]:  # each row's campaign run gets its summary.json like any run

@@ -35,6 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--anatomy", action="store_true",
                    help="the anatomy mode: after each point, one trial per target with strace attached to both "
                         "workers (their system calls per call); the campaign key anatomy = \"syscalls\"")
+    p.add_argument("--profile", action="store_true",
+                   help="the profile mode: after each point, one trial per target with a sampling profiler attached "
+                        "to both workers (where each middleware's time goes, per call, against its baseline); the "
+                        "campaign key profile = true")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--jdk and --resume: a resumed run keeps the JDK it was started with")
         if args.anatomy:
             raise UserError("--anatomy and --resume: a resumed run keeps the anatomy mode it was started with")
+        if args.profile:
+            raise UserError("--profile and --resume: a resumed run keeps the profile mode it was started with")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
     elif args.retry_skipped:
@@ -55,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         campaign = read_campaign(campaign_path(args.campaign), jdk=args.jdk)
         if args.anatomy:
             campaign.settings["anatomy"] = "syscalls"
+        if args.profile:
+            campaign.settings["profile"] = True
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
@@ -82,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_report and not interrupted:
         make_report(store.path)
     print(f"results: {store.path}")
+    if campaign.settings.get("profile"):
+        print(f"profiles: orbench profiles {store.path} (where each middleware's time goes, per call)")
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:

@@ -13,6 +13,7 @@ import subprocess
 
 from orbench.anatomy.syscount import LIBRARY as SYSCOUNT_LIBRARY
 from orbench.errors import UserError
+from orbench.hosts.readiness import HOSTNAME_FIX
 from orbench.hosts.ssh import Host
 from orbench.paths import repo_root
 from orbench.targets.descriptor import Target
@@ -90,6 +91,9 @@ j="$(command -v "$JAVA" 2>/dev/null)"
 if [ -z "$j" ]; then echo "no JDK: java command '$JAVA' not found (install a JDK 17+, or set the host's java key)";
 elif ! "$j" -version >/dev/null 2>&1; then echo "java '$j' does not run: $("$j" -version 2>&1 | head -n1)"; fi
 """
+_CHECK_HOSTNAME = r"""
+n="$(hostname)"; getent hosts "$n" >/dev/null 2>&1 || echo "this host's name '$n' does not resolve, and $TARGET's middleware looks it up when it starts: $FIX"
+"""
 _CHECK_TASKSET = r"""
 command -v taskset >/dev/null 2>&1 || echo "taskset not found (needed for pinning; Debian: apt-get install util-linux), or use placement 'unpinned'"
 """
@@ -101,6 +105,8 @@ def check_target(host: Host, target: Target, directory: str, java: str, pinned: 
              f"FILES={shlex.quote(' '.join(target_files(target)))}\n" + _CHECK_FILES
     if target.is_jvm:
         script += _CHECK_JAVA
+    if target.requires_hostname:
+        script += f"TARGET={shlex.quote(target.name)}; FIX={shlex.quote(HOSTNAME_FIX)}\n" + _CHECK_HOSTNAME
     if pinned:
         script += _CHECK_TASKSET
     out = host.run_shell(script, check=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 
 from orbench.hosts.jdk import probe
@@ -31,7 +32,24 @@ def unavailable_reason(target: Target) -> str | None:
             return "pkg-config not found (apt-get install pkg-config)"
         if subprocess.run(["pkg-config", "--exists", pkg], capture_output=True).returncode != 0:
             return f"pkg-config package {pkg!r} not installed (run: make deps)"
+    if target.requires_hostname and (why := hostname_unresolved()):
+        return f"{why}, and {target.name}'s middleware looks it up when it starts: {HOSTNAME_FIX}"
     for rel in target.required_files:
         if not (root / rel).exists():
             return f"not built: {rel} is missing ({target.requires_hint or f'run: make {target.build}'})"
+    return None
+
+
+# How to make a host's own name resolve, for the middleware that needs it ([requires] hostname_resolves).
+HOSTNAME_FIX = "add it to /etc/hosts (a line '127.0.1.1 NAME', or the host's address)"
+
+
+def hostname_unresolved() -> str | None:
+    """None when this host's own name resolves (as the system resolver, which Java's also asks, sees it); else
+    which name does not."""
+    name = socket.gethostname()
+    try:
+        socket.getaddrinfo(name, None)
+    except OSError:
+        return f"this host's name {name!r} does not resolve"
     return None

@@ -1,5 +1,6 @@
-"""`python3 -m orbench.idl {proto,slice} IDL OUT`: the build's entry point (CMake and Maven run it).
+"""`python3 -m orbench.idl EMITTER IDL OUT [its options]`: the build's entry point (CMake and Maven run it).
 
+EMITTER is an emitter's name (orbench/idl/emitters/: proto, slice, thrift, ...); `--help` lists them.
 Standard library only, so a build can run it with the system python3 and PYTHONPATH=harness, before any venv.
 OUT is rewritten only when its text changes, so an unchanged IDL does not trigger the stub compilers again.
 """
@@ -10,26 +11,22 @@ import argparse
 import sys
 from pathlib import Path
 
-from orbench.idl import IdlError, parse_file, to_proto, to_slice
+from orbench.idl.emitter import known_emitters
+from orbench.idl.parser import IdlError, parse_file
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m orbench.idl", description=__doc__.splitlines()[0])
-    p.add_argument("language", choices=("proto", "slice"), help="proto3 (gRPC) or Slice (Ice)")
-    p.add_argument("idl", type=Path, help="the IDL file (idl/orbench.idl)")
-    p.add_argument("out", type=Path, help="the file to write")
-    p.add_argument("--java-package", help="proto: option java_package; slice: [[\"java:package:...\"]]")
-    p.add_argument("--amd", default="", help="slice: operations to mark [\"amd\"], comma-separated")
+    languages = p.add_subparsers(dest="emitter", required=True, metavar="EMITTER",
+                                 help="the interface language to write: " + ", ".join(known_emitters()))
+    for emitter in known_emitters().values():
+        sub = languages.add_parser(emitter.name, help=emitter.description, description=emitter.description)
+        sub.add_argument("idl", type=Path, help="the IDL file (idl/orbench.idl)")
+        sub.add_argument("out", type=Path, help="the file to write")
+        emitter.add_arguments(sub)
     args = p.parse_args(argv)
     try:
-        module = parse_file(args.idl)
-        if args.language == "proto":
-            if args.amd:
-                p.error("--amd applies to slice only")
-            text = to_proto(module, args.java_package)
-        else:
-            amd = frozenset(n for n in args.amd.split(",") if n)
-            text = to_slice(module, args.java_package, amd)
+        text = known_emitters()[args.emitter].emit(parse_file(args.idl), args)
     except IdlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -1,7 +1,9 @@
 """A parser for the subset of OMG IDL that orbench.idl uses: one module of typedefs, structs and interfaces whose
 operations take `in` parameters. Anything else is refused with the file and line, never skipped.
 
-Preprocessor lines (#ifndef, #define, #endif, #include) are dropped: the file is read as one translation unit.
+Preprocessor lines (#ifndef, #define, #endif, #include) are dropped: the file is read as one translation unit,
+with ORBENCH_TRANSLATED defined: a block `#ifndef ORBENCH_TRANSLATED` .. `#endif` (what only the CORBA ORBs
+compile: out and inout arguments, exceptions, wstring) is left out whole.
 """
 
 from __future__ import annotations
@@ -254,6 +256,10 @@ class Parser:
         return self.names[name]
 
 
+# Defined while the translator reads a file (see the module's docstring).
+TRANSLATED = "ORBENCH_TRANSLATED"
+
+
 def _scan(text: str, source: str) -> list[Token]:
     """Tokens with line numbers; comments, whitespace and preprocessor lines dropped."""
     # Blank out comments first (keeping newlines so line numbers stay right), then preprocessor lines.
@@ -264,11 +270,24 @@ def _scan(text: str, source: str) -> list[Token]:
         raise IdlError(f"{source}: unterminated /* comment")
     text = re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
     tokens: list[Token] = []
+    depth = 0  # #if nesting inside a left-out block; 0: outside one
     for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith("#"):
+        directive = line.split() if line.lstrip().startswith("#") else []
+        if depth:
+            if directive and directive[0].startswith("#if"):
+                depth += 1
+            elif directive and directive[0] == "#endif":
+                depth -= 1
+            continue
+        if directive[:2] == ["#ifndef", TRANSLATED]:
+            depth = 1
+            continue
+        if directive:
             continue
         for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*|::|[{}()<>;,:]|\S", line):
             tokens.append(Token(m.group(), number))
+    if depth:
+        raise IdlError(f"{source}: #ifndef {TRANSLATED} is not closed by #endif")
     return tokens
 
 

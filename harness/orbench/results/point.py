@@ -66,6 +66,9 @@ class PointGroup:
     objects: int = dim(1, text=lambda v: f"{v} objects", slug=lambda v: f"o{v}")
     object_order: str = dim("round-robin")                         # or "random" (PROTOCOL.md, "Load at scale")
     mode: str = dim()                  # twoway, oneway, echo
+    # How the call is made or what it carries besides the `in` argument (PROTOCOL.md, "Invocation shapes"): in,
+    # out, inout, return, exception, wstring, dii, dsi, collocated, ami-N (N replies outstanding).
+    shape: str = dim("in")
     payload_type: str = dim(shown=lambda v: v != "octets")
     payload_bytes: int = dim(text=lambda v: f"{v} B", slug=lambda v: f"{v}B")
     clients: int = dim(1, text=lambda v: f"c{v}")                  # clients against the one server

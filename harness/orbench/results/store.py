@@ -6,6 +6,8 @@ A run directory holds
                   campaign keeps everything that finished
   traced.csv      the anatomy mode's traced trials (strace attached: their system calls; their latency is not
                   a result), one per point and target, same columns as trials.csv
+  profiled.csv    the profile mode's profiled trials (sampling profilers attached: their latency is not a
+                  result), same columns as trials.csv; profiles/ holds their folded stacks (results/profile.py)
   samples/        raw per-call latencies, little-endian int64 ns, one file per trial
   logs/           each worker's stderr
   summary.json    per target x mode x payload statistics and ORB-added latency, computed from the above
@@ -71,6 +73,8 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      sendmsg, sendmmsg), counted inside it by the library the harness preloads (anatomy/syscount.py), which
      /proc/PID/io's syscr and syscw (client_reads, client_writes) do not count. Older runs read with them empty
      (not counted), their reads and writes as before.
+  13: points gain the invocation shape (point.py: `shape`: in, out, inout, return, exception, wstring, dii, dsi,
+     collocated, ami-N); an older run's points are all `in`, the static stub's call of the earlier versions.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 """
 
@@ -144,6 +148,10 @@ class RunStore:
         return self.path / "traced.csv"
 
     @property
+    def profiled_path(self) -> Path:
+        return self.path / "profiled.csv"
+
+    @property
     def summary_path(self) -> Path:
         return self.path / "summary.json"
 
@@ -175,6 +183,11 @@ class RunStore:
         _manifest, rows = upgrade(json.loads(self.manifest_path.read_text()), _rows(self.traced_path))
         return [from_row(r) for r in rows]
 
+    def read_profiled(self) -> list[Trial]:
+        """The profile mode's profiled trials (profiled.csv); none when the run has none."""
+        _manifest, rows = upgrade(json.loads(self.manifest_path.read_text()), _rows(self.profiled_path))
+        return [from_row(r) for r in rows]
+
     def written_schema(self) -> int:
         """The schema version this run was written with."""
         return int(json.loads(self.manifest_path.read_text()).get("schema_version", 1))
@@ -193,11 +206,15 @@ class RunStore:
         self.samples_dir.mkdir(parents=True, exist_ok=True)
         return self.samples_dir / f"{point.slug}-traced.i64"
 
-    def append_trial(self, trial: Trial, traced: bool = False) -> None:
-        """Appends one row to trials.csv, or (`traced`) to traced.csv; closing the file hands it to the kernel, so
+    def profiled_samples_path(self, point: Point) -> Path:
+        self.samples_dir.mkdir(parents=True, exist_ok=True)
+        return self.samples_dir / f"{point.slug}-profiled.i64"
+
+    def append_trial(self, trial: Trial, traced: bool = False, profiled: bool = False) -> None:
+        """Appends one row to trials.csv, or (`traced`) to traced.csv, (`profiled`) to profiled.csv; closing the file hands it to the kernel, so
         a harness that crashes or is killed keeps it. fsync (surviving a crash of the machine itself) runs at most every FSYNC_INTERVAL_S: at tens
         of milliseconds each on a VM's disk, one per trial would cost more than a short trial's calls."""
-        path = self.traced_path if traced else self.trials_path
+        path = self.traced_path if traced else self.profiled_path if profiled else self.trials_path
         new = not path.exists()
         if not new:
             with open(path, newline="") as f:

@@ -146,10 +146,15 @@ LOAD_COLUMNS_12 = ("offered_rate_hz", "client_calls", "fairness", "server_cpu_ut
                    "server_service_sq_ns2")
 
 
+def update_to_13(manifest: dict[str, Any], rows: Rows) -> None:
+    """13: points gain the invocation shape (point.py: `shape`); every call of an older run was the static
+    stub's `in` call, the dimension's default, which reading a row without the column gives."""
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
-    11: update_to_11, 12: update_to_12,
+    11: update_to_11, 12: update_to_12, 13: update_to_13,
 }
 SCHEMA_VERSION = max(UPDATES)
 

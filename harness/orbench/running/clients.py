@@ -65,7 +65,7 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
 
     samples_file = plan.samples_file
     parts = [samples_file.with_name(f"{samples_file.stem}.client{k}.i64") for k in range(n)]
-    load = load_fields(point, plan, processes=n)
+    load = load_fields(point, plan, session.target, processes=n)
     base = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
             "payload_bytes": point.payload_bytes, "calls": calls, "warmup": warmup,
             "sync_timeout_ms": plan.sync_timeout_ms, "clients": n, **load}

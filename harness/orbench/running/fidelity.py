@@ -358,12 +358,16 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "omniorb-loop-oneway": ("omniorb", "oneway")}
 
 
-def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: int = 20, calls: int = 10000,
-                 warmup: int = 20000, sockperf_seconds: float = 1.0, root: Path | None = None,
+def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 20,
+                 calls: int = 10000, warmup: int = 20000, sockperf_seconds: float = 1.0, root: Path | None = None,
                  rows: tuple[str, ...] = tuple(ROWS)) -> tuple[RunStore, dict[str, Any]]:
-    """Runs the rows (names of references) one after the other into one fidelity run: results/fidelity/<id>/
-    holds fidelity.json, the references' logs and samples, and one campaign run per row under <row>/."""
-    pl = resolve(placement)
+    """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
+    results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and one campaign run per row
+    and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
+    call also wakes the other CPU, which the plain programs pay too)."""
+    placements = [placement] if isinstance(placement, str) else list(placement)
+    for name in placements:
+        resolve(name)
     missing: dict[str, str] = {}
     for name in rows:
         if name not in ROWS:
@@ -376,9 +380,11 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: 
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
     store = RunStore.create("fidelity", root)
-    comparisons = [_run_row(name, store, pl, placement, sizes, pairs, calls, warmup, sockperf_seconds)
-                   for name in runnable]
-    result = {"placement": placement, "goal_ratio": GOAL_RATIO, "calls": calls, "warmup": warmup, "pairs": pairs,
+    comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, calls, warmup, sockperf_seconds,
+                               suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
+                   for pl in placements for name in runnable]
+    result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
+              "calls": calls, "warmup": warmup, "pairs": pairs,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
@@ -386,14 +392,14 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str = "same-core", pairs: 
 
 
 def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, calls: int,
-             warmup: int, sockperf_seconds: float) -> dict[str, Any]:
+             warmup: int, sockperf_seconds: float, suffix: str = "") -> dict[str, Any]:
     """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here), one
     trial per launch, each trial followed by a reference run at its size; the reference's server restarts with
     every launch."""
     target_name, mode = ROWS[name]
     if name == "sockperf":
         sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
-    path = store.path / f"{name}.toml"
+    path = store.path / f"{name}{suffix}.toml"
     path.write_text(CAMPAIGN.format(name=name, targets=[target_name], modes=[mode], sizes=sizes, placement=placement,
                                     pairs=pairs, calls=calls, warmup=warmup))
     campaign = read_campaign(path, targets={target_name: replace(get_target(target_name), baseline=None)})
@@ -402,9 +408,9 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     if name == "sockperf":
         ref = Sockperf(pl, host, sockperf_seconds, store.logs_dir)
     elif "pingpong" in name:
-        ref = Pingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
+        ref = Pingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / f"{name}{suffix}")
     else:
-        ref = OmniorbLoop(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / name)
+        ref = OmniorbLoop(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / f"{name}{suffix}")
     measured: dict[tuple[int, int], ReferenceRun] = {}
     server_launch = 0  # the orbench launch the reference's server was started for
 
@@ -420,7 +426,7 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
         size = trial.point.payload_bytes
         measured[(size, trial.launch)] = ref.measure(size, trial.launch)
 
-    run = RunStore.create(name, store.path)
+    run = RunStore.create(f"{name}{suffix}", store.path)
     try:
         ref.start()
         Runner(campaign, run, on_trial_done=after_trial).run()
@@ -447,7 +453,8 @@ def _interval_text(ci: list[float | None] | None) -> str:
 def format_result(result: dict[str, Any]) -> str:
     lines = []
     for comp in result["comparisons"]:
-        lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}: {comp['what']}")
+        where = f" ({comp['placement']})" if len(result.get("placements") or []) > 1 else ""
+        lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}{where}: {comp['what']}")
         scale = "p50 / 2" if comp["halved"] else "p50"
         lines.append(f"{'payload':>9} {'orbench ' + scale:>16} {'reference':>12} {'ratio':>6}  95% interval    "
                      f"pairs  load     vs {result['goal_ratio']}")

@@ -26,6 +26,7 @@ from orbench.running.load_usage import LoadSampler
 from orbench.running.session import TargetSession
 from orbench.running.watchdog import Watchdog
 from orbench.stats.stats import latency_summary, read_samples
+from orbench.targets.descriptor import Target
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 
@@ -68,10 +69,13 @@ def total_rate_hz(point: Point, plan: TrialPlan) -> float:
     return plan.offered_rate_hz if plan.offered_rate_hz is not None else point.rate_hz * point.clients
 
 
-def load_fields(point: Point, plan: TrialPlan, processes: int = 1) -> dict[str, Any]:
+def load_fields(point: Point, plan: TrialPlan, target: Target, processes: int = 1) -> dict[str, Any]:
     """The `run` fields of the point's load (harness/PROTOCOL.md, "Load" and "Load at scale") for each of
-    `processes` client processes (their rates add up to the trial's), without "clients"."""
+    `processes` client processes (their rates add up to the trial's), without "clients". A target without
+    objects (a socket baseline) runs a point of K objects unchanged: it has no object keys to spread calls over."""
     out: dict[str, Any] = {}
+    if point.shape != "in":
+        out["shape"] = point.shape  # not a load field, but every run command of the point carries it
     rate = total_rate_hz(point, plan)
     if rate:
         out["rate_hz"] = rate / processes
@@ -81,7 +85,7 @@ def load_fields(point: Point, plan: TrialPlan, processes: int = 1) -> dict[str, 
                 out["seed"] = plan.seed
     if point.clients_as == "threads" and point.clients > 1:
         out["threads"] = point.clients
-    if point.objects > 1:
+    if point.objects > 1 and target.objects:
         out["objects"] = point.objects
         out["object_order"] = point.object_order
         if point.object_order == "random" and plan.seed is not None:
@@ -265,7 +269,7 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
     command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
                "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
                "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
-               "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan)}
+               "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan, session.target)}
     rate = total_rate_hz(point, plan)
     # The anatomy's reading first: its short commands are then outside the load window (on a remote host, where
     # orbench's processes are not told apart, they would read as other work).

@@ -33,12 +33,21 @@ from orbench.hosts.remote import HostSet, PairRuntime
 from orbench.hosts.ssh import HostPair, HostUnreachable
 from orbench.results.manifest import Manifest
 from orbench.results.point import Point, PointGroup
+from orbench.results.profile import append_record
 from orbench.results.soak import SoakRecord, soak_dir_name, soak_records
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.trial import GIVEN_UP, Measurement, Trial
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.measure import TrialPlan, measure_single
+from orbench.running.profiled import (
+    ProfileSettings,
+    ToolShipper,
+    failed_trial,
+    measure_profiled,
+    profile_records,
+    profiled_calls,
+)
 from orbench.running.progress import Progress
 from orbench.running.schedule import (
     Block,
@@ -119,6 +128,7 @@ class Runner:
                           if t.kind in MEASURED_AGAINST_BASELINE and t.baseline}
         self.stopping = StoppingRule.from_settings(campaign.settings, self.baselines)
         self.steady = SteadyState.from_settings(campaign.settings)
+        self.profile_tools = ToolShipper()  # the profile mode's files on each host, shipped once
         # The order of targets within each round is random, from a seed the manifest records (schedule.py); a
         # resumed run keeps its seed, so it draws the same orders.
         if campaign.settings.get("order_seed") is None:
@@ -189,6 +199,7 @@ class Runner:
             targets={
                 t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                          **({"family": t.family} if t.family else {}),
+                         **({"oneway_call": t.oneway_call} if t.oneway_call != "written" else {}),
                          **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
                          **({"known_added_ns": t.known_added_ns} if t.known_added_ns is not None else {}),
                          "description": t.description, "warmup": self.campaign.warmup_for(t),
@@ -395,6 +406,8 @@ class Runner:
                     # The traced trial is not a result: one per point and target, in the last launch.
                     if self.campaign.anatomy == "syscalls" and self.launch == self.launches - 1:
                         self._run_traced(lane, group)
+                    if self.campaign.profile and self.launch == self.launches - 1:
+                        self._run_profiled(lane, group, trials.p50s)
                 else:
                     left.append((lane, group, trials))
             running = left
@@ -616,6 +629,45 @@ class Runner:
             with self._lock:
                 self.store.append_trial(Trial.of(0, point, 0, measurement), traced=True)
             self.progress.note(f"{point.label}: traced trial {measurement.status}"
+                               + (f" ({measurement.error})" if measurement.error else ""))
+
+    def _run_profiled(self, lane: Lane, group: PointGroup, p50s: dict[str, dict[int, float]]) -> None:
+        """The profile mode: one trial per target with a sampling profiler attached to both workers
+        (running/profiled.py), into profiled.csv and profiles/ (apart from the latency trials: the profilers
+        sample the workers). One-client points only."""
+        settings = ProfileSettings.from_settings(self.campaign.settings)
+        if not settings.covers(group):
+            return
+        for t in self.campaign.targets:
+            if t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
+                    t, group.mode, group.payload_type):
+                continue
+            point = group.with_target(t.name)
+            session = lane.sessions[t.name]
+            self._hold(lane, t.name)
+            latencies = list(p50s.get(t.name, {}).values())
+            plan = replace(self._plan(session, point, None, False),
+                           calls=profiled_calls(self.campaign.calls, sum(latencies) / len(latencies) if latencies
+                                                else None, settings.seconds),
+                           samples_file=self.store.profiled_samples_path(point),
+                           anatomy="off" if self.campaign.anatomy == "off" else "counters")
+            started = time.time()
+            try:
+                profiled = measure_profiled(session, point, plan, settings, self.profile_tools)
+            except WorkerError as exc:
+                profiled = failed_trial(exc)
+                self._check_pair(lane)
+                if t.name not in lane.broken:
+                    self._restart(lane, session)
+            measurement = replace(profiled.measurement, duration_s=round(time.time() - started, 3),
+                                  started_at=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
+            hosts = {"client": lane.runtime.client_host.name, "server": lane.runtime.server_host.name}
+            with self._lock:
+                self.store.append_trial(Trial.of(0, point, 0, measurement), profiled=True)
+                for record in profile_records(self.store.path, point, replace(profiled, measurement=measurement),
+                                              hosts):
+                    append_record(self.store.path, record)
+            self.progress.note(f"{point.label}: profiled trial {measurement.status}, {plan.calls} calls"
                                + (f" ({measurement.error})" if measurement.error else ""))
 
     def _restart(self, lane: Lane, session: TargetSession) -> None:

@@ -9,6 +9,7 @@ cost nothing. Runaway is any of:
   was busy, the queue is at the client and grows without bound;
 - the step's p99 above RUNAWAY_SLO_MULTIPLE x the SLO bound, twice in a row (one step beyond the bound is kept
   so that the capacity at the SLO can be read between the last step under it and the first over it).
+A relative SLO ("10x") multiplies the unloaded p50: the sweep's lightest step's (slo_bound_ns says why).
 The probe's and the steps' trials are fed here as they end (and, on a resume, as they are read back).
 """
 
@@ -35,6 +36,7 @@ def sweep_key(point: Point) -> Point:
 class _TargetSweep:
     capacity: list[float] = field(default_factory=list)       # the probe's calls/s, per ok trial
     unloaded_p50: list[float] = field(default_factory=list)   # the one-client point's p50s
+    lightest_p50: dict[str, float] = field(default_factory=dict)  # by arrivals: the first (lightest) step's p50
     over_slo: dict[str, int] = field(default_factory=dict)    # by arrivals: steps in a row far over the SLO
     stopped: dict[str, str] = field(default_factory=dict)     # by arrivals: why the rest of the steps are skipped
 
@@ -68,6 +70,8 @@ class SweepState:
 
     def _note_step(self, point: Point, trial: Trial, state: _TargetSweep) -> None:
         assert self.sweep is not None
+        if point.arrivals not in state.lightest_p50 and trial.p50_ns:
+            state.lightest_p50[point.arrivals] = float(trial.p50_ns)
         offered, achieved = trial.offered_rate_hz or 0.0, trial.achieved_rate_hz or 0.0
         if offered and achieved and achieved < RUNAWAY_ACHIEVED * offered:
             state.stopped[point.arrivals] = (f"past saturation: at {point.offered_load:g}x the clients sent "
@@ -84,8 +88,14 @@ class SweepState:
             state.over_slo[point.arrivals] = 0
 
     def slo_bound_ns(self, point: Point) -> float | None:
+        """The SLO's p99 bound for the point's sweep: a relative one multiplies the unloaded p50, which is the
+        lightest step's (open loop like every step: at a low rate each call finds both sides idle and pays their
+        wake-up, which a closed loop never does), or before that step ran the one-client closed-loop p50."""
         assert self.sweep is not None
-        p50s = self._of(point).unloaded_p50
+        state = self._of(point)
+        if point.arrivals in state.lightest_p50:
+            return self.sweep.slo.bound_ns(state.lightest_p50[point.arrivals])
+        p50s = state.unloaded_p50
         return self.sweep.slo.bound_ns(sorted(p50s)[len(p50s) // 2] if p50s else None)
 
     def rate_for(self, point: Point) -> tuple[float | None, str | None]:

@@ -7,7 +7,8 @@
 - **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
   load at which the p99 crosses the SLO bound, interpolated linearly between the last step under it and the
   first over it (a step skipped past saturation counts as over); the SLO bound of a relative objective ("10x")
-  is that launch's unloaded p50 (one client, closed loop, same point) times the multiple. A launch whose steps
+  is that launch's unloaded p50 times the multiple: the p50 of the sweep's lightest step (open loop like the
+  others), or where it has none, one client's closed-loop p50 at the same point. A launch whose steps
   all stayed under the bound gives its highest offered load, one whose first step was already over gives
   that step's: both are said (`censored`), since the true capacity lies beyond them.
 
@@ -156,11 +157,13 @@ def slo_capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any])
         per_launch: dict[int, float] = {}
         shares, censored, bounds, at_capacity = [], Counter(), [], []
         for launch, found in sorted(launches.items()):
+            ordered = sorted(found, key=lambda pt: pt[0].offered_load)
+            # The unloaded p50: the lightest step's (running/sweep.py says why), else one client's closed loop.
+            lightest = next((t.p50_ns for _, t in ordered if t is not None and t.p50_ns), None)
             p50s = unloaded.get((key, launch))
-            bound = slo.bound_ns(float(np.median(p50s)) if p50s else None)
+            bound = slo.bound_ns(float(lightest) if lightest else float(np.median(p50s)) if p50s else None)
             if bound is None:
                 continue
-            ordered = sorted(found, key=lambda pt: pt[0].offered_load)
             capacity = probe.get((key, launch))
             rates = []
             for point, trial in ordered:

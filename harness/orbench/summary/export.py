@@ -1,7 +1,7 @@
 """Exports of a run's raw samples for other tools: one CSV of every call, and HdrHistogram interval logs.
 
 - export/samples.csv: one column per point dimension (point.Point's fields: host_pair, placement, options, mode,
-  payload_type, payload_bytes, clients, rate_hz, target), then trial, call, latency_ns; one row per timed call,
+  shape, payload_type, payload_bytes, clients, rate_hz, target, ...), then trial, call, latency_ns; one row per timed call,
   in call order (the raw .i64 files, made readable).
 - export/hdr/<point slug>.hlog: one HdrHistogram interval log per point, one interval per trial (start and
   end from the trial's timing where the run recorded it), values in ns, 3 significant digits: what

@@ -87,16 +87,18 @@ def find_runs(results: Path) -> list[RunEntry]:
     return sorted(runs, key=lambda r: (r.started_at, r.run_id))
 
 
-PointKey = tuple[str, str, str, int]  # placement (with its option set), mode, payload type, bytes
+PointKey = tuple[str, str, str, int, str]  # placement (with its option set), mode, payload type, bytes, shape
 
 
 def point_key(row: dict) -> PointKey:
-    return (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]))
+    # A run before the shape dimension measured only the `in` call.
+    return (row["placement"], row["mode"], row["payload_type"], int(row["payload_bytes"]), row.get("shape") or "in")
 
 
 def point_label(key: PointKey) -> str:
-    placement, mode, payload_type, size = key
-    return f"{placement} {mode} {size} B" + ("" if payload_type == "octets" else f" {payload_type}")
+    placement, mode, payload_type, size, shape = key
+    return (f"{placement} {mode} {size} B" + ("" if payload_type == "octets" else f" {payload_type}")
+            + ("" if shape == "in" else f" {shape}"))
 
 
 @dataclass(frozen=True)

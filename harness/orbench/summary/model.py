@@ -28,7 +28,9 @@ from orbench.stats.launches import LaunchValue
 # 3: points carry the load-at-scale dimensions and load fields; the run gains `capacities` and
 #    `queueing_checks`; a point's anatomy has the workers' send- and recv-family calls and the sums read+recv,
 #    write+send.
-SUMMARY_VERSION = 3
+# 4: points carry the invocation shape (`shape`); the run gains `shape_costs`, each shape's p50 over the same
+#    ORB's `in` call at the same payload.
+SUMMARY_VERSION = 4
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -443,6 +445,21 @@ class KnownAnswerFit:
 
 
 @dataclass(frozen=True)
+class ShapeCost:
+    """One ORB point of an invocation shape other than `in` against the same target's `in` call at the same
+    payload (summary/shape_costs.py): `ratio` is the shape's p50 over the in call's, paired by (launch, trial),
+    a geometric mean with its interval over launches (or over the trials of one launch, `method` says);
+    `added_ns` the same as a difference. Only `why_missing` when the in call was not measured."""
+
+    point: Point = flat()
+    in_p50_ns: float | None = optional()
+    shape_p50_ns: float | None = optional()
+    ratio: TrialInterval | None = optional()
+    added_ns: TrialInterval | None = optional()
+    why_missing: str | None = optional()
+
+
+@dataclass(frozen=True)
 class Capacity:
     """A target's capacity at one point (summary/capacity.py), its load shape left out of `point` (clients 1,
     closed loop). `kind` "closed-loop": the most calls/s it served over the campaign's client counts
@@ -526,6 +543,8 @@ class RunSummary:
     capacities: tuple[Capacity, ...] = ()
     # The queueing known answer of serial known-answer servers under a sweep (queueing.py).
     queueing_checks: tuple[QueueingCheck, ...] = ()
+    # Each invocation shape's cost over the same ORB's `in` call at the same payload (shape_costs.py).
+    shape_costs: tuple[ShapeCost, ...] = ()
 
     @property
     def known_answers(self) -> tuple[KnownAnswerRow, ...]:

@@ -1,6 +1,8 @@
 """The pairing: each ORB point against its baseline in the same point group (same host pair, so the same link;
-same placement, mode, payload, load and option set). ORB-added latency from the trials both ran, paired by
-(launch, trial); the known answer where the target's added latency is known; the CPU the ORB adds."""
+same placement, mode, payload, load and option set); a point of another invocation shape against the
+baseline's `in` call that carries the same bytes (results/shapes.py, baseline_shape). ORB-added latency from the
+trials both ran, paired by (launch, trial); the known answer where the target's added latency is known; the CPU
+the ORB adds."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 from orbench.anatomy.summary import orb_added_cpu
 from orbench.results.codec import from_json
 from orbench.results.point import Point
+from orbench.results.shapes import baseline_shape
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_ns
 from orbench.stats import stats
@@ -19,6 +22,10 @@ from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSumma
 from orbench.summary.point_summary import TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
+# A oneway that returns once another thread has the request measures a hand-over, the baseline's a socket write.
+ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is queued for another thread to write, "
+                 "the baseline's once its own write returns; compare the receivers' throughput (PROTOCOL.md, "
+                 "\"Oneway, like for like\")")
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
@@ -36,7 +43,17 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             # Each target's step offers a share of its own capacity: the ORB and its baseline ran at different
             # rates, so their difference is not the ORB's added latency (summary/capacity.py compares sweeps).
             continue
-        base = point.group.with_target(base_name)
+        if point.mode == "oneway" and info.get("oneway_call") == "queued":
+            out[point] = summary.replace(orb_added_latency_ns=OrbAdded(baseline=base_name, estimate=None,
+                                                                       why_missing=ONEWAY_QUEUED))
+            continue
+        matched = baseline_shape(point.shape, point.mode)
+        if matched is None:
+            out[point] = summary.replace(orb_added_latency_ns=OrbAdded(
+                baseline=base_name, estimate=None,
+                why_missing=f"shape {point.shape} crosses no socket: no baseline call is like it"))
+            continue
+        base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
             added = _orb_added(trial_p50[point], trial_p50[base])

@@ -5,9 +5,11 @@ M/D/1 queue's rho S / 2(1 - rho)), and its capacity is 1 / E[S].
 
 Nothing here assumes S: the server measures its own service times (their mean and mean square per trial,
 running/measure.ServiceReading), lambda is the rate the clients really sent. Per sweep step and launch, the
-measured wait is the step's mean latency minus the unloaded mean (the same launch's one-client closed-loop
-point: no queue), and the prediction is W from that step's own lambda and moments; over launches, the mean of
-each with the measured wait's interval. The checks:
+measured wait is the step's mean latency minus the unloaded mean, and the prediction is W from that step's own
+lambda and moments; over launches, the mean of each with the measured wait's interval. The unloaded mean is the
+lightest step's mean less its own predicted wait (a few percent of S): the same open loop, in which a call to
+an idle server also pays the idle CPU's wake-up, which a closed loop, keeping both sides busy, does not (one
+client's closed-loop mean stands in where the sweep has no step). The checks:
 - wait: within WAIT_TOLERANCE of the prediction at rho of 0.35 and above, within SMALL_RHO_TOLERANCE x E[S]
   below (where W is a few percent of S and 10% of it is below the noise of a mean latency);
 - capacity: the closed-loop capacity at the sweep's clients within CAPACITY_TOLERANCE of 1 / E[S].
@@ -52,18 +54,30 @@ def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]
     if sweep is None:
         return []
     unloaded: dict[tuple[Point, int], list[float]] = defaultdict(list)
+    lightest: dict[tuple[Point, int], tuple[float, float]] = {}   # (load, no-queue mean) of the lightest step
     for point, trials in by_point.items():
-        if point.is_base_load:
-            for t in trials:
-                if t.ok and t.mean_ns:
-                    unloaded[(_key(point), t.launch)].append(float(t.mean_ns))
+        for t in trials:
+            if not t.ok or not t.mean_ns:
+                continue
+            if point.is_base_load:
+                unloaded[(_key(point), t.launch)].append(float(t.mean_ns))
+            elif (point.is_sweep_step and point.arrivals == "poisson" and t.server_service_ns
+                  and t.server_service_sq_ns2 is not None):
+                wait = predicted_wait_ns(t.achieved_rate_hz or t.offered_rate_hz or 0.0, float(t.server_service_ns),
+                                         float(t.server_service_sq_ns2))
+                where = (_key(point), t.launch)
+                if wait is not None and (where not in lightest or point.offered_load < lightest[where][0]):
+                    lightest[where] = (point.offered_load, float(t.mean_ns) - wait)
+    for where, (_, mean) in lightest.items():
+        unloaded[where] = [mean]  # the open loop's own floor: see the module's docstring
     out = []
     for point, trials in sorted(by_point.items()):
         served = [t for t in trials if t.ok and t.server_service_ns and t.server_service_sq_ns2 is not None]
         if not served:
             continue
         if point.is_sweep_step and point.arrivals == "poisson":
-            out += _wait(point, served, unloaded)
+            if point.offered_load > min(lightest.get((_key(point), t.launch), (0.0, 0.0))[0] for t in served):
+                out += _wait(point, served, unloaded)  # the lightest step is the reference, not a check
         elif (not point.rate_hz and not point.offered_load and point.clients == sweep.clients
               and point.clients > 1):
             out += _capacity(point, served)

@@ -33,6 +33,7 @@ from orbench.summary.point_summary import TrialKey, summarize_point
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
 from orbench.summary.sections import with_interop
+from orbench.summary.shape_costs import shape_costs
 
 UNITS = "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)"
 
@@ -68,7 +69,8 @@ def summarize(store: RunStore) -> RunSummary:
         points=tuple(points[p] for p in sorted(points, key=point_order(targets_info))),
         equivalence=tuple(_equivalence(store, by_point, targets_info)), machine=_machine_load(by_point),
         known_answer_fits=tuple(fits), warnings_detail=tuple(warnings), capacities=tuple(found),
-        queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {})))
+        queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {})),
+        shape_costs=tuple(shape_costs(points, trial_p50)))
 
 
 def _replicates(s: PointSummary) -> list[float]:

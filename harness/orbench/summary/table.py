@@ -16,7 +16,7 @@ def _added(p: PointSummary) -> str:
     if not added:
         return ""
     if added.estimate is None:
-        return "n/a"
+        return "not comparable" if (added.why_missing or "").startswith("not comparable") else "n/a"
     text = fmt_ns(added.estimate) + ("*" if added.unpaired else "")
     if added.ci95_low is not None and added.ci95_high is not None:
         text += f" [{fmt_ns(added.ci95_low)}, {fmt_ns(added.ci95_high)}]"
@@ -117,4 +117,7 @@ P50_LEGEND = ("ORB-added latency estimates one quantity: the ORB's trial p50 min
               "the pairs with its sign-test interval, over trials of one process (\"(mean, t)\": fewer than 6 pairs). "
               "p50 is estimated the same way from each target's own trials (one launch: the mean of trial p50s), so "
               "an ORB's p50 minus its baseline's differs from ORB-added only where pairs disagree; * unpaired "
-              "trials left out; p90, p99, max: over every call of the point")
+              "trials left out; p90, p99, max: over every call of the point. A oneway's time is from the call to "
+              "its return, once the calling thread has written the request to its socket; \"not comparable\": a "
+              "middleware whose oneway returns once another thread has the request (gRPC Java and Python), whose "
+              "receiver throughput is the number to compare")

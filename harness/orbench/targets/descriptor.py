@@ -14,7 +14,9 @@ from typing import Any
 
 from orbench.errors import UserError
 from orbench.paths import repo_root, targets_dir
+from orbench.results.shapes import claims, kind_of
 from orbench.schemas import check, read_toml, schema
+from orbench.targets.families import FAMILIES_FILE, protocol_of, read_families
 from orbench.targets.languages import LANGUAGES_FILE, read_languages
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
@@ -23,11 +25,8 @@ from orbench.targets.languages import LANGUAGES_FILE, read_languages
 # those of harness/targets/languages.toml, languages.py.)
 # Kinds measured against a baseline (ORB-added latency).
 MEASURED_AGAINST_BASELINE = ("orb", "known-answer")
-# What a middleware (orb) target is, beside its kind: the family of middleware, and the protocol its workers
-# speak (an interop pair needs both ends to speak the same one; the socket baselines and the known-answer
-# servers speak the OBSK wire format). Its keys are the schema's families (a test checks they agree).
-FAMILIES = {"corba": "GIOP", "grpc": "gRPC over HTTP/2", "ice": "the Ice protocol"}
-SOCKET_PROTOCOL = "the OBSK wire format"
+# What a middleware (orb) target is, beside its kind, is its family: harness/targets/families.toml (families.py)
+# says which there are and the protocol each speaks (an interop pair needs both ends to speak the same one).
 # Which sockets each connect option is set on (PROTOCOL.md, "Connect options"): `both` the client's and the
 # server's, `client` the client's only. Its keys are the schema's option names (a test checks they agree).
 OPTION_ENDS = {"tcp_nodelay": "both", "socket_buffer_bytes": "both", "sync_scope": "client"}
@@ -58,6 +57,18 @@ class ThreadingSetting:
 
 
 @dataclass(frozen=True)
+class ThreadingChoice:
+    """A threading setting as a campaign names it ("per-connection", "pool-16"): the setting, its size (a sized
+    one's), and its words and server arguments with {size} filled in."""
+
+    name: str
+    setting: ThreadingSetting
+    size: int | None
+    words: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     description: str
@@ -70,7 +81,7 @@ class Target:
     payload_types: tuple[str, ...]
     options: tuple[str, ...]
     baseline: str | None = None
-    family: str | None = None   # orb targets: "corba", "grpc" or "ice" (FAMILIES); None for a socket baseline
+    family: str | None = None   # orb targets: a family of families.toml ("corba", "grpc", ...); None otherwise
     # Options the target cannot change, with the value it always has ([supports] fixed_options), as pairs.
     fixed_options: tuple[tuple[str, object], ...] = ()
     # Options its worker refuses at connect with the ORB's reason ([supports] refused_options).
@@ -79,6 +90,8 @@ class Target:
     required_pkg_config: tuple[str, ...] = ()
     required_commands: tuple[str, ...] = ()
     required_java: int | None = None   # the lowest JDK feature version it runs on ([requires] java_version)
+    # Its middleware looks the host's own name up when it starts ([requires] hostname_resolves).
+    requires_hostname: bool = False
     # How to get what `requires` lists, when `make <build>` alone is not enough (e.g. an ORB built by hand).
     requires_hint: str | None = None
     path: Path = field(default=Path("."), compare=False)
@@ -90,10 +103,26 @@ class Target:
     parameter_value: int | None = None
     # Load at scale (PROTOCOL.md): its client takes `threads`; its server takes --objects and its client `objects`.
     client_threads: bool = False
+    # When its oneway call returns: "written" by the calling thread, or "queued" for another thread to write.
+    oneway_call: str = "written"
     objects: bool = False
     # [threading]: the server's concurrency settings, and the name of the one it runs as shipped.
     threading: tuple[ThreadingSetting, ...] = ()
     threading_default: str | None = None
+    # check-target steps it fails as shipped, with why ([known_failures]: step id -> reason).
+    known_failures: tuple[tuple[str, str], ...] = ()
+    # Invocation shapes (PROTOCOL.md, "Invocation shapes") its workers make ([supports] shapes; "ami" claims every
+    # ami-N), and those its middleware lacks, with why ([supports] lacking_shapes): a campaign skips them so.
+    shapes: tuple[str, ...] = ("in",)
+    lacking_shapes: tuple[tuple[str, str], ...] = ()
+
+    def shape_unsupported(self, shape: str) -> str | None:
+        """Why this target cannot make calls of `shape`, or None when it claims it."""
+        if claims(self.shapes, shape):
+            return None
+        kind = kind_of(shape).name
+        why = dict(self.lacking_shapes).get(kind)
+        return f"{self.name} lacks shape {shape}: {why}" if why else f"{self.name} does not make shape {shape}"
 
     @property
     def descriptor(self) -> str:
@@ -118,7 +147,7 @@ class Target:
     @property
     def protocol(self) -> str:
         """What its workers speak on the wire: its family's protocol, or the socket baselines' format."""
-        return FAMILIES[self.family] if self.family else SOCKET_PROTOCOL
+        return protocol_of(self.family)
 
     @property
     def is_jvm(self) -> bool:
@@ -138,6 +167,27 @@ class Target:
             return [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
+
+    def threading_choice(self, name: str) -> ThreadingChoice:
+        """The setting a campaign names: an unsized setting by its name, a sized one as NAME-SIZE (SIZE >= 1)."""
+        by_name = {s.name: s for s in self.threading}
+        setting, size = by_name.get(name), None
+        if setting is not None and setting.sized:
+            setting = None  # a sized setting needs its size
+        if setting is None and "-" in name:
+            base, _, number = name.rpartition("-")
+            if number.isdigit() and int(number) >= 1 and base in by_name and by_name[base].sized:
+                setting, size = by_name[base], int(number)
+        if setting is None:
+            known = ", ".join(f"{s.name}-SIZE" if s.sized else s.name for s in self.threading) or "none"
+            raise UserError(f"{self.path}: target {self.name!r} has no threading setting {name!r} "
+                            f"(its settings: {known})")
+        fill = (lambda text: text.replace("{size}", str(size))) if size is not None else (lambda text: text)
+        return ThreadingChoice(name, setting, size, fill(setting.words), tuple(fill(a) for a in setting.args))
+
+    def threading_names(self, size: int) -> tuple[str, ...]:
+        """Every setting's name as a campaign would give it, a sized one at `size` (check-target runs them all)."""
+        return tuple(f"{s.name}-{size}" if s.sized else s.name for s in self.threading)
 
     def with_server_args(self, args: tuple[str, ...]) -> Target:
         """The same target with `args` (an option set's `--option NAME=VALUE`) after its server argv."""
@@ -171,6 +221,11 @@ def read_descriptor(path: Path) -> Target:
         raise UserError(f"{path}: key language: value {data['language']!r}: not a language of "
                         f"harness/targets/{LANGUAGES_FILE} ({', '.join(languages)}); a new language is a table there "
                         "(harness/targets/README.md, \"Adding a language\")")
+    families = read_families()
+    if isinstance(data.get("family"), str) and data["family"] not in families:
+        raise UserError(f"{path}: key family: value {data['family']!r}: not a family of harness/targets/{FAMILIES_FILE} "
+                        f"({', '.join(families)}); a new family is a table there (harness/targets/README.md, "
+                        "\"Adding another middleware\")")
     check(path, data, descriptor_schema())
     if data["name"] != path.stem:
         raise UserError(f"{path}: key name: value {data['name']!r} must match the file name {path.stem!r}")
@@ -203,15 +258,20 @@ def read_descriptor(path: Path) -> Target:
         required_pkg_config=tuple(requires.get("pkg_config", [])),
         required_commands=tuple(requires.get("commands", [])),
         required_java=requires.get("java_version"),
+        requires_hostname=bool(requires.get("hostname_resolves")),
         requires_hint=requires.get("hint"),
         path=path,
         parameter=parameter["name"] if parameter else None,
         parameter_default=parameter["default"] if parameter else None,
         parameter_value=parameter["default"] if parameter else None,
         client_threads=bool(supports.get("client_threads")),
+        oneway_call=supports.get("oneway_call", "written"),
         objects=bool(supports.get("objects")),
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
+        known_failures=tuple(sorted(data.get("known_failures", {}).items())),
+        shapes=tuple(supports.get("shapes", ["in"])),
+        lacking_shapes=tuple(sorted(supports.get("lacking_shapes", {}).items())),
     )
 
 
@@ -221,9 +281,17 @@ def threading_settings(path: Path, table: dict[str, Any] | None) -> tuple[Thread
         return ()
     settings = tuple(ThreadingSetting(name, t["words"], tuple(t["args"]), bool(t.get("sized")))
                      for name, t in table.items() if name != "default")
+    for s in settings:
+        takes_size = any("{size}" in a for a in s.args)
+        if takes_size != s.sized:
+            raise UserError(f"{path}: key threading.{s.name}: " + (
+                "sized = true, but no {size} in its args" if s.sized else "{size} in its args, but not sized = true"))
     if table["default"] not in {s.name for s in settings}:
         raise UserError(f"{path}: key threading.default: value {table['default']!r} is not one of its settings "
                         f"({', '.join(s.name for s in settings) or 'none'})")
+    if any(s.sized and s.name == table["default"] for s in settings):
+        raise UserError(f"{path}: key threading.default: value {table['default']!r} is a sized setting; the default "
+                        "is the one the server runs with no arguments, an unsized one")
     return settings
 
 
@@ -254,7 +322,8 @@ def parse_instance(name: str) -> tuple[str, int | None]:
 def read_targets(directory: Path | None = None) -> dict[str, Target]:
     """Every descriptor in the directory, by name; baselines must name a socket target of the same language."""
     directory = directory or targets_dir()
-    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml")) if p.name != LANGUAGES_FILE}
+    targets = {p.stem: read_descriptor(p) for p in sorted(directory.glob("*.toml"))
+               if p.name not in (LANGUAGES_FILE, FAMILIES_FILE)}
     for language in sorted({t.language for t in targets.values()}):
         base = targets.get(read_languages()[language].baseline)
         if base is not None and (base.kind != "socket" or base.language != language):

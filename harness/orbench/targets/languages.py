@@ -25,6 +25,7 @@ class Language:
     kit: str
     clock: str
     steps: tuple[tuple[str, str], ...] = ()   # (kind, text)
+    profiler: str | None = None               # the profile mode's sampling profiler for its workers
 
     def steps_for(self, kind: str) -> list[str]:
         return [text for k, text in self.steps if k == kind]
@@ -45,7 +46,8 @@ def _read(path: Path) -> dict[str, Language]:
     check(path, data, schema("orbench.targets", "languages"))
     return {name: Language(name=name, label=t["label"], baseline=t["baseline"], baseline_label=t["baseline_label"],
                            build=t["build"], kit=t["kit"], clock=t["clock"],
-                           steps=tuple((s["kind"], s["text"]) for s in t.get("steps", [])))
+                           steps=tuple((s["kind"], s["text"]) for s in t.get("steps", [])),
+                           profiler=t.get("profiler"))
             for name, t in data.items()}
 
 

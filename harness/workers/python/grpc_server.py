@@ -1,5 +1,6 @@
 """The gRPC Python server (target grpc-python): the Bench service of the .proto the project's translator writes
-from idl/orbench.idl, over the kit's counters, on grpcio's synchronous server (a thread pool)."""
+from idl/orbench.idl, over the kit's counters, on grpcio's synchronous server (a thread pool; --max-workers N
+sizes it, the descriptor's threading setting)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,15 @@ from orbench_worker.server import Counters, ServerArgs, Started, run_server  # n
 # Enough threads that every open oneway stream (one per payload type and client) and a waiting sync each hold
 # one and the others are still served (the pool does not grow).
 THREADS = 64
+
+
+def max_workers(extra: tuple[str, ...]) -> int:
+    """--max-workers N (1 or more) from the worker's other arguments; THREADS without it."""
+    if not extra:
+        return THREADS
+    if len(extra) != 2 or extra[0] != "--max-workers" or not extra[1].isdigit() or int(extra[1]) < 1:
+        raise ValueError(f"unknown arguments {' '.join(extra)!r}: this server takes --max-workers N (N >= 1)")
+    return int(extra[1])
 SUFFIXES = {"octets": "", "records": "_records", "longs": "_longs", "doubles": "_doubles", "strings": "_strings"}
 EMPTY = pb.Empty()
 
@@ -72,7 +82,7 @@ def servicer(counts: Counters, stop) -> pb_grpc.BenchServicer:
 
 
 def start(args: ServerArgs, counts: Counters, stop) -> Started:
-    server = grpc.server(ThreadPoolExecutor(max_workers=THREADS))
+    server = grpc.server(ThreadPoolExecutor(max_workers=max_workers(args.extra)))
     pb_grpc.add_BenchServicer_to_server(servicer(counts, stop), server)
     host = f"[{args.host}]" if ":" in args.host else args.host
     port = server.add_insecure_port(f"{host}:{args.port}")

@@ -49,6 +49,8 @@ class OmniConnection:
         self.bench = None
 
     def prepare(self, spec: RunSpec) -> Call:
+        if spec.shape != "in":
+            return shaped_call(self.bench, spec)
         arg = argument(spec)
         if spec.mode == "echo":
             name = "echo_octets" if spec.payload_type == "octets" else "echo" + SUFFIXES[spec.payload_type]
@@ -72,13 +74,63 @@ class OmniConnection:
         return r.complete, (r.received.messages, r.received.bytes)
 
 
+# The shapes omniORBpy makes (PROTOCOL.md, "Invocation shapes"); it has no DII, no DSI and no AMI.
+SHAPES = ("in", "out", "return", "inout", "exception", "wstring")
+
+
+def comparable(payload_type: str, values):
+    """A reply as plain values: records as field tuples (omniORBpy's structs do not compare by value)."""
+    if payload_type == "records":
+        return [(r.id, r.value, r.flags, r.kind, r.level) for r in values]
+    return values
+
+
+def shaped_call(shapes, spec: RunSpec) -> Call:
+    """The run's call at spec.shape on the server's Shapes object, its reply checked after the clock read."""
+    ptype, suffix = spec.payload_type, spec.payload_type
+    count = len(elements(ptype, spec.payload_bytes))
+    if spec.shape == "wstring":
+        arg = argument(spec)
+        if spec.mode == "twoway":
+            return Call(shapes.send_wstrings, arg)
+
+        def same(result) -> None:
+            if result != arg:
+                raise WorkerError("remote", "the wstring echo is not the payload sent")
+        return Call(shapes.echo_wstrings, arg, same)
+    if spec.shape == "exception":
+        arg = argument(spec)
+        raise_op = getattr(shapes, "raise_" + suffix)
+
+        def call(data):
+            try:
+                raise_op(data)
+            except orbench.Refused as refused:
+                return refused.count
+            return None
+
+        def raised(result) -> None:
+            if result != count:
+                raise WorkerError("remote", "returned without raising orbench.Refused" if result is None
+                                  else "orbench.Refused with another count than the request's")
+        return Call(call, arg, raised)
+    want = elements(ptype, spec.payload_bytes, first=1)
+
+    def check(result) -> None:
+        if comparable(ptype, result) != want:
+            raise WorkerError("remote", f"the {spec.shape} reply is not elements 1.. of the payload")
+    if spec.shape == "inout":
+        return Call(getattr(shapes, "inout_" + suffix), argument(spec), check)
+    return Call(getattr(shapes, f"{spec.shape}_{suffix}"), count, check)
+
+
 def connect(endpoint: str, options: ConnectOptions) -> OmniConnection:
     refuse_options(options, "omniORB")
     try:
         obj = orb().string_to_object(endpoint)
     except CORBA.BAD_PARAM as exc:
         raise WorkerError("usage", f"endpoint is not an IOR: {exc}") from None
-    bench = obj._narrow(orbench.Bench)
+    bench = obj._narrow(orbench.Shapes) or obj._narrow(orbench.Bench)
     if bench is None:
         raise WorkerError("usage", "the endpoint is not an orbench Bench")
     bench.reset_counters()
@@ -96,4 +148,4 @@ def error_kind(exc: BaseException) -> str | None:
 if __name__ == "__main__":
     sys.exit(run_client(ClientBinding(target=sys.argv[sys.argv.index("--target") + 1] if "--target" in sys.argv
                                       else "omniorbpy", connect=connect, error_kind=error_kind,
-                                      orb="omniORBpy", orb_version=omniORB.__version__)))
+                                      orb="omniORBpy", orb_version=omniORB.__version__, shapes=SHAPES)))

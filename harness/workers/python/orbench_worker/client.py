@@ -9,7 +9,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from orbench_worker.errors import WorkerError
 from orbench_worker.output import write_line
@@ -20,8 +20,10 @@ from orbench_worker.spec import (
     ConnectOptions,
     parse_connect_options,
     parse_run_spec,
+    refuse_scale,
     reject_unknown_fields,
     take_load_spec,
+    take_shape,
     take_soak_spec,
 )
 
@@ -40,6 +42,7 @@ class ClientBinding:
     orb_version: str | None = None
     modes: tuple[str, ...] = MODES
     payload_types: tuple[str, ...] = PAYLOAD_TYPES
+    shapes: tuple[str, ...] = ("in",)   # shape kinds its Connection.prepare makes (spec.shape)
 
 
 def runtime() -> str:
@@ -74,7 +77,8 @@ class ClientLoop:
     def hello(self) -> dict:
         return {"worker": self.worker_info(), "pid": os.getpid(),
                 "timer": {"clock": CLOCK_NAME, "cost_ns": self.timer_ns},
-                "modes": list(self.binding.modes), "payload_types": list(self.binding.payload_types)}
+                "modes": list(self.binding.modes), "payload_types": list(self.binding.payload_types),
+                "shapes": list(self.binding.shapes)}
 
     def connected(self) -> Connection:
         if self.connection is None:
@@ -97,10 +101,18 @@ class ClientLoop:
         fields = dict(command)
         load = take_load_spec(fields)
         soak = take_soak_spec(fields)
-        spec = parse_run_spec(fields, self.binding.modes, self.binding.payload_types, soak is not None)
+        shape = take_shape(fields, self.binding.shapes)
+        spec = replace(parse_run_spec(fields, self.binding.modes, self.binding.payload_types, soak is not None),
+                       shape=shape)
+        refuse_scale(load)
+        if shape != "in" and (soak is not None or load.rate_hz > 0 or load.clients > 1):
+            raise WorkerError("unsupported", f'shape "{shape}" is run by one closed-loop client')
         conn = self.connected()
         if soak is None:
-            return run_calls(conn, spec, load)
+            answer = run_calls(conn, spec, load)
+            if shape != "in":
+                answer["shape"] = shape
+            return answer
 
         def emit(event: dict) -> None:
             if "id" in command:

@@ -38,13 +38,14 @@ def string_value(i: int) -> str:
     return "".join(chr(ord("a") + (i + j) % 26) for j in range(STRING_CHARS))
 
 
-def elements(payload_type: str, payload_bytes: int) -> bytes | list:
-    """The payload's elements as plain Python values (octets as bytes); a binding turns them into its types."""
+def elements(payload_type: str, payload_bytes: int, first: int = 0) -> bytes | list:
+    """The payload's elements as plain Python values (octets as bytes); a binding turns them into its types.
+    `first` 1: elements 1.., the reply of the shapes out, return and inout (PROTOCOL.md, "Invocation shapes")."""
     n = element_count(payload_type, payload_bytes)
     if payload_type == "octets":
-        return octets(n)
+        return bytes((first + i) & 0xFF for i in range(n))
     make = {"records": record, "longs": long_value, "doubles": double_value, "strings": string_value}[payload_type]
-    return [make(i) for i in range(n)]
+    return [make(first + i) for i in range(n)]
 
 
 def _signed(value: int, bits: int) -> int:

@@ -33,6 +33,9 @@ class Counters:
         self.messages = 0
         self.bytes = 0
         self.waiters = 0
+        # A server with several objects (--objects K): which were called since the last reset; None: not tracked.
+        self.called: list[bool] | None = None
+        self.objects_called = 0
 
     def count(self, nbytes: int) -> None:
         with self.lock:
@@ -41,9 +44,27 @@ class Counters:
             if self.waiters:
                 self.cond.notify_all()
 
+    def track_objects(self, objects: int) -> None:
+        """Before any request: count_object takes objects 0 .. objects - 1."""
+        self.called = [False] * objects
+
+    def count_object(self, nbytes: int, obj: int) -> None:
+        """count() for a request to object `obj`, which is marked called (the stats line's objects_called)."""
+        with self.lock:
+            if not self.called[obj]:
+                self.called[obj] = True
+                self.objects_called += 1
+            self.messages += 1
+            self.bytes += nbytes
+            if self.waiters:
+                self.cond.notify_all()
+
     def reset(self) -> None:
         with self.lock:
             self.messages = self.bytes = 0
+            if self.called is not None:
+                self.called = [False] * len(self.called)
+                self.objects_called = 0
 
     def snapshot(self) -> tuple[int, int]:
         with self.lock:
@@ -75,11 +96,13 @@ class ServerArgs:
 
 @dataclass(frozen=True)
 class Started:
-    """A serving middleware: its endpoint, its name and version (none for a socket baseline), how to stop it."""
+    """A serving middleware: its endpoint, its name and version (none for a socket baseline), how to stop it,
+    and how many objects it serves (--objects K; 1 says nothing)."""
     endpoint: str
     orb: str | None = None
     orb_version: str | None = None
     stop: Callable[[], None] | None = None
+    objects: int = 1
 
 
 def parse_args(argv: list[str], default_target: str) -> ServerArgs:
@@ -101,7 +124,10 @@ def _stdin_commands(counters: Counters, stop: threading.Event) -> None:
             command = None
         if isinstance(command, dict) and command.get("cmd") == "stats":
             m, b = counters.snapshot()
-            write_line({"event": "stats", "received": {"messages": m, "bytes": b}})
+            line: dict = {"event": "stats", "received": {"messages": m, "bytes": b}}
+            if counters.called is not None:
+                line["objects_called"] = counters.objects_called
+            write_line(line)
         elif line.strip():
             log(f"ignored stdin line: {line.strip()[:80]}")
     stop.set()
@@ -128,6 +154,8 @@ def run_server(default_target: str, start: Callable[[ServerArgs, Counters, Calla
     worker = {"role": "server", "target": args.target, "language": "python"}
     if started.orb:
         worker.update(orb=started.orb, orb_version=started.orb_version or "unknown")
+    if started.objects > 1:
+        worker["objects"] = started.objects
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     write_line({"event": "ready", "endpoint": started.endpoint, "pid": os.getpid(), "worker": worker,

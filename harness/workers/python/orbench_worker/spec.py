@@ -14,6 +14,9 @@ from orbench_worker.payloads import PAYLOAD_TYPES
 
 MODES = ("twoway", "oneway", "echo")
 MAX_RATE_HZ = 1_000_000
+MAX_THREADS = 256
+MAX_OBJECTS = 100_000
+OBJECT_ORDERS = ("round-robin", "random")
 MAX_PAYLOAD_BYTES = 2**32 - 1 - 64     # CORBA sequence lengths and the socket header's length are u32
 MIN_INTERVAL_S = 0.001
 MAX_SOAK_S = 30 * 86400
@@ -31,6 +34,7 @@ class RunSpec:
     calls: int                  # 0 for a soak
     samples_file: str | None    # None for a soak
     sync_timeout_ms: int
+    shape: str = "in"           # the invocation shape (PROTOCOL.md, "Invocation shapes")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,9 @@ class LoadSpec:
     clients: int = 1
     arrivals: str = "fixed"
     seed: int | None = None
+    threads: int = 1
+    objects: int = 1
+    object_order: str = "round-robin"
 
     @property
     def shared(self) -> bool:
@@ -102,8 +109,18 @@ def _seconds(value: object, key: str, low: float, high: float) -> float:
     return float(value)
 
 
+def _count(command: dict, key: str, maximum: int) -> int:
+    """An integer field of 1 .. maximum taken out of `command`; 1 when absent."""
+    if key not in command:
+        return 1
+    value = command.pop(key)
+    if not _is_int(value) or not 1 <= value <= maximum:
+        raise WorkerError("usage", f'field "{key}" must be an integer from 1 to {maximum}')
+    return value
+
+
 def take_load_spec(command: dict) -> LoadSpec:
-    """Takes the load fields out of a run command (PROTOCOL.md, "Load" and "Arrivals")."""
+    """Takes the load fields out of a run command (PROTOCOL.md, "Load", "Arrivals", "Load at scale")."""
     rate, clients, arrivals, seed = 0.0, 1, "fixed", None
     if "rate_hz" in command:
         value = command.pop("rate_hz")
@@ -125,7 +142,21 @@ def take_load_spec(command: dict) -> LoadSpec:
         seed = command.pop("seed")
         if not _is_int(seed) or not 0 <= seed < 2**63:
             raise WorkerError("usage", 'field "seed" must be an integer from 0 to 2^63 - 1')
-    return LoadSpec(rate, clients, arrivals, seed)
+    threads = _count(command, "threads", MAX_THREADS)
+    objects = _count(command, "objects", MAX_OBJECTS)
+    order = command.pop("object_order", "round-robin")
+    if order not in OBJECT_ORDERS:
+        raise WorkerError("usage", 'field "object_order" must be "round-robin" or "random"')
+    return LoadSpec(rate, clients, arrivals, seed, threads, objects, order)
+
+
+def refuse_scale(load: LoadSpec) -> None:
+    """The Python workers call on one thread, to one object (PROTOCOL.md, "Load at scale")."""
+    if load.threads > 1:
+        raise WorkerError("unsupported", 'field "threads": CPython\'s threads take turns at the interpreter lock, '
+                                         "so they would measure the lock, not the middleware")
+    if load.objects > 1:
+        raise WorkerError("unsupported", 'field "objects": the Python clients call one object')
 
 
 def take_soak_spec(command: dict) -> SoakSpec | None:
@@ -226,3 +257,35 @@ def refuse_options(options: ConnectOptions, middleware: str) -> None:
                           f"{middleware} has no socket buffer setting here: socket_buffer_bytes cannot be done")
     if options.sync_scope is not None:
         raise WorkerError("unsupported", f"{middleware} has no SyncScopePolicy: sync_scope cannot be done")
+
+
+SHAPE_KINDS = ("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated")
+TWOWAY_ONLY = ("out", "return", "inout", "exception")
+
+
+def take_shape(command: dict, supported: tuple[str, ...]) -> str:
+    """The optional "shape" field, taken out of a run command: usage for a name that is no shape, unsupported for
+    one the client does not make or that does not take the run's mode or payload type."""
+    if "shape" not in command:
+        return "in"
+    name = command.pop("shape")
+    if not isinstance(name, str):
+        raise WorkerError("usage", 'field "shape" must be a string')
+    if name.startswith("ami-"):
+        digits = name[4:]
+        if not (digits.isdigit() and digits[0] != "0" and 1 <= int(digits) <= 256):
+            raise WorkerError("usage", f'shape "{name}": ami-N takes N from 1 to 256')
+        kind = "ami"
+    elif name in SHAPE_KINDS:
+        kind = name
+    else:
+        raise WorkerError("usage", f'unknown shape "{name}"')
+    if kind not in supported:
+        raise WorkerError("unsupported", f'shape "{name}" not supported')
+    mode, ptype = command.get("mode"), command.get("payload_type")
+    if kind != "in" and mode != "twoway" and (kind in TWOWAY_ONLY or mode != "echo"):
+        modes = "twoway" if kind in TWOWAY_ONLY else "twoway or echo"
+        raise WorkerError("unsupported", f'shape "{name}" takes mode {modes}, not "{mode}"')
+    if kind == "wstring" and ptype != "strings":
+        raise WorkerError("unsupported", 'shape "wstring" takes payload_type strings only')
+    return name

@@ -1,6 +1,8 @@
 package org.orbench.ice;
 
 import com.zeroc.Ice.Current;
+import com.zeroc.Ice.Identity;
+import com.zeroc.Ice.Util;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +23,8 @@ import org.orbench.worker.SyncOutcome;
  */
 final class BenchServant implements Bench {
   private final MessageCounter counter;
+  private final int index;
+  private final int objects;
   private final Runnable shutdown;
   private final ExecutorService waiters = Executors.newCachedThreadPool(task -> {
     Thread thread = new Thread(task, "orbench-sync");
@@ -28,10 +32,25 @@ final class BenchServant implements Bench {
     return thread;
   });
 
-  /** {@code shutdown} must not block: it runs inside the shutdown() request, before its reply. */
-  BenchServant(MessageCounter counter, Runnable shutdown) {
+  /**
+   * Object {@code index} of the server's {@code objects} (each answers references() for all of them).
+   * {@code shutdown} must not block: it runs inside the shutdown() request, before its reply.
+   */
+  BenchServant(MessageCounter counter, int index, int objects, Runnable shutdown) {
     this.counter = counter;
+    this.index = index;
+    this.objects = objects;
     this.shutdown = shutdown;
+  }
+
+  /** Object k's identity: "bench", then "bench-1", "bench-2", ... (PROTOCOL.md, "--objects K"). */
+  static Identity identity(int k) {
+    return Util.stringToIdentity(k == 0 ? "bench" : "bench-" + k);
+  }
+
+  /** Counts one payload-carrying request to this object. */
+  private void count(long payloadBytes) {
+    counter.count(payloadBytes, index);
   }
 
   private static long bytes(Record[] data) {
@@ -49,81 +68,81 @@ final class BenchServant implements Bench {
 
   @Override
   public void push(byte[] data, Current current) {
-    counter.count(data.length);
+    count(data.length);
   }
 
   @Override
   public void push_records(Record[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
   }
 
   @Override
   public void push_longs(int[] data, Current current) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
   }
 
   @Override
   public void push_doubles(double[] data, Current current) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
   }
 
   @Override
   public void push_strings(String[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
   }
 
   @Override
   public void send(byte[] data, Current current) {
-    counter.count(data.length);
+    count(data.length);
   }
 
   @Override
   public void send_records(Record[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
   }
 
   @Override
   public void send_longs(int[] data, Current current) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
   }
 
   @Override
   public void send_doubles(double[] data, Current current) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
   }
 
   @Override
   public void send_strings(String[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
   }
 
   @Override
   public byte[] echo_octets(byte[] data, Current current) {
-    counter.count(data.length);
+    count(data.length);
     return data;
   }
 
   @Override
   public Record[] echo_records(Record[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
     return data;
   }
 
   @Override
   public int[] echo_longs(int[] data, Current current) {
-    counter.count(4L * data.length);
+    count(4L * data.length);
     return data;
   }
 
   @Override
   public double[] echo_doubles(double[] data, Current current) {
-    counter.count(8L * data.length);
+    count(8L * data.length);
     return data;
   }
 
   @Override
   public String[] echo_strings(String[] data, Current current) {
-    counter.count(bytes(data));
+    count(bytes(data));
     return data;
   }
 
@@ -148,6 +167,18 @@ final class BenchServant implements Bench {
   @Override
   public void reset_counters(Current current) {
     counter.reset();
+  }
+
+  /** The stringified proxies of objects first .. first + count - 1 (fewer past the last), on this adapter. */
+  @Override
+  public String[] references(long first, long count, Current current) {
+    long from = Math.max(first, 0);
+    long end = Math.min(objects, from + Math.max(count, 0));
+    String[] out = new String[(int) Math.max(end - from, 0)];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = current.adapter.getCommunicator().proxyToString(current.adapter.createProxy(identity((int) from + i)));
+    }
+    return out;
   }
 
   @Override

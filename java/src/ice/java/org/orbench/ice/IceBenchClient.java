@@ -19,8 +19,9 @@ import org.orbench.worker.WorkerException;
 import org.orbench.worker.WorkerInfo;
 
 /**
- * The client side of ice-java: a Bench proxy for twoways and echoes, its ice_oneway() form for oneways. Ice
- * sets TCP_NODELAY on every socket (what tcp_nodelay = true asks); no option can be set here.
+ * The client side of ice-java: a Bench proxy for twoways and echoes, its ice_oneway() form for oneways, shared
+ * by every thread of a run (Ice proxies are thread-safe); for a server's several objects, one pair per object.
+ * Ice sets TCP_NODELAY on every socket (what tcp_nodelay = true asks); no option can be set here.
  */
 final class IceBenchClient extends StubClient<IceBenchClient.Proxies> {
   private final Communicator communicator;
@@ -65,33 +66,50 @@ final class IceBenchClient extends StubClient<IceBenchClient.Proxies> {
   }
 
   @Override
-  protected Calls<?> octets(Proxies p, byte[] items) {
-    return Calls.of(items, p.oneway()::push, p.twoway()::send, p.twoway()::echo_octets);
+  protected Calls<Proxies, ?> octets(byte[] items) {
+    return Calls.<Proxies, byte[]>of(items, p -> p.oneway()::push, p -> p.twoway()::send,
+        p -> p.twoway()::echo_octets);
   }
 
   @Override
-  protected Calls<?> records(Proxies p, int count) {
+  protected Calls<Proxies, ?> records(int count) {
     Record[] records = new Record[count];
     for (int i = 0; i < count; i++) {
       records[i] = new Record(Payloads.recordId(i), Payloads.recordValue(i), Payloads.recordFlags(i),
           (byte) Payloads.recordKind(i), (byte) Payloads.recordLevel(i));
     }
-    return Calls.of(records, p.oneway()::push_records, p.twoway()::send_records, p.twoway()::echo_records);
+    return Calls.<Proxies, Record[]>of(records, p -> p.oneway()::push_records, p -> p.twoway()::send_records,
+        p -> p.twoway()::echo_records);
   }
 
   @Override
-  protected Calls<?> longs(Proxies p, int[] items) {
-    return Calls.of(items, p.oneway()::push_longs, p.twoway()::send_longs, p.twoway()::echo_longs);
+  protected Calls<Proxies, ?> longs(int[] items) {
+    return Calls.<Proxies, int[]>of(items, p -> p.oneway()::push_longs, p -> p.twoway()::send_longs,
+        p -> p.twoway()::echo_longs);
   }
 
   @Override
-  protected Calls<?> doubles(Proxies p, double[] items) {
-    return Calls.of(items, p.oneway()::push_doubles, p.twoway()::send_doubles, p.twoway()::echo_doubles);
+  protected Calls<Proxies, ?> doubles(double[] items) {
+    return Calls.<Proxies, double[]>of(items, p -> p.oneway()::push_doubles, p -> p.twoway()::send_doubles,
+        p -> p.twoway()::echo_doubles);
   }
 
   @Override
-  protected Calls<?> strings(Proxies p, String[] items) {
-    return Calls.of(items, p.oneway()::push_strings, p.twoway()::send_strings, p.twoway()::echo_strings);
+  protected Calls<Proxies, ?> strings(String[] items) {
+    return Calls.<Proxies, String[]>of(items, p -> p.oneway()::push_strings, p -> p.twoway()::send_strings,
+        p -> p.twoway()::echo_strings);
+  }
+
+  /** The stringified proxies of objects first .. (identities bench-FIRST, ...). */
+  @Override
+  protected String[] references(Proxies p, int first, int count) {
+    return p.twoway().references(first, count);
+  }
+
+  /** counters(): a twoway without effect, the proxy's first request (StubClient). */
+  @Override
+  protected void touch(Proxies p) {
+    p.twoway().counters();
   }
 
   @Override

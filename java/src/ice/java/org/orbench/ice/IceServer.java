@@ -1,5 +1,6 @@
 package org.orbench.ice;
 
+import com.google.gson.JsonObject;
 import com.zeroc.Ice.Communicator;
 import com.zeroc.Ice.ObjectAdapter;
 import com.zeroc.Ice.ObjectPrx;
@@ -15,8 +16,9 @@ import org.orbench.worker.StopTriggers;
 import org.orbench.worker.WorkerInfo;
 
 /**
- * The ice-java server worker: {@code IceServer --target NAME --host HOST --port PORT [--Ice.Name=value]...}. One
- * Bench servant in an object adapter on HOST:PORT, with Ice's server thread pool as shipped (one thread reads
+ * The ice-java server worker: {@code IceServer --target NAME --host HOST --port PORT [--objects K]
+ * [--Ice.Name=value]...}. One Bench servant in an object adapter on HOST:PORT (K with --objects K, identities
+ * bench, bench-1, ...), with Ice's server thread pool as shipped (one thread reads
  * and dispatches every connection's requests). Its endpoint is the stringified proxy. Runs until the
  * shutdown() request, EOF on stdin, SIGTERM or SIGINT.
  */
@@ -36,7 +38,8 @@ public final class IceServer {
     int status = 0;
     try {
       Set<String> names = Set.of("target", "host", "port");
-      Args args = Args.parse(workerArgs.toArray(String[]::new), Set.of("target", "host", "port", "option"), names);
+      Args args = Args.parse(
+          workerArgs.toArray(String[]::new), Set.of("target", "host", "port", "option", "objects"), names);
       if (!args.all("option").isEmpty()) {
         events.error("ice-java sets no server options (Ice sets TCP_NODELAY itself): " + args.all("option"));
         System.exit(2);
@@ -55,16 +58,29 @@ public final class IceServer {
   }
 
   private static void serve(Args args, String[] iceArgs, ServerEvents events) {
+    int objects = args.objects();
     Communicator communicator = Util.initialize(iceArgs);
     MessageCounter counter = new MessageCounter();
+    counter.trackObjects(objects);
+    events.reportReceived(counter);
     // Communicator.shutdown only starts the stop (it may run inside the shutdown() request): no waiting.
     Runnable stop = StopTriggers.install(communicator::shutdown, events);
     ObjectAdapter adapter = communicator.createObjectAdapterWithEndpoints(
         "Bench", "tcp -h \"" + args.get("host") + "\" -p " + args.port("port"));
-    ObjectPrx proxy = adapter.add(new BenchServant(counter, stop), Util.stringToIdentity("bench"));
+    // K servants of the one class in the adapter's active servant map, one identity each.
+    ObjectPrx proxy = null;
+    for (int k = 0; k < objects; k++) {
+      ObjectPrx added = adapter.add(new BenchServant(counter, k, objects, stop), BenchServant.identity(k));
+      if (k == 0) {
+        proxy = added;
+      }
+    }
     adapter.activate();
-    events.ready(communicator.proxyToString(proxy),
-        WorkerInfo.server(args.get("target"), NAME, Util.stringVersion()));
+    JsonObject worker = WorkerInfo.server(args.get("target"), NAME, Util.stringVersion()).toJson();
+    if (objects > 1) {
+      worker.addProperty("objects", objects);
+    }
+    events.ready(communicator.proxyToString(proxy), worker);
     communicator.waitForShutdown();
     events.exit(counter.snapshot());
   }

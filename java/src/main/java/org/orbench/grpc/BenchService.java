@@ -130,18 +130,25 @@ final class BenchService extends BenchGrpc.BenchImplBase {
     counted(bytes(m), m, out);
   }
 
-  /** Blocks this call's thread (gRPC's executor, a pool that grows) until the count or the timeout. */
+  /**
+   * Waits on a thread of its own, not on the call's: with a fixed pool or the direct executor, a waiting
+   * barrier would hold the very thread the messages it waits for must be counted on.
+   */
   @Override
   public void sync(SyncRequest request, StreamObserver<SyncResult> out) {
-    SyncOutcome outcome;
-    try {
-      outcome = counter.await(request.getExpected(), Integer.toUnsignedLong(request.getTimeoutMs()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      out.onError(Status.CANCELLED.withDescription("server stopping").asRuntimeException());
-      return;
-    }
-    reply(out, SyncResult.newBuilder().setComplete(outcome.complete()).setReceived(counters(outcome.received())).build());
+    Thread waiter = new Thread(() -> {
+      SyncOutcome outcome;
+      try {
+        outcome = counter.await(request.getExpected(), Integer.toUnsignedLong(request.getTimeoutMs()));
+      } catch (InterruptedException e) {
+        out.onError(Status.CANCELLED.withDescription("server stopping").asRuntimeException());
+        return;
+      }
+      reply(out, SyncResult.newBuilder().setComplete(outcome.complete())
+          .setReceived(counters(outcome.received())).build());
+    }, "orbench-grpc-sync");
+    waiter.setDaemon(true);
+    waiter.start();
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -32,14 +33,16 @@ import org.orbench.worker.WorkerException;
 import org.orbench.worker.WorkerInfo;
 
 /**
- * The client side of grpc-java: one channel (one HTTP/2 connection) per connect; twoway and echo calls on a
- * blocking stub, oneways on one push stream per payload type, opened by the first oneway run of that type and
- * kept open until the next connect or quit. Netty sets TCP_NODELAY on gRPC's sockets (what tcp_nodelay = true
- * asks); no option can be set here.
+ * The client side of grpc-java: one channel (one HTTP/2 connection) per connect, shared by every thread of a
+ * run; twoway and echo calls on a blocking stub, oneways on one push stream per payload type and thread (a
+ * stream takes one writer), opened by the first oneway run of that type on that thread and kept open until
+ * the next connect or quit. Netty sets TCP_NODELAY on gRPC's sockets (what tcp_nodelay = true asks); no option
+ * can be set here. gRPC has no objects.
  */
 final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
   private static final Empty EMPTY = Empty.getDefaultInstance();
-  private final Map<PayloadType, PushStream<?>> streams = new EnumMap<>(PayloadType.class);
+  // Each payload type's open streams, by thread.
+  private final Map<PayloadType, Map<Integer, PushStream<?>>> streams = new EnumMap<>(PayloadType.class);
 
   record Channel(ManagedChannel channel, BenchGrpc.BenchBlockingStub blocking, BenchGrpc.BenchStub async) {}
 
@@ -71,14 +74,14 @@ final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
   }
 
   @Override
-  protected Calls<?> octets(Channel c, byte[] items) {
+  protected Calls<Channel, ?> octets(byte[] items) {
     Octets payload = Octets.newBuilder().setItems(ByteString.copyFrom(items)).build();
-    return Calls.opening(payload, pushing(PayloadType.OCTETS, c.async()::push), c.blocking()::send,
-        c.blocking()::echoOctets);
+    return Calls.<Channel, Octets>opening(payload, pushing(PayloadType.OCTETS, c -> c.async()::push),
+        c -> c.blocking()::send, c -> c.blocking()::echoOctets);
   }
 
   @Override
-  protected Calls<?> records(Channel c, int count) {
+  protected Calls<Channel, ?> records(int count) {
     Records.Builder builder = Records.newBuilder();
     for (int i = 0; i < count; i++) {
       builder.addItems(Record.newBuilder()
@@ -88,35 +91,38 @@ final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
           .setKind(Payloads.recordKind(i))
           .setLevel(Payloads.recordLevel(i)));
     }
-    return Calls.opening(builder.build(), pushing(PayloadType.RECORDS, c.async()::pushRecords),
-        c.blocking()::sendRecords, c.blocking()::echoRecords);
+    return Calls.<Channel, Records>opening(builder.build(),
+        pushing(PayloadType.RECORDS, c -> c.async()::pushRecords), c -> c.blocking()::sendRecords,
+        c -> c.blocking()::echoRecords);
   }
 
   @Override
-  protected Calls<?> longs(Channel c, int[] items) {
+  protected Calls<Channel, ?> longs(int[] items) {
     Longs.Builder builder = Longs.newBuilder();
     for (int item : items) {
       builder.addItems(item);
     }
-    return Calls.opening(builder.build(), pushing(PayloadType.LONGS, c.async()::pushLongs),
-        c.blocking()::sendLongs, c.blocking()::echoLongs);
+    return Calls.<Channel, Longs>opening(builder.build(),
+        pushing(PayloadType.LONGS, c -> c.async()::pushLongs), c -> c.blocking()::sendLongs,
+        c -> c.blocking()::echoLongs);
   }
 
   @Override
-  protected Calls<?> doubles(Channel c, double[] items) {
+  protected Calls<Channel, ?> doubles(double[] items) {
     Doubles.Builder builder = Doubles.newBuilder();
     for (double item : items) {
       builder.addItems(item);
     }
-    return Calls.opening(builder.build(), pushing(PayloadType.DOUBLES, c.async()::pushDoubles),
-        c.blocking()::sendDoubles, c.blocking()::echoDoubles);
+    return Calls.<Channel, Doubles>opening(builder.build(),
+        pushing(PayloadType.DOUBLES, c -> c.async()::pushDoubles), c -> c.blocking()::sendDoubles,
+        c -> c.blocking()::echoDoubles);
   }
 
   @Override
-  protected Calls<?> strings(Channel c, String[] items) {
+  protected Calls<Channel, ?> strings(String[] items) {
     Strings payload = Strings.newBuilder().addAllItems(Arrays.asList(items)).build();
-    return Calls.opening(payload, pushing(PayloadType.STRINGS, c.async()::pushStrings),
-        c.blocking()::sendStrings, c.blocking()::echoStrings);
+    return Calls.<Channel, Strings>opening(payload, pushing(PayloadType.STRINGS, c -> c.async()::pushStrings),
+        c -> c.blocking()::sendStrings, c -> c.blocking()::echoStrings);
   }
 
   @Override
@@ -124,14 +130,19 @@ final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
     return GrpcErrors.translate(failure);
   }
 
-  /** Oneways of {@code type} on its open push stream, opened (again, if the last one broke) with {@code open}. */
+  /**
+   * Oneways of {@code type} on the thread's open push stream, opened (again, if the last one broke) with the
+   * channel's {@code open}. Runs on the command loop's thread, before the run's threads start.
+   */
   @SuppressWarnings("unchecked")
-  private <M> Calls.Oneway<M> pushing(PayloadType type, Function<StreamObserver<Empty>, StreamObserver<M>> open) {
-    return () -> {
-      PushStream<?> stream = streams.get(type);
+  private <M> Calls.Open<Channel, M> pushing(
+      PayloadType type, Function<Channel, Function<StreamObserver<Empty>, StreamObserver<M>>> open) {
+    return (c, thread) -> {
+      Map<Integer, PushStream<?>> byThread = streams.computeIfAbsent(type, t -> new HashMap<>());
+      PushStream<?> stream = byThread.get(thread);
       if (stream == null || stream.broken()) {
-        stream = PushStream.open(open);
-        streams.put(type, stream);
+        stream = PushStream.open(open.apply(c));
+        byThread.put(thread, stream);
       }
       return ((PushStream<M>) stream)::send;
     };
@@ -139,7 +150,7 @@ final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
 
   @Override
   protected void release(Channel c) {
-    streams.values().forEach(PushStream::close);
+    streams.values().forEach(byThread -> byThread.values().forEach(PushStream::close));
     streams.clear();
     c.channel().shutdown();
     try {

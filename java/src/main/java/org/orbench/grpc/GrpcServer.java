@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.orbench.worker.Args;
@@ -15,11 +16,12 @@ import org.orbench.worker.StopTriggers;
 import org.orbench.worker.WorkerInfo;
 
 /**
- * The grpc-java server worker: {@code GrpcServer --target NAME --host HOST --port PORT}. Serves the Bench
- * service on HOST:PORT with grpc-java's defaults: Netty's event loops read and write, and every call runs on
- * gRPC's default executor, a cached thread pool that grows while its threads are busy, so a sync() barrier
- * waiting in one call does not stop the others. Its endpoint is {@code grpc://HOST:PORT}. Runs until the
- * shutdown() call, EOF on stdin, SIGTERM or SIGINT.
+ * The grpc-java server worker: {@code GrpcServer --target NAME --host HOST --port PORT [--executor E]}. Serves
+ * the Bench service on HOST:PORT with grpc-java's defaults: Netty's event loops read and write, and every call
+ * runs on gRPC's default executor, a cached thread pool that grows while its threads are busy. {@code
+ * --executor} picks another (the descriptor's threading settings): {@code fixed:N}, a fixed pool of N threads,
+ * or {@code direct}, calls run on Netty's event loop threads. Its endpoint is {@code grpc://HOST:PORT}. Runs
+ * until the shutdown() call, EOF on stdin, SIGTERM or SIGINT.
  */
 public final class GrpcServer {
   private GrpcServer() {}
@@ -30,7 +32,7 @@ public final class GrpcServer {
     int status = 0;
     try {
       Set<String> names = Set.of("target", "host", "port");
-      Args args = Args.parse(argv, Set.of("target", "host", "port", "option"), names);
+      Args args = Args.parse(argv, Set.of("target", "host", "port", "option", "executor"), names);
       if (!args.all("option").isEmpty()) {
         events.error("grpc-java sets no server options (Netty sets TCP_NODELAY itself): " + args.all("option"));
         System.exit(2);
@@ -53,16 +55,37 @@ public final class GrpcServer {
     AtomicReference<Server> server = new AtomicReference<>();
     Runnable stop = StopTriggers.install(() -> stop(server.get()), events);
     String host = args.get("host");
-    Server started = NettyServerBuilder
+    NettyServerBuilder builder = NettyServerBuilder
         .forAddress(new InetSocketAddress(InetAddress.getByName(host), args.port("port")))
-        .addService(new BenchService(counter, stop))
-        .build();
+        .addService(new BenchService(counter, stop));
+    Server started = withExecutor(builder, args.get("executor")).build();
     server.set(started);
     started.start();
     events.ready(GrpcEndpoint.of(host, started.getPort()),
         WorkerInfo.server(args.get("target"), GrpcIdentity.NAME, GrpcIdentity.version()));
     started.awaitTermination();
     events.exit(counter.snapshot());
+  }
+
+  /** The executor {@code --executor} names: absent or {@code default}, grpc-java's own (a cached pool). */
+  static NettyServerBuilder withExecutor(NettyServerBuilder builder, String executor) {
+    if (executor == null || executor.equals("default")) {
+      return builder;
+    }
+    if (executor.equals("direct")) {
+      return builder.directExecutor();
+    }
+    if (executor.startsWith("fixed:")) {
+      try {
+        int threads = Integer.parseInt(executor.substring("fixed:".length()));
+        if (threads >= 1) {
+          return builder.executor(Executors.newFixedThreadPool(threads));
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+    }
+    throw new IllegalArgumentException("--executor must be default, direct or fixed:N (N >= 1), got " + executor);
   }
 
   /**

@@ -4,6 +4,7 @@ import java.util.Set;
 import orbench.Bench;
 import orbench.BenchHelper;
 import orbench.Counters;
+import orbench.Record;
 import orbench.SyncResult;
 import org.omg.CORBA.Any;
 import org.omg.CORBA.BAD_PARAM;
@@ -14,6 +15,9 @@ import org.omg.CORBA.Policy;
 import org.omg.CORBA.PolicyError;
 import org.omg.CORBA.SetOverrideType;
 import org.orbench.worker.Calls;
+import org.orbench.worker.Invocation;
+import org.orbench.worker.RunSpec;
+import org.orbench.worker.Shape;
 import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.Counts;
 import org.orbench.worker.ErrorKind;
@@ -27,6 +31,8 @@ final class OrbBenchClient extends StubClient<Bench> {
   /** org.omg.Messaging.SYNC_SCOPE_POLICY_TYPE (CORBA Messaging). */
   static final int SYNC_SCOPE_POLICY_TYPE = 24;
   private final ORB orb;
+  private final OrbShapes shapes;
+  private Shape shape = Shape.IN;
 
   OrbBenchClient(ORB orb, String target, OrbSettings settings) {
     this(orb, target, OrbIdentity.of(orb, settings));
@@ -39,6 +45,7 @@ final class OrbBenchClient extends StubClient<Bench> {
     super(WorkerInfo.client(target, identity.name(), identity.version()), identity.name(),
         Set.of(ConnectOptions.SYNC_SCOPE));
     this.orb = orb;
+    this.shapes = new OrbShapes(orb);
   }
 
   @Override
@@ -52,6 +59,7 @@ final class OrbBenchClient extends StubClient<Bench> {
     if (object == null) {
       throw WorkerException.usage("endpoint is a nil object reference");
     }
+    shapes.forgetRemote();
     Bench bench = BenchHelper.narrow(object); // may ask the server (_is_a): a transport error if down
     return options.syncScope() == null ? bench : withSyncScope(bench, options.syncScope());
   }
@@ -73,29 +81,87 @@ final class OrbBenchClient extends StubClient<Bench> {
   }
 
   @Override
-  protected Calls<?> octets(Bench bench, byte[] items) {
-    return Calls.of(items, bench::push, bench::send, bench::echo_octets);
+  protected Calls<Bench, ?> octets(byte[] items) {
+    return Calls.<Bench, byte[]>of(items, b -> b::push, b -> b::send, b -> b::echo_octets);
   }
 
   @Override
-  protected Calls<?> records(Bench bench, int count) {
-    return Calls.of(RecordPayload.build(count), bench::push_records, bench::send_records, bench::echo_records)
-        .comparedBy(RecordPayload::same);
+  protected Calls<Bench, ?> records(int count) {
+    return Calls.<Bench, Record[]>of(RecordPayload.build(count), b -> b::push_records, b -> b::send_records,
+        b -> b::echo_records).comparedBy(RecordPayload::same);
   }
 
   @Override
-  protected Calls<?> longs(Bench bench, int[] items) {
-    return Calls.of(items, bench::push_longs, bench::send_longs, bench::echo_longs);
+  protected Calls<Bench, ?> longs(int[] items) {
+    return Calls.<Bench, int[]>of(items, b -> b::push_longs, b -> b::send_longs, b -> b::echo_longs);
   }
 
   @Override
-  protected Calls<?> doubles(Bench bench, double[] items) {
-    return Calls.of(items, bench::push_doubles, bench::send_doubles, bench::echo_doubles);
+  protected Calls<Bench, ?> doubles(double[] items) {
+    return Calls.<Bench, double[]>of(items, b -> b::push_doubles, b -> b::send_doubles, b -> b::echo_doubles);
   }
 
   @Override
-  protected Calls<?> strings(Bench bench, String[] items) {
-    return Calls.of(items, bench::push_strings, bench::send_strings, bench::echo_strings);
+  protected Calls<Bench, ?> strings(String[] items) {
+    return Calls.<Bench, String[]>of(items, b -> b::push_strings, b -> b::send_strings, b -> b::echo_strings);
+  }
+
+  // --- Invocation shapes (OrbShapes) ---
+
+  @Override
+  public Set<String> shapes() {
+    return OrbShapes.KINDS;
+  }
+
+  @Override
+  public void useShape(Shape next) {
+    if (!next.isIn() && !OrbShapes.KINDS.contains(next.kind())) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "shape \"" + next.name() + "\" not supported");
+    }
+    shape = next;
+  }
+
+  @Override
+  protected Invocation shaped(Bench bench, RunSpec spec) throws Exception {
+    if (shape.isIn()) {
+      return null;
+    }
+    return shapes.invocation(bench, spec, shape, target -> staticCall(target, spec));
+  }
+
+  /** A collocated run counts on the servant in this process. */
+  @Override
+  protected Bench counting() {
+    if (shape.kind().equals("collocated")) {
+      try {
+        return shapes.local();
+      } catch (Exception e) {
+        throw translate(e);
+      }
+    }
+    return super.counting();
+  }
+
+  private Invocation staticCall(Bench target, RunSpec spec) throws Exception {
+    Calls<Bench, ?> calls = switch (spec.payloadType()) {
+      case OCTETS -> octets(org.orbench.worker.Payloads.octets(spec.payloadBytes()));
+      case RECORDS -> records(spec.recordCount());
+      case LONGS -> longs(org.orbench.worker.Payloads.longs(spec.elementCount()));
+      case DOUBLES -> doubles(org.orbench.worker.Payloads.doubles(spec.elementCount()));
+      case STRINGS -> strings(org.orbench.worker.Payloads.strings(spec.elementCount()));
+    };
+    return calls.invocation(spec.mode(), spec.payloadType(), target, 0);
+  }
+
+  @Override
+  protected String[] references(Bench bench, int first, int count) {
+    return bench.references(first, count);
+  }
+
+  /** counters(): a twoway without effect, the reference's first request (StubClient). */
+  @Override
+  protected void touch(Bench bench) {
+    bench.counters();
   }
 
   @Override

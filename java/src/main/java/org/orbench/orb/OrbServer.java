@@ -4,8 +4,8 @@ import org.orbench.worker.ProtocolOut;
 import org.orbench.worker.ServerEvents;
 
 /**
- * The ORB server worker: {@code OrbServer --target NAME --host HOST --port PORT}. Serves one Bench object
- * on the root POA, prints the ready line with its IOR, and runs until the shutdown() request, EOF on stdin,
+ * The ORB server worker: {@code OrbServer --target NAME --host HOST --port PORT [--objects K]}. Serves one
+ * Bench object (K) on the root POA, prints the ready line with its IOR, and runs until the shutdown() request, EOF on stdin,
  * SIGTERM or SIGINT. The ORB is whatever -Dorg.omg.CORBA.ORBClass names.
  */
 public final class OrbServer {

@@ -1,5 +1,6 @@
 package org.orbench.orb;
 
+import com.google.gson.JsonObject;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,7 +13,10 @@ import org.orbench.worker.ServerEvents;
 import org.orbench.worker.StopTriggers;
 import org.orbench.worker.WorkerInfo;
 
-/** The ORB server's work, apart from {@link OrbServer} so that a missing ORB is reported, not a JVM crash. */
+/**
+ * The ORB server's work, apart from {@link OrbServer} so that a missing ORB is reported, not a JVM crash: one
+ * Bench object in the root POA, or K with {@code --objects K}; the ready line's endpoint is the first's IOR.
+ */
 final class OrbServing {
   private OrbServing() {}
 
@@ -20,7 +24,9 @@ final class OrbServing {
     Set<String> required = Set.of("target", "host", "port", "orb-name", "orb-version-attribute", "orb-property");
     Set<String> known = new HashSet<>(required);
     known.addAll(OrbSettings.SERVER_ARGS);
+    known.add("objects");
     Args args = Args.parse(argv, known, required);
+    int objects = args.objects();
     if (System.getProperty("org.omg.CORBA.ORBClass") == null) {
       throw new IllegalArgumentException(
           "choose the ORB with -Dorg.omg.CORBA.ORBClass and -Dorg.omg.CORBA.ORBSingletonClass");
@@ -29,15 +35,26 @@ final class OrbServing {
     ORB orb = ORB.init(new String[0], settings.serverProperties(args.get("host"), args.port("port")));
 
     MessageCounter counter = new MessageCounter();
+    counter.trackObjects(objects);
     events.reportReceived(counter);
     Runnable stop = StopTriggers.install(new OrbStopper(orb), events);
     POA rootPoa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
-    org.omg.CORBA.Object bench = rootPoa.servant_to_reference(new BenchServant(counter, stop));
+    // K servants of the one class, each activated in the root POA with a system id: its active object map
+    // holds K entries, which is what a request's object key is demultiplexed against.
+    ObjectDirectory directory = new ObjectDirectory(orb);
+    for (int k = 0; k < objects; k++) {
+      byte[] id = rootPoa.activate_object(new BenchServant(counter, directory, k, stop));
+      directory.add(rootPoa.id_to_reference(id));
+    }
+    directory.setDsi(rootPoa.id_to_reference(rootPoa.activate_object(new DsiBench(orb, counter))));
     rootPoa.the_POAManager().activate();
 
     OrbIdentity identity = OrbIdentity.of(orb, settings);
-    events.ready(
-        orb.object_to_string(bench), WorkerInfo.server(args.get("target"), identity.name(), identity.version()));
+    JsonObject worker = WorkerInfo.server(args.get("target"), identity.name(), identity.version()).toJson();
+    if (objects > 1) {
+      worker.addProperty("objects", objects);
+    }
+    events.ready(orb.object_to_string(directory.reference(0)), worker);
     orb.run(); // returns once the stopper's orb.shutdown has run
     events.exit(counter.snapshot());
   }

@@ -8,9 +8,15 @@ final class RecordPayload {
   private RecordPayload() {}
 
   static Record[] build(int count) {
+    return build(count, 0);
+  }
+
+  /** Records first .. first + count - 1 (first 1: a shape's reply). */
+  static Record[] build(int count, int first) {
     Record[] records = new Record[count];
-    for (int i = 0; i < count; i++) {
-      records[i] = new Record(Payloads.recordId(i), Payloads.recordValue(i), Payloads.recordFlags(i),
+    for (int k = 0; k < count; k++) {
+      int i = first + k;
+      records[k] = new Record(Payloads.recordId(i), Payloads.recordValue(i), Payloads.recordFlags(i),
           (byte) Payloads.recordKind(i), (byte) Payloads.recordLevel(i));
     }
     return records;

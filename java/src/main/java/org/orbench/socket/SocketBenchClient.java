@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Set;
 import org.orbench.worker.ConnectOptions;
 import org.orbench.worker.ConnectedClient;
@@ -53,6 +54,24 @@ final class SocketBenchClient extends ConnectedClient<WireClient> {
   @Override
   protected Invocation prepare(WireClient wire, RunSpec spec) {
     return SocketInvocations.of(wire, spec);
+  }
+
+  /**
+   * A run on several threads: a socket cannot be shared, so each thread calls on a connection of its own
+   * (PROTOCOL.md, "Load at scale"), opened at the first run that needs it and kept. No objects on this wire.
+   */
+  @Override
+  protected Invocation[] prepare(WireClient wire, RunSpec spec, int threads, int objects, int[] order)
+      throws Exception {
+    if (objects > 1) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "field \"objects\": a socket baseline has no objects");
+    }
+    List<WireClient> wires = threadConnections(threads);
+    Invocation[] out = new Invocation[threads];
+    for (int t = 0; t < threads; t++) {
+      out[t] = SocketInvocations.of(wires.get(t), spec);
+    }
+    return out;
   }
 
   @Override

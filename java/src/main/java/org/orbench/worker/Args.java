@@ -51,6 +51,29 @@ public final class Args {
     return repeated.getOrDefault(name, List.of());
   }
 
+  /** An integer from {@code min} to {@code max}; {@code fallback} when absent. */
+  public int integer(String name, int min, int max, int fallback) {
+    String text = values.get(name);
+    if (text == null) {
+      return fallback;
+    }
+    try {
+      int value = Integer.parseInt(text);
+      if (value < min || value > max) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " must be an integer from " + min + " to " + max + ", got "
+          + text);
+    }
+  }
+
+  /** A server's {@code --objects K} (PROTOCOL.md): how many objects it activates, 1 when absent. */
+  public int objects() {
+    return integer("objects", 1, LoadSpec.MAX_OBJECTS, 1);
+  }
+
   /** A TCP port, 0 meaning "any free port". */
   public int port(String name) {
     String text = values.get(name);

@@ -23,6 +23,39 @@ public interface BenchClient {
   /** The call of a run, payload built (bytes i &amp; 0xff), untimed. Requires a connection. */
   Invocation prepare(RunSpec spec) throws Exception;
 
+  /**
+   * The calls of a run on {@code threads} threads to the server's first {@code objects} objects (PROTOCOL.md,
+   * "Load at scale"), untimed: one invocation per thread, each call going to object {@code order[number]}
+   * (null: object 0). Fetches and keeps what it needs (connections, references). A client that cannot
+   * refuses more than one of either ({@code unsupported}).
+   */
+  default Invocation[] prepare(RunSpec spec, int threads, int objects, int[] order) throws Exception {
+    if (threads > 1) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "field \"threads\": this client calls on one thread only");
+    }
+    if (objects > 1) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "field \"objects\": this client has no objects to call");
+    }
+    return new Invocation[] {prepare(spec)};
+  }
+
+  /** The invocation shapes it makes (PROTOCOL.md, "Invocation shapes"), by kind ("ami" for every ami-N). */
+  default Set<String> shapes() {
+    return Set.of("in");
+  }
+
+  /** The shape of the next run, before its prepare; a client without shapes refuses all but "in". */
+  default void useShape(Shape shape) {
+    if (!shape.isIn()) {
+      throw new WorkerException(ErrorKind.UNSUPPORTED, "shape \"" + shape.name() + "\" not supported");
+    }
+  }
+
+  /** Fields of a run answer at a shape other than "in" (an AMI run's replies), read after the run. */
+  default JsonObject shapeAnswer() {
+    return new JsonObject();
+  }
+
   void resetCounters() throws Exception;
 
   /** The server's barrier: returns when it has counted {@code expected} messages or the timeout passed. */

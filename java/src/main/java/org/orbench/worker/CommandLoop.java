@@ -91,14 +91,26 @@ public final class CommandLoop {
         JsonObject fields = command.deepCopy();
         LoadSpec load = LoadSpec.take(fields);
         SoakSpec soak = SoakSpec.take(fields);
+        Shape shape = Shape.take(fields, client.shapes());
         RunSpec spec = RunSpec.parse(fields, client.modes(), client.payloadTypes(), soak != null);
         if (!connected) {
           throw WorkerException.usage("run before a successful connect");
         }
+        if (!shape.isIn() && (soak != null || load.threads() > 1 || load.objects() > 1 || load.rateHz() > 0
+            || load.clients() > 1)) {
+          throw new WorkerException(ErrorKind.UNSUPPORTED,
+              "shape \"" + shape.name() + "\" is run by one closed-loop client on one thread and object");
+        }
+        client.useShape(shape);
         if (soak != null) {
           return SoakSequence.run(client, spec, load, soak, SoakSequence.withId(events, command.get("id")));
         }
-        return RunSequence.run(client, spec, load);
+        JsonObject answer = RunSequence.run(client, spec, load);
+        if (!shape.isIn()) {
+          answer.addProperty("shape", shape.name());
+          client.shapeAnswer().entrySet().forEach(e -> answer.add(e.getKey(), e.getValue()));
+        }
+        return answer;
       case "reset_counters":
         // For a group of clients: the harness resets the shared server once, before it starts them all.
         JsonFields.rejectUnknown(command, Set.of());
@@ -139,6 +151,7 @@ public final class CommandLoop {
     }
     answer.add("modes", Json.strings(modes));
     answer.add("payload_types", Json.strings(payloadTypes));
+    answer.add("shapes", Json.strings(client.shapes().stream().sorted().toList()));
     return answer;
   }
 

@@ -1,7 +1,9 @@
 package org.orbench.worker;
 
 import com.google.gson.JsonObject;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -15,6 +17,10 @@ public abstract class ConnectedClient<C> implements BenchClient {
   private final String who;
   private final Set<String> settable;
   private C connection;
+  private String endpoint;
+  private ConnectOptions options;
+  // The connections of threads 1.. of a run (transports that cannot share one), opened when first needed.
+  private final List<C> threadConnections = new ArrayList<>();
 
   /**
    * @param who how refusals name the transport ("JacORB", "a socket baseline")
@@ -39,6 +45,38 @@ public abstract class ConnectedClient<C> implements BenchClient {
 
   /** Releases a connection that is no longer used; must not throw. */
   protected void release(C connection) {}
+
+  /**
+   * The invocations of a run on several threads or objects ({@link BenchClient#prepare(RunSpec, int, int,
+   * int[])}) on the client's connection; by default neither can be done ({@code unsupported}).
+   */
+  protected Invocation[] prepare(C connection, RunSpec spec, int threads, int objects, int[] order)
+      throws Exception {
+    return BenchClient.super.prepare(spec, threads, objects, order);
+  }
+
+  /** What the connection is dropped with (an object reference got from it); must not throw. */
+  protected void disconnected() {}
+
+  /**
+   * A connection for each of {@code threads} threads, for a transport whose connection cannot be shared: the
+   * client's own for thread 0, and one more for each further thread, opened when a run first needs it (to the
+   * endpoint of connect, with its options) and kept until the next connect.
+   */
+  protected final List<C> threadConnections(int threads) throws Exception {
+    while (threadConnections.size() < threads - 1) {
+      threadConnections.add(open(endpoint, options));
+    }
+    List<C> out = new ArrayList<>(threads);
+    out.add(connection());
+    out.addAll(threadConnections.subList(0, threads - 1));
+    return out;
+  }
+
+  /** Another connection to {@code reference} (an object's) with the options of connect; the caller owns it. */
+  protected final C openReference(String reference) throws Exception {
+    return open(reference, options);
+  }
 
   @Override
   public final WorkerInfo info() {
@@ -67,6 +105,8 @@ public abstract class ConnectedClient<C> implements BenchClient {
       throw e;
     }
     connection = opened;
+    this.endpoint = endpoint;
+    this.options = parsed;
   }
 
   @Override
@@ -75,18 +115,23 @@ public abstract class ConnectedClient<C> implements BenchClient {
   }
 
   @Override
+  public final Invocation[] prepare(RunSpec spec, int threads, int objects, int[] order) throws Exception {
+    return prepare(connection(), spec, threads, objects, order);
+  }
+
+  @Override
   public final void resetCounters() throws Exception {
-    resetCounters(connection());
+    resetCounters(counting());
   }
 
   @Override
   public final SyncOutcome sync(long expected, long timeoutMs) throws Exception {
-    return sync(connection(), expected, timeoutMs);
+    return sync(counting(), expected, timeoutMs);
   }
 
   @Override
   public final Counts counters() throws Exception {
-    return counters(connection());
+    return counters(counting());
   }
 
   @Override
@@ -94,7 +139,12 @@ public abstract class ConnectedClient<C> implements BenchClient {
     disconnect();
   }
 
-  private C connection() {
+  /** Where the counters are read: the connection, unless a run's calls go elsewhere (a collocated object). */
+  protected C counting() {
+    return connection();
+  }
+
+  protected final C connection() {
     if (connection == null) {
       throw WorkerException.usage("not connected");
     }
@@ -105,6 +155,9 @@ public abstract class ConnectedClient<C> implements BenchClient {
     if (connection != null) {
       C old = connection;
       connection = null;
+      disconnected();
+      threadConnections.forEach(this::release);
+      threadConnections.clear();
       release(old);
     }
   }

@@ -13,4 +13,11 @@ public abstract class Invocation {
    * is not part of the sample. Throws {@link WorkerException} ({@code remote}) on a wrong reply.
    */
   public void check() throws Exception {}
+
+  /**
+   * The number of the next call (PROTOCOL.md, "Load at scale"); each call() after it takes the next number. An
+   * invocation to several objects picks the object of each call by its number; the others ignore it. Called
+   * outside the clock reads: before the warm-up and the timed calls, and by a pool's thread before each call.
+   */
+  public void startAt(long number) {}
 }

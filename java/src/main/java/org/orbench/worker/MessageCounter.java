@@ -2,6 +2,7 @@ package org.orbench.worker;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -17,6 +18,9 @@ public final class MessageCounter {
   private final AtomicInteger waiters = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
+  // A server with several objects (--objects K): per object, called since the last reset; null: not tracked.
+  private volatile AtomicIntegerArray called;
+  private final AtomicLong objectsCalled = new AtomicLong();
 
   /** Counts one payload-carrying message of {@code payloadBytes} bytes. */
   public void count(long payloadBytes) {
@@ -34,6 +38,29 @@ public final class MessageCounter {
         lock.unlock();
       }
     }
+  }
+
+  /**
+   * The same for a request to object {@code object} of a server with several: also marks it called, so that
+   * the stats line can say how many distinct objects were ({@code objects_called}).
+   */
+  public void count(long payloadBytes, int object) {
+    // Marked before it is counted: once a barrier sees the message, its object is marked too.
+    AtomicIntegerArray flags = called;
+    if (flags.get(object) == 0 && flags.compareAndSet(object, 0, 1)) {
+      objectsCalled.incrementAndGet();
+    }
+    count(payloadBytes);
+  }
+
+  /** Tracks {@code objects} objects (before any request): count(bytes, object) takes 0 .. objects - 1. */
+  public void trackObjects(int objects) {
+    called = new AtomicIntegerArray(objects);
+  }
+
+  /** How many distinct objects received a payload-carrying request since the last reset; -1: not tracked. */
+  public long objectsCalled() {
+    return called == null ? -1 : objectsCalled.get();
   }
 
   /**
@@ -64,5 +91,12 @@ public final class MessageCounter {
   public void reset() {
     messages.set(0);
     bytes.set(0);
+    AtomicIntegerArray flags = called;
+    if (flags != null) {
+      for (int k = 0; k < flags.length(); k++) {
+        flags.lazySet(k, 0);
+      }
+      objectsCalled.set(0);
+    }
   }
 }

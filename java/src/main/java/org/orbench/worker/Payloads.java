@@ -11,35 +11,54 @@ public final class Payloads {
   private Payloads() {}
 
   public static byte[] octets(int length) {
-    byte[] payload = new byte[length];
-    for (int i = 0; i < length; i++) {
-      payload[i] = (byte) i;
-    }
-    return payload;
+    return octets(length, 0);
   }
 
   public static int[] longs(int count) {
-    int[] payload = new int[count];
-    for (int i = 0; i < count; i++) {
-      payload[i] = (int) (i * 2654435761L);
-    }
-    return payload;
+    return longs(count, 0);
   }
 
   public static double[] doubles(int count) {
-    double[] payload = new double[count];
-    for (int i = 0; i < count; i++) {
-      payload[i] = i * 0.5 + 0.25;
+    return doubles(count, 0);
+  }
+
+  public static String[] strings(int count) {
+    return strings(count, 0);
+  }
+
+  // Elements first .. first + count - 1 at indexes 0 .. count - 1 (first 1: the reply of the shapes out,
+  // return and inout, PROTOCOL.md "Invocation shapes").
+
+  public static byte[] octets(int length, int first) {
+    byte[] payload = new byte[length];
+    for (int i = 0; i < length; i++) {
+      payload[i] = (byte) (first + i);
     }
     return payload;
   }
 
-  public static String[] strings(int count) {
+  public static int[] longs(int count, int first) {
+    int[] payload = new int[count];
+    for (int i = 0; i < count; i++) {
+      payload[i] = (int) ((long) (first + i) * 2654435761L);
+    }
+    return payload;
+  }
+
+  public static double[] doubles(int count, int first) {
+    double[] payload = new double[count];
+    for (int i = 0; i < count; i++) {
+      payload[i] = (first + i) * 0.5 + 0.25;
+    }
+    return payload;
+  }
+
+  public static String[] strings(int count, int first) {
     String[] payload = new String[count];
     char[] text = new char[PayloadType.STRING_CHARS];
     for (int i = 0; i < count; i++) {
       for (int j = 0; j < text.length; j++) {
-        text[j] = (char) ('a' + (i + j) % 26);
+        text[j] = (char) ('a' + (first + i + j) % 26);
       }
       payload[i] = new String(text);
     }

@@ -30,17 +30,25 @@ public final class RunSequence {
    * would wipe the others' counts), and the barriers wait for the group's sums.
    */
   public static JsonObject run(BenchClient client, RunSpec spec, LoadSpec load) throws Exception {
+    long seed = load.effectiveSeed();
+    if (load.threads() > 1) {
+      return PoolSequence.run(client, spec, load, seed);
+    }
     boolean oneway = spec.mode() == Mode.ONEWAY;
     boolean shared = load.shared();
-    Invocation invocation = client.prepare(spec);
+    // Several objects: call i goes to object order[i], counted from the warm-up's first call and again from the
+    // first timed call (startAt below).
+    Invocation invocation = load.objects() > 1
+        ? client.prepare(spec, 1, load.objects(), load.objectsOfCalls(spec, seed))[0]
+        : client.prepare(spec);
     // Allocated (and zeroed, so touched) before timing: no page fault lands inside a sample.
     long[] samples = new long[spec.calls()];
 
     Prelude prelude = beforeTimedCalls(client, invocation, spec, load);
     JsonObject warmupBarrier = prelude.warmupSync();
     JsonObject startBarrier = prelude.startBarrier();
+    invocation.startAt(0);
 
-    long seed = load.effectiveSeed();
     ArrivalSchedule schedule = load.schedule(seed);
     HeapCounters.Snapshot heapBefore = HeapCounters.now();
     TimedSpan span = schedule != null ? pacedLoop(invocation, samples, schedule) : timedLoop(invocation, samples);
@@ -83,20 +91,33 @@ public final class RunSequence {
       answer.addProperty("end_ns", endNs);
     }
     if (load.rateHz() > 0) {
-      answer.addProperty("rate_hz", load.rateHz());
-      answer.addProperty("arrivals", load.arrivals().wireName());
-      if (load.arrivals() == Arrivals.POISSON) {
-        answer.addProperty("seed", seed);
-      }
-      answer.addProperty("deadline_misses", span.deadlineMisses());
-      long sending = span.lastSendNs() - span.firstSendNs();
-      if (spec.calls() > 1 && sending > 0) {
-        answer.addProperty("achieved_rate_hz", (spec.calls() - 1) * 1e9 / sending);
-      } else {
-        answer.add("achieved_rate_hz", com.google.gson.JsonNull.INSTANCE);
-      }
+      addRate(answer, load, span.deadlineMisses(), spec.calls(), span.lastSendNs() - span.firstSendNs());
     }
+    addScale(answer, load, seed);
     return answer;
+  }
+
+  /** A paced run's answer fields; {@code sending}: from the first real send to the last. */
+  static void addRate(JsonObject answer, LoadSpec load, long deadlineMisses, long calls, long sending) {
+    answer.addProperty("rate_hz", load.rateHz());
+    answer.addProperty("arrivals", load.arrivals().wireName());
+    answer.addProperty("deadline_misses", deadlineMisses);
+    if (calls > 1 && sending > 0) {
+      answer.addProperty("achieved_rate_hz", (calls - 1) * 1e9 / sending);
+    } else {
+      answer.add("achieved_rate_hz", com.google.gson.JsonNull.INSTANCE);
+    }
+  }
+
+  /** The answer's {@code objects}, {@code object_order} and, when anything was drawn from it, {@code seed}. */
+  static void addScale(JsonObject answer, LoadSpec load, long seed) {
+    if (load.objects() > 1) {
+      answer.addProperty("objects", load.objects());
+      answer.addProperty("object_order", load.objectOrder().wireName());
+    }
+    if (load.arrivals() == Arrivals.POISSON || (load.objects() > 1 && load.objectOrder() == ObjectOrder.RANDOM)) {
+      answer.addProperty("seed", seed);
+    }
   }
 
   /** The outcomes of the barriers before the timed calls: the oneway warm-up's, a group's start barrier. */

@@ -47,6 +47,9 @@ public final class ServerEvents {
     MessageCounter counter = received;
     if (counter != null) {
       line.add("received", Json.counts(counter.snapshot()));
+      if (counter.objectsCalled() >= 0) {
+        line.addProperty("objects_called", counter.objectsCalled());
+      }
     }
     line.add("memory", HeapCounters.cumulative(HeapCounters.now()));
     out.write(line);

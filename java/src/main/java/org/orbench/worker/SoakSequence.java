@@ -20,6 +20,11 @@ public final class SoakSequence {
       // The clients' call counts differ in a soak: no client knows what a closing barrier should wait for.
       throw WorkerException.usage("a oneway soak (duration_s) takes one client: \"clients\" must be 1");
     }
+    if (load.threads() > 1 || load.objects() > 1) {
+      // Soaks run through one thread's loop, on object 0: a pool of threads and objects is for runs of calls.
+      throw new WorkerException(
+          ErrorKind.UNSUPPORTED, "a soak run (duration_s) takes no \"threads\" or \"objects\" above 1");
+    }
     Invocation invocation = client.prepare(spec);
     RunSequence.Prelude prelude = RunSequence.beforeTimedCalls(client, invocation, spec, load);
 

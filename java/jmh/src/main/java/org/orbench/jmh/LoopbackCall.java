@@ -113,6 +113,10 @@ public class LoopbackCall {
 
     @Override public void reset_counters() {}
 
+    @Override public String[] references(int first, int count) {
+      return new String[0];
+    }
+
     @Override public void shutdown() {}
   }
 

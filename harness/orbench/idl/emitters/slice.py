@@ -15,6 +15,9 @@
 
 from __future__ import annotations
 
+import argparse
+
+from orbench.idl.emitter import Emitter, register
 from orbench.idl.model import Basic, Interface, Module, Sequence, Struct, Type, Typedef
 from orbench.idl.parser import IdlError
 
@@ -95,3 +98,15 @@ class SliceEmitter:
 
 def to_slice(module: Module, java_package: str | None = None, amd: frozenset[str] = frozenset()) -> str:
     return SliceEmitter(module, java_package, amd).emit()
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--java-package", help='[["java:package:..."]]')
+    parser.add_argument("--amd", default="", help='operations to mark ["amd"], comma-separated')
+
+
+def _emit(module: Module, args: argparse.Namespace) -> str:
+    return to_slice(module, args.java_package, frozenset(n for n in args.amd.split(",") if n))
+
+
+register(Emitter("slice", "Slice (ZeroC Ice)", _emit, _arguments))

@@ -14,6 +14,9 @@
 
 from __future__ import annotations
 
+import argparse
+
+from orbench.idl.emitter import Emitter, register
 from orbench.idl.model import Basic, Module, Operation, Ref, Sequence, Struct, Type, Typedef, resolved
 from orbench.idl.parser import IdlError
 
@@ -150,3 +153,10 @@ def _idl(t: Type) -> str:
 
 def to_proto(module: Module, java_package: str | None = None) -> str:
     return ProtoEmitter(module, java_package).emit()
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--java-package", help="option java_package (and java_multiple_files)")
+
+
+register(Emitter("proto", "proto3 (gRPC)", lambda module, args: to_proto(module, args.java_package), _arguments))

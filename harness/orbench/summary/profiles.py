@@ -1,0 +1,132 @@
+"""Where a middleware's time goes: the profile mode's profiles per call, each middleware's minus its baseline's.
+
+From a run's files only (profiles/profiles.jsonl and the folded stacks, results/profile.py; profiled.csv for
+the profiled trials' counted CPU time): per point and worker, every function's CPU time per call (self and
+total, anatomy/folded.py), and for a middleware the difference against its baseline's profile at the same point
+(same mode, payload, placement, host pair), worker by worker: the functions it adds time in, and those in
+which it spends less than the baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orbench.anatomy.folded import FrameCost, FrameDelta, Profile, difference, frame_costs, kernel_self_ns, parse_folded
+from orbench.results.point import Point
+from orbench.results.profile import ROLES, ProfileRecord, read_records
+from orbench.results.store import RunStore
+
+
+@dataclass(frozen=True)
+class WorkerProfile:
+    """One worker's profile at one point, per call."""
+
+    record: ProfileRecord
+    profile: Profile
+    costs: dict[str, FrameCost]
+    counted_cpu_ns: float | None    # the kernel's count of the worker's CPU per call in the same trial
+
+    @property
+    def sampled_cpu_ns(self) -> float:
+        """The CPU per call the samples add up to."""
+        return self.profile.samples * self.profile.period_ns / self.record.calls
+
+
+@dataclass(frozen=True)
+class ProfileComparison:
+    """One worker of a middleware at one point against the same worker of its baseline."""
+
+    point: Point                    # the middleware's
+    role: str
+    baseline: str | None
+    orb: WorkerProfile | None
+    base: WorkerProfile | None
+    added: tuple[FrameDelta, ...]   # largest added self time first; empty without both profiles
+    why_missing: str | None = None
+
+    @property
+    def added_cpu_ns(self) -> float | None:
+        if self.orb is None or self.base is None:
+            return None
+        return self.orb.sampled_cpu_ns - self.base.sampled_cpu_ns
+
+    @property
+    def added_kernel_ns(self) -> float | None:
+        """The part of the added CPU per call spent in the kernel (_[k] frames)."""
+        return kernel_self_ns(list(self.added)) if self.orb and self.base else None
+
+    def top_added(self, n: int) -> list[FrameDelta]:
+        return [d for d in self.added if d.self_ns > 0][:n]
+
+    def top_saved(self, n: int) -> list[FrameDelta]:
+        return [d for d in reversed(self.added) if d.self_ns < 0][:n]
+
+
+def load_profile(run_dir: Path, record: ProfileRecord) -> Profile | None:
+    if record.file is None or not (run_dir / record.file).is_file():
+        return None
+    stacks = parse_folded((run_dir / record.file).read_text())
+    return Profile(stacks, record.period_ns, record.profiler, record.version, record.event)
+
+
+def worker_profiles(store: RunStore) -> tuple[dict[tuple[Point, str], WorkerProfile], dict[tuple[Point, str], str]]:
+    """Every profiled worker of the run by point and role; and, for those without a profile, why."""
+    counted: dict[Point, Any] = {t.point: t for t in store.read_profiled()} if store.profiled_path.exists() else {}
+    out: dict[tuple[Point, str], WorkerProfile] = {}
+    missing: dict[tuple[Point, str], str] = {}
+    for record in read_records(store.path):
+        profile = load_profile(store.path, record)
+        if profile is None or record.calls <= 0:
+            missing[(record.point, record.role)] = record.error or "its folded stacks are missing"
+            continue
+        trial = counted.get(record.point)
+        cpu_us = getattr(trial, f"{record.role}_cpu_us", None) if trial is not None else None
+        out[(record.point, record.role)] = WorkerProfile(record, profile, frame_costs(profile, record.calls),
+                                                         None if cpu_us is None else cpu_us * 1000)
+    return out, missing
+
+
+def profile_comparisons(store: RunStore, targets_info: dict[str, Any]) -> list[ProfileComparison]:
+    """Every profiled worker of a middleware (a target with a baseline) against its baseline's."""
+    profiles, missing = worker_profiles(store)
+    points = sorted({p for p, _ in (*profiles, *missing)}, key=lambda p: p.slug)
+    out = []
+    for point in points:
+        base_name = (targets_info.get(point.target) or {}).get("baseline")
+        if not base_name:
+            continue
+        base_point = point.group.with_target(base_name)
+        for role in ROLES:
+            orb, base = profiles.get((point, role)), profiles.get((base_point, role))
+            why = None
+            if orb is None:
+                why = f"{point.target}: {missing.get((point, role), 'not profiled')}"
+            elif base is None:
+                why = f"baseline {base_name}: {missing.get((base_point, role), 'not profiled at this point')}"
+            added = tuple(difference(orb.costs, base.costs)) if orb and base else ()
+            out.append(ProfileComparison(point, role, base_name, orb, base, added, why))
+    return out
+
+
+def format_profile_table(comparisons: list[ProfileComparison], top: int = 8) -> str:
+    """Per middleware, point and worker: its sampled CPU per call against the baseline's and the functions with
+    the most added time, us per call (the text `orbench profiles` prints)."""
+    lines: list[str] = []
+    for c in comparisons:
+        lines.append(f"{c.point.label} {c.role} (vs {c.baseline})")
+        if c.why_missing:
+            lines.append(f"  no comparison: {c.why_missing}")
+            continue
+        assert c.orb is not None and c.base is not None
+        lines.append(f"  sampled CPU per call {c.orb.sampled_cpu_ns / 1000:.2f} us vs {c.base.sampled_cpu_ns / 1000:.2f}"
+                     f" us: added {(c.added_cpu_ns or 0) / 1000:+.2f} us, {(c.added_kernel_ns or 0) / 1000:+.2f} us of it in"
+                     f" the kernel ({c.orb.record.profiler}, "
+                     f"{c.orb.profile.samples} and {c.base.profile.samples} samples)")
+        lines.append(f"  {'added self us/call':>18}  {'added total':>11}  function")
+        for d in c.top_added(top):
+            lines.append(f"  {d.self_ns / 1000:>+18.3f}  {d.total_ns / 1000:>+11.3f}  {d.frame}")
+        for d in c.top_saved(max(1, top // 4)):
+            lines.append(f"  {d.self_ns / 1000:>+18.3f}  {d.total_ns / 1000:>+11.3f}  {d.frame} (saved)")
+    return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""check-target's steps for invocation shapes (PROTOCOL.md, "Invocation shapes"): every shape a descriptor claims
+is tried with every mode and payload type it takes, and must deliver its payload and get its reply right (the
+worker checks each reply: out, return and inout carry elements 1.., an exception shape gets orbench::Refused with
+the request's count, an AMI run gets every reply); the server counts each call; an AMI run with N outstanding has
+had N calls in flight, and through a relay that holds every reply its calls overlap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from orbench.results import shapes
+from orbench.stats.stats import read_samples
+from orbench.targets import sample_checks
+from orbench.targets.delay_relay import DelayRelay
+from orbench.targets.descriptor import Target, counted_payload_bytes
+from orbench.targets.families import endpoint_form
+from orbench.targets.workers import ClientWorker, ServerWorker
+
+SHAPE_BYTES = 1000
+SHAPE_CALLS = 100
+SHAPE_WARMUP = 10
+# The AMI shapes tried for a claim of "ami": one and several replies outstanding.
+AMI_TRIED = ("ami-1", "ami-8")
+# Through the relay: AMI_RELAY_CALLS calls with 8 outstanding must take at most this share of one at a time.
+AMI_RELAY_CALLS = 16
+AMI_OVERLAP_MAX = 0.6
+
+
+class Conformance(Protocol):
+    target: Target
+    host: str
+    log_dir: Path
+
+    def _validate(self, value: dict, definition: str) -> None: ...
+
+
+def tried_shapes(target: Target) -> list[str]:
+    """The shape names check-target runs for the target's claims, `in` aside (the plain run steps try it)."""
+    out: list[str] = []
+    for kind in target.shapes:
+        if kind == shapes.IN:
+            continue
+        out += list(AMI_TRIED) if kind == "ami" else [kind]
+    return out
+
+
+def shape_points(target: Target, shape: str) -> list[tuple[str, str]]:
+    """(mode, payload type) of each run of a shape: every mode and payload type it takes that the target has."""
+    return [(mode, ptype) for mode in target.modes for ptype in target.payload_types
+            if shapes.combines(shape, mode, ptype)]
+
+
+def shape_run(conformance: Conformance, client: ClientWorker, server: ServerWorker, shape: str, mode: str,
+              ptype: str, size: int = SHAPE_BYTES, calls: int = SHAPE_CALLS) -> str:
+    path = conformance.log_dir / f"shape-{shape}-{mode}-{ptype}.i64"
+    answer = client.call({"cmd": "run", "mode": mode, "shape": shape, "payload_type": ptype, "payload_bytes": size,
+                          "calls": calls, "warmup": SHAPE_WARMUP, "samples_file": str(path),
+                          "sync_timeout_ms": 10000}, timeout=120, watch=[server])
+    if not answer["ok"]:
+        raise AssertionError(f"error answer: {answer.get('error_kind')}: {answer.get('error')}")
+    conformance._validate(answer, "run_answer")
+    assert answer.get("shape") == shape, f"the answer says shape {answer.get('shape')!r}, not {shape!r}"
+    samples = read_samples(path)
+    assert samples.size == calls, f"samples file has {samples.size} values, expected {calls}"
+    assert (samples > 0).all(), "samples file has non-positive latencies"
+    rx = answer["received"]
+    assert rx["messages"] == calls, f"the server counted {rx['messages']} calls, expected {calls}"
+    want_bytes = calls * counted_payload_bytes(ptype, size)
+    assert rx["bytes"] == want_bytes, f"the server counted {rx['bytes']} bytes, expected {want_bytes}"
+    outstanding = shapes.outstanding(shape)
+    if shapes.kind_of(shape).name == "ami":
+        assert answer.get("replies") == calls, f"{answer.get('replies')} of {calls} AMI replies arrived"
+        # How many were in flight at once depends on how fast replies come; never more than asked (the relay
+        # step shows that they do overlap).
+        most = answer.get("outstanding_max")
+        assert isinstance(most, int) and 1 <= most <= outstanding, \
+            f"{most} calls were outstanding at most, the shape asks for {outstanding}"
+    total, elapsed = int(samples.sum()), int(answer["elapsed_ns"])
+    assert total <= sample_checks.SUM_OVER_ELAPSED_MAX * outstanding * elapsed, \
+        f"the samples add up to {total} ns, more than {outstanding} x the run's elapsed_ns {elapsed}"
+    return f"p50 {float(np.median(samples)) / 1000:.1f} us"
+
+
+def ami_overlap(conformance: Conformance, client: ClientWorker, server: ServerWorker, delay_ns: int) -> str:
+    """ami-8 through a relay that holds every reply `delay_ns`: each sample is at least the delay, and the run
+    takes far less than its calls one at a time would."""
+    form = endpoint_form(conformance.target.family)
+    relay = DelayRelay(conformance.host, form.port_of(server.endpoint), delay_ns / 1e9)
+    try:
+        answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port), "options": {}},
+                             timeout=60, watch=[server])
+        assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+        path = conformance.log_dir / "shape-ami-relay.i64"
+        answer = client.call({"cmd": "run", "mode": "twoway", "shape": "ami-8", "payload_type": "octets",
+                              "payload_bytes": 100, "calls": AMI_RELAY_CALLS, "warmup": 0, "samples_file": str(path),
+                              "sync_timeout_ms": 10000}, timeout=120, watch=[server])
+        assert answer["ok"], f"error answer: {answer.get('error_kind')}: {answer.get('error')}"
+        samples = read_samples(path)
+        assert samples.size == AMI_RELAY_CALLS and int(samples.min()) >= delay_ns, \
+            f"{samples.size} samples, the shortest {int(samples.min())} ns, with replies held {delay_ns} ns"
+        one_at_a_time = AMI_RELAY_CALLS * delay_ns
+        took = int(answer["elapsed_ns"])
+        assert took <= AMI_OVERLAP_MAX * one_at_a_time, (
+            f"{AMI_RELAY_CALLS} calls with 8 outstanding took {took / 1e6:.0f} ms with replies held "
+            f"{delay_ns / 1e6:.0f} ms: one at a time takes {one_at_a_time / 1e6:.0f} ms, so they did not overlap")
+        return f"{AMI_RELAY_CALLS} calls in {took / 1e6:.0f} ms (one at a time: {one_at_a_time / 1e6:.0f} ms)"
+    finally:
+        back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+        relay.close()
+        assert back["ok"], f"reconnect after the relay: {back}"
+
+
+def unclaimed_refused(client: ClientWorker, server: ServerWorker, log_dir: Path) -> str:
+    """A shape the client does not make (its hello's `shapes`) is refused (`unsupported`), not run as another."""
+    hello = client.call({"cmd": "hello"}, watch=[server])
+    made = hello.get("shapes", [shapes.IN])
+    unmade = [k for k in shapes.KINDS if k not in made]
+    if not unmade:
+        return "it makes every shape"
+    name = unmade[0] if unmade[0] != "ami" else "ami-2"
+    mode = shapes.kind_of(name).modes[0]
+    ptype = "strings" if name == "wstring" else "octets"
+    answer = client.call({"cmd": "run", "mode": mode, "shape": name, "payload_type": ptype, "payload_bytes": 16,
+                          "calls": 5, "warmup": 0, "samples_file": str(log_dir / "shape-unmade.i64"),
+                          "sync_timeout_ms": 5000}, watch=[server])
+    assert not answer["ok"] and answer.get("error_kind") == "unsupported", \
+        f"shape {name}, which the client does not make, was answered {answer}"
+    return f"{name}: {answer['error'][:60]}"

@@ -1,0 +1,168 @@
+"""Load at scale in the harness: the load plan's shapes and order, server settings, the sweep's rates and its
+stop, capacities (closed loop and at the SLO) and the queueing known answer's arithmetic, and a real campaign
+with client threads, objects, a threading setting and a sweep run through the runner."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
+from orbench.campaign.spec import read_campaign
+from orbench.errors import UserError
+from orbench.results.point import PointGroup
+from orbench.running.load_usage import bottleneck
+from orbench.running.measure import jain_fairness, settle_ratio
+from orbench.running.schedule import sweep_last
+from orbench.summary.capacity import crossing
+from orbench.summary.queueing import predicted_wait_ns
+from orbench.targets.descriptor import get_target
+from orbench.targets.server_settings import Unsupported, server_setting
+
+from tests.conftest import require_targets, run_cli
+
+BASE = """
+name = "sweep"
+targets = ["c-socket"]
+modes = ["twoway"]
+payload_bytes = [64]
+placements = ["split-core"]
+trials = 1
+calls = 300
+warmup = 100
+"""
+
+
+def test_slo_parses_absolute_and_relative_bounds():
+    assert Slo.parse("2ms").bound_ns(None) == 2e6
+    assert Slo.parse("500us").bound_ns(123.0) == 5e5
+    assert Slo.parse("10x").bound_ns(20_000.0) == 200_000.0
+    assert Slo.parse("10x").bound_ns(None) is None
+    with pytest.raises(ValueError):
+        Slo.parse("10 ms")
+
+
+def test_the_plan_adds_the_probe_and_the_unloaded_point_and_puts_steps_last(write_campaign):
+    campaign = read_campaign(write_campaign(BASE + 'clients = [4]\nclients_as = ["threads"]\n'
+                                                   '[sweep]\nclients = 8\n'))
+    shapes = campaign.load_plan.shapes("twoway")
+    assert (shapes[0].clients, shapes[0].clients_as) == (4, "threads")
+    assert {(s.clients, s.clients_as) for s in shapes if not s.offered_load} == {(4, "threads"), (1, "processes"),
+                                                                                  (8, "threads")}
+    assert [s.offered_load for s in shapes if s.offered_load] == list(SWEEP_LOADS)
+    assert not [s for s in campaign.load_plan.shapes("oneway") if s.offered_load]   # no sweep of oneways
+    groups = tuple(campaign.point_groups())
+    order = sweep_last(groups, tuple(reversed(range(len(groups)))), seed=3)
+    steps = [groups[i].offered_load for i in order if groups[i].is_sweep_step]
+    assert steps == sorted(steps) and order[-len(steps):] == tuple(i for i in order if groups[i].is_sweep_step)
+
+
+def test_a_threading_value_no_middleware_offers_is_an_error_naming_the_key(write_campaign):
+    path = write_campaign(BASE.replace('["c-socket"]', '["omniorb"]') + 'threading = ["default", "pol-4"]\n')
+    with pytest.raises(UserError) as err:
+        read_campaign(path)
+    assert "threading[1]" in str(err.value) and "pol-4" in str(err.value) and "pool-SIZE" in str(err.value)
+
+
+def test_server_settings_in_the_middleware_s_own_words():
+    pool = server_setting(get_target("omniorb"), "pool-4", 1)
+    assert pool.args == ("-ORBthreadPerConnectionPolicy", "0", "-ORBmaxServerThreadPoolSize", "4")
+    assert "maxServerThreadPoolSize=4" in pool.words
+    assert server_setting(get_target("omniorb"), "default", 100).args == ("--objects", "100")
+    # The baseline keeps its one model at every setting, and has no objects to serve.
+    floor = server_setting(get_target("c-socket"), "pool-4", 100)
+    assert floor.args == () and "whatever the setting" in floor.words
+    with pytest.raises(Unsupported, match="no threading setting 'pool-4'"):
+        server_setting(get_target("grpc-cpp"), "pool-4", 1)
+    with pytest.raises(Unsupported, match="services, not objects"):
+        server_setting(get_target("grpc-cpp"), "default", 10)
+
+
+def test_fairness_settle_bottleneck_and_crossing():
+    assert jain_fairness([10, 10, 10]) == 1.0 and jain_fairness([30, 0, 0]) == pytest.approx(1 / 3, abs=1e-4)
+    assert jain_fairness([5]) is None
+    import numpy as np
+    assert settle_ratio(np.array([100] * 100 + [300] * 100)) == pytest.approx(3.0)
+    assert bottleneck(0.95, 0.2, shared=False) == "server" and bottleneck(0.3, 0.95, shared=False) == "client"
+    assert bottleneck(0.5, 0.45, shared=True) == "shared-cpu" and bottleneck(0.3, 0.3, shared=False) == "none"
+    # p99 crosses 100 between 1000 calls/s (p99 50) and 2000 (p99 150): halfway.
+    assert crossing([(500.0, 40.0), (1000.0, 50.0), (2000.0, 150.0)], 100.0) == (1500.0, None)
+    assert crossing([(500.0, 40.0), (1000.0, 50.0)], 100.0) == (1000.0, "above")
+    assert crossing([(500.0, 140.0), (1000.0, 150.0)], 100.0) == (500.0, "below")
+    assert crossing([(500.0, 40.0), (1000.0, None)], 100.0) == (500.0, None)   # skipped past saturation
+
+
+def test_pollaczek_khinchine_with_a_fixed_service_time_is_m_d_1():
+    s_ns, rho = 50_000.0, 0.8
+    rate = rho / s_ns * 1e9
+    assert predicted_wait_ns(rate, s_ns, s_ns * s_ns) == pytest.approx(rho * s_ns / (2 * (1 - rho)))
+    assert predicted_wait_ns(1.0 / s_ns * 1e9, s_ns, s_ns * s_ns) is None
+
+
+def test_a_sweep_with_threads_objects_and_a_pool_through_the_runner(write_campaign, results_root):
+    """c-socket and omniORB: 1 and 4 client threads, 1 and 20 objects, as shipped and with a pool of 2, and a
+    Poisson sweep at 4 threads. Every step's rate is its share of the same launch's probe, the steps run after
+    the probe in rising order, the baselines run the objects points unchanged, and summary.json has the
+    capacities and the manifest each server setting in omniORB's words."""
+    require_targets("c-socket", "omniorb")
+    path = write_campaign(BASE.replace('["c-socket"]', '["omniorb"]') + """
+clients = [1, 4]
+clients_as = ["threads"]
+threading = ["default", "pool-2"]
+objects = [1, 20]
+[sweep]
+clients = 4
+step_calls = 300
+step_min_s = 0.05
+""")
+    code, out, err = run_cli("run", str(path), "--no-report")
+    assert code in (0, 1), err
+    run_dir = results_root / "sweep" / "latest"
+    trials = [line.split(",") for line in (run_dir / "trials.csv").read_text().splitlines()]
+    header, rows = trials[0], [dict(zip(trials[0], r)) for r in trials[1:]]
+    assert "offered_load" in header and "threading" in header and "objects" in header
+    failed = [r for r in rows if r["status"] == "failed"]
+    assert not failed, [(r["target"], r["error"]) for r in failed]
+    for target in ("omniorb", "c-socket"):
+        for threading in ("default", "pool-2"):
+            for objects in ("1", "20"):
+                mine = [r for r in rows if (r["target"], r["threading"], r["objects"]) == (target, threading, objects)]
+                probe = [r for r in mine if r["clients"] == "4" and float(r["offered_load"] or 0) == 0]
+                assert len(probe) == 1 and probe[0]["status"] == "ok", (target, threading, objects)
+                capacity = float(probe[0]["aggregate_calls_per_s"])
+                steps = sorted((r for r in mine if float(r["offered_load"] or 0) > 0), key=lambda r: int(r["seq"]))
+                assert [float(r["offered_load"]) for r in steps] == sorted(float(r["offered_load"]) for r in steps)
+                assert int(steps[0]["seq"]) > int(probe[0]["seq"])
+                for r in steps:
+                    if r["status"] == "ok":
+                        assert float(r["offered_rate_hz"]) == pytest.approx(float(r["offered_load"]) * capacity, rel=1e-3)
+                        assert r["fairness"] and 0 < float(r["fairness"]) <= 1
+                    else:
+                        assert r["status"] == "skipped" and "past saturation" in r["error"], r["error"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    kinds = {(c["target"], c["threading"], int(c["objects"]), c["kind"]) for c in summary["capacities"]}
+    for target in ("omniorb", "c-socket"):
+        for threading in ("default", "pool-2"):
+            for objects in (1, 20):
+                assert (target, threading, objects, "closed-loop") in kinds
+                assert (target, threading, objects, "slo") in kinds
+    for c in summary["capacities"]:
+        ci = c.get("capacity_closed_loop_calls_per_s") or c.get("capacity_at_slo_calls_per_s")
+        assert ci["estimate"] > 0 and math.isfinite(ci["estimate"])
+    assert not any(p.get("orb_added_latency_ns") for p in summary["points"] if p.get("offered_load"))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    words = [w["server_setting"]["words"] for w in manifest["targets"]["omniorb"]["workers"].values()]
+    assert any("maxServerThreadPoolSize=2" in w for w in words)
+    # A point's group reads back with every dimension (an older reader's defaults for a newer run's columns).
+    group = PointGroup.from_record(rows[-1])
+    assert group.clients_as in ("threads", "processes")
+
+
+def test_load_plan_reads_the_campaign_keys():
+    plan = LoadPlan.from_settings({"clients": [4, 1], "clients_as": ["threads"], "rates_hz": [0], "threading":
+                                   ["default"], "objects": [1, 100], "object_order": "random", "arrivals": "poisson",
+                                   "sweep": {"clients": 8, "slo_p99": "3ms"}})
+    assert plan.clients == (1, 4) and plan.sweep is not None and plan.sweep.slo.p99_ns == 3e6
+    assert plan.server_settings() == [("default", 1), ("default", 100)]
+    assert plan.sweep.step_calls_per_client(rate_hz=80_000.0) == 5000  # 0.5 s at 80k/s over 8 clients
