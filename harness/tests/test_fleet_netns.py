@@ -1,15 +1,20 @@
 """A fleet of four network-namespace hosts with real sshd, named through an Ansible inventory: a campaign of
 two groups runs every server x client pair, and the host that is down skips only the pairs that need it,
-with the reason in the results, while the others run. Needs root and `ip netns` (skips otherwise)."""
+with the reason in the results, while the others run; a point's clients spread over two client hosts against
+one server host. Needs root and `ip netns` (skips otherwise)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
-from orbench.hosts.netns import Lab, why_no_lab
+from orbench.hosts.netns import Lab, NsHost, why_no_lab
+from orbench.hosts.readiness import unavailable_reason
 from orbench.results.store import RunStore
+from orbench.running.cpu_usage import cpus_allowed
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import require_targets, run_cli
 
@@ -154,3 +159,101 @@ def test_pairs_sharing_no_host_run_at_the_same_time(fleet, tmp_path, write_campa
     # the other's ended (in a CI run the two pairs' 10000 calls, 0.11 s, started 0.55-0.65 s apart in every round;
     # the cause is not traced), so trials of ~1 s and one overlapping round are the proof.
     assert overlapping >= 1, by
+
+
+class NamespaceWatch:
+    """Which C++ client workers run in each host's network namespace, read every 0.1 s while a campaign
+    runs (the namespaces share the pid space, so a pid seen here is the pid a worker reports of itself), with
+    the CPUs each was allowed."""
+
+    def __init__(self, hosts: list[NsHost]):
+        self.hosts = hosts
+        self.clients: dict[str, dict[int, str | None]] = {h.name: {} for h in hosts}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.1):
+            for host in self.hosts:
+                for pid in host.worker_pids():
+                    try:
+                        program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+                    except OSError:
+                        continue
+                    # The worker itself (its shell and taskset exec it), not a script that names its file.
+                    if program.endswith("-client"):
+                        self.clients[host.name].setdefault(pid, cpus_allowed(pid))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+@pytest.mark.slow  # a minute and more: every trial's readings and samples go over SSH
+def test_clients_spread_over_two_client_hosts(fleet, tmp_path, write_campaign, results_root):
+    """spread_clients: one server host (alpha), clients on two client hosts (beta, gamma), 1, 2 and 4 client
+    processes per point: client k ran on beta for even k and on gamma for odd k (the pids the workers reported,
+    seen in each host's namespace while the run ran, pinned there as recorded), their samples came back from
+    both hosts, and the summary has throughput per client count and the closed-loop capacity."""
+    require_targets("c-socket")
+    targets = ["c-socket"] + (["omniorb"] if unavailable_reason(read_targets()["omniorb"]) is None else [])
+    workdir = tmp_path / "remote"
+    path = write_campaign(f"""
+name = "spread"
+targets = {json.dumps(targets)}
+modes = ["twoway"]
+payload_bytes = [64]
+clients = [1, 2, 4]
+clients_as = ["processes"]
+trials = 2
+calls = 2000
+warmup = 100
+rewarm = 100
+anatomy = "off"
+spread_clients = true
+host_pairs = [["alpha", "beta+gamma"]]
+{fleet.campaign_ssh()}
+{fleet.campaign_hosts(workdir)}
+""")
+    host = {h.name: h for h in fleet.hosts}
+    watch = NamespaceWatch([host["alpha"], host["beta"], host["gamma"]])
+    try:
+        code, _out, err = run_cli("run", str(path), "--no-report")
+    finally:
+        watch.stop()
+    assert code == 0, err
+    run_dir = (results_root / "spread" / "latest").resolve()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    pair, = manifest["host_pairs"]
+    assert pair["label"] == "alpha--beta+gamma" and pair["clients"] == ["beta", "gamma"]
+    assert not watch.clients["alpha"], "no client ran on the server host"
+    for target in targets:
+        launched = manifest["launches"][0]["workers"][f"{target} alpha--beta+gamma same-core"]
+        clients = launched["clients"]
+        assert [c["client"] for c in clients] == [0, 1, 2, 3]
+        assert [c["host"] for c in clients] == ["beta", "gamma", "beta", "gamma"]
+        assert len({c["pid"] for c in clients}) == 4 and clients[0]["pid"] == launched["client_pid"]
+        for c in clients:
+            seen = watch.clients[c["host"]]
+            assert c["pid"] in seen, (target, c, watch.clients)
+            assert seen[c["pid"]] == c["cpus"], "pinned on its host as recorded"
+    rows = [r for r in RunStore(run_dir).read_trials() if r.point.target in targets]
+    assert {r.status for r in rows} == {"ok"}, [(r.point.label, r.error) for r in rows if r.status != "ok"]
+    assert {r.point.host_pair for r in rows} == {"alpha--beta+gamma"}
+    for r in rows:
+        assert r.calls == 2000 * r.point.clients and r.aggregate_calls_per_s and r.aggregate_calls_per_s > 0
+        assert r.point.clients == 1 or len(r.client_p50s_ns) == r.point.clients
+        assert r.usage_hosts.split() == (["alpha", "beta"] if r.point.clients == 1 else ["alpha", "beta", "gamma"])
+    # Every client's samples were fetched back from its host and removed there.
+    for name in ("beta", "gamma"):
+        left = list(workdir.glob(f"spread/*/{name}/samples/*"))
+        assert not left, left
+    summary = json.loads((run_dir / "summary.json").read_text())
+    throughput = {(p["target"], p["clients"]): p["load"]["aggregate_calls_per_s"] for p in summary["points"]
+                  if p["host_pair"] == "alpha--beta+gamma" and p.get("load")}
+    for target in targets:
+        assert all(throughput.get((target, n), 0) > 0 for n in (1, 2, 4)), throughput
+        row, = [c for c in summary["capacities"] if c["kind"] == "closed-loop" and c["target"] == target]
+        assert row["host_pair"] == "alpha--beta+gamma" and row["at_clients"] in (1, 2, 4)
+        assert row["capacity_closed_loop_calls_per_s"]["estimate"] > 0

@@ -33,7 +33,7 @@ from orbench.anatomy.syscount import local_library, preload_value, preloaded_env
 from orbench.errors import UserError
 from orbench.hosts.deploy import check_target, deploy, describe_problems, remote_dir, sweep
 from orbench.hosts.facts import collect_host_environment
-from orbench.hosts.placement import Placement, available_cpus
+from orbench.hosts.placement import Placement, available_cpus, resolve_on
 from orbench.hosts.ssh import Host, HostPair, HostSpec, HostUnreachable, SshSettings
 from orbench.paths import repo_root
 from orbench.targets.descriptor import Target, java_executable
@@ -47,7 +47,7 @@ class HostSet:
         self.control_dir = Path(tempfile.mkdtemp(prefix="orbench-ssh-"))
         specs: dict[str, HostSpec] = {}
         for p in pairs:
-            for spec in (p.server, p.client):
+            for spec in p.hosts:
                 specs.setdefault(spec.name, spec)
         self.hosts = {name: Host(spec, ssh, self.control_dir) for name, spec in specs.items()}
         self.dirs = {name: remote_dir(h, campaign, run_id) for name, h in self.hosts.items() if not h.spec.is_local}
@@ -99,7 +99,8 @@ class HostSet:
             self.close()
             raise UserError(describe_problems({str(self.hosts[name]): [why] for name, why in self.down.items()}))
         for pair in self.alive_pairs():
-            for spec, peer in ((pair.server, pair.client.address), (pair.client, pair.server.address)):
+            sides = [(pair.server, pair.client.address), *((c, pair.server.address) for c in pair.clients)]
+            for spec, peer in sides:
                 if spec.name in self.environments:
                     continue
                 try:
@@ -116,7 +117,7 @@ class HostSet:
 
     def unreachable(self, pair: HostPair) -> str | None:
         """Why `pair` cannot run (a host of it was unreachable at the start), or None."""
-        for spec in (pair.server, pair.client):
+        for spec in pair.hosts:
             if spec.name in self.down:
                 return f"unreachable host {spec.name}: {self.down[spec.name]}"
         return None
@@ -176,24 +177,43 @@ class HostSet:
 
 
 class PairRuntime:
-    """How one host pair runs a target's workers under one placement."""
+    """How one host pair runs a target's workers under one placement. Client worker k runs on the pair's client
+    host k mod H (HostPair.client_of): one host but for a spread (campaign key spread_clients)."""
 
     def __init__(self, pair: HostPair, hosts: HostSet, placement: Placement):
         self.pair = pair
         self.hosts = hosts
         self.placement = placement
         self.server_host = hosts.hosts[pair.server.name]
-        self.client_host = hosts.hosts[pair.client.name]
+        self.client_hosts = [hosts.hosts[spec.name] for spec in pair.clients]
+        self.client_host = self.client_hosts[0]
+        # Each client host pins its clients by the placement's rule on its own CPUs (hosts of a spread may differ).
+        self.client_placements = [placement if k == 0 or placement.client_cpus is None
+                                  else resolve_on(placement.name, hosts.cpus(pair.server), hosts.cpus(spec))
+                                  for k, spec in enumerate(pair.clients)]
 
     @property
     def is_local(self) -> bool:
-        return self.pair.server.is_local and self.pair.client.is_local
+        return all(spec.is_local for spec in self.pair.hosts)
 
-    def _tag(self, target: Target, role: str) -> str:
-        return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{self.pair.label}-{self.placement.name}-{target.name}-{role}")
+    def client_host_of(self, k: int) -> Host:
+        """The host client worker k runs on."""
+        return self.client_hosts[k % len(self.client_hosts)]
 
-    def _command(self, on: Host, target: Target, role: str, argv: tuple[str, ...], **values: str) -> list[str]:
-        prefix = self.placement.prefix(role)
+    def client_placement_of(self, k: int) -> Placement:
+        return self.client_placements[k % len(self.client_placements)]
+
+    def _host(self, role: str, k: int = 0) -> Host:
+        return self.server_host if role == "server" else self.client_host_of(k)
+
+    def _tag(self, target: Target, role: str, k: int = 0) -> str:
+        # Client k > 0 has a pid file of its own: several clients of a point may share a host.
+        name = f"{role}{k}" if role == "client" and k else role
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{self.pair.label}-{self.placement.name}-{target.name}-{name}")
+
+    def _command(self, target: Target, role: str, argv: tuple[str, ...], k: int = 0, **values: str) -> list[str]:
+        on = self._host(role, k)
+        prefix = (self.placement if role == "server" else self.client_placement_of(k)).prefix(role)
         if on.spec.is_local:
             # A [hosts] entry's java wins; else the campaign's `jdk` (target.java), else the default JVM.
             java = on.spec.java or target.java or java_executable()
@@ -203,7 +223,7 @@ class PairRuntime:
             # A remote JVM writes its GC log on its own host, beside its pid file; collect_gc_logs copies it back.
             values["gc_log"] = f"{directory}/run/{os.path.basename(values['gc_log'])}"
         worker = prefix + target.expand(argv, root=directory, java=self.hosts.java_on(on.spec), **values)
-        pid_file = f"{directory}/run/{self._tag(target, role)}.pid"
+        pid_file = f"{directory}/run/{self._tag(target, role, k)}.pid"
         # The counter before the host's own preloads, if it has any.
         library = self.hosts.syscount_library(on.spec)
         preload = (f"export LD_PRELOAD={shlex.quote(library)}\"${{LD_PRELOAD:+:$LD_PRELOAD}}\" && "
@@ -213,31 +233,32 @@ class PairRuntime:
                   f"exec {shlex.join(worker)}")
         return on.wrap(["sh", "-c", script])
 
-    def worker_env(self, role: str) -> dict[str, str] | None:
+    def worker_env(self, role: str, k: int = 0) -> dict[str, str] | None:
         """The environment of a local worker: the harness's, with the send/recv counter preloaded when it is
         built (None: the harness's own, unchanged). A remote worker's command line sets it there."""
-        host = self.server_host if role == "server" else self.client_host
+        host = self._host(role, k)
         if not host.spec.is_local:
             return None
         return preloaded_env(self.hosts.syscount_library(host.spec), os.environ)
 
     def server_command(self, target: Target, gc_log: str = os.devnull) -> list[str]:
-        return self._command(self.server_host, target, "server", target.server_argv,
-                             host=self.pair.bind_address, port="0", gc_log=gc_log)
+        return self._command(target, "server", target.server_argv, host=self.pair.bind_address, port="0",
+                             gc_log=gc_log)
 
-    def client_command(self, target: Target, gc_log: str = os.devnull) -> list[str]:
-        return self._command(self.client_host, target, "client", target.client_argv, gc_log=gc_log)
+    def client_command(self, target: Target, gc_log: str = os.devnull, k: int = 0) -> list[str]:
+        """Client worker k's command line, on its host (client_host_of)."""
+        return self._command(target, "client", target.client_argv, k, gc_log=gc_log)
 
-    def via(self, role: str) -> str | None:
-        host = self.server_host if role == "server" else self.client_host
+    def via(self, role: str, k: int = 0) -> str | None:
+        host = self._host(role, k)
         return None if host.spec.is_local else str(host)
 
-    def reaper(self, target: Target, role: str) -> Callable[[], None] | None:
+    def reaper(self, target: Target, role: str, k: int = 0) -> Callable[[], None] | None:
         """Called after the local ssh process of a remote worker has ended: make sure the worker has too."""
-        host = self.server_host if role == "server" else self.client_host
+        host = self._host(role, k)
         if host.spec.is_local:
             return None
-        directory, tag = self.hosts.dirs[host.name], self._tag(target, role)
+        directory, tag = self.hosts.dirs[host.name], self._tag(target, role, k)
 
         def reap() -> None:
             try:
@@ -247,35 +268,41 @@ class PairRuntime:
 
         return reap
 
-    def scratch_dir(self, role: str) -> str:
+    def scratch_dir(self, role: str, k: int = 0) -> str:
         """A directory on the worker's host for short-lived files (the anatomy mode's strace summaries)."""
-        host = self.server_host if role == "server" else self.client_host
+        host = self._host(role, k)
         return tempfile.gettempdir() if host.spec.is_local else f"{self.hosts.dirs[host.name]}/run"
 
-    def client_samples_path(self, local_path: Path, store_root: Path) -> str:
-        if self.client_host.spec.is_local:
+    def client_samples_path(self, local_path: Path, store_root: Path, k: int = 0) -> str:
+        """Where client worker k writes its samples: the store itself when local, else its host's samples/."""
+        host = self.client_host_of(k)
+        if host.spec.is_local:
             return str(local_path)
         flat = str(local_path.relative_to(store_root)).replace("/", "__")
-        return f"{self.hosts.dirs[self.client_host.name]}/samples/{flat}"
+        return f"{self.hosts.dirs[host.name]}/samples/{flat}"
 
-    def collect_samples(self, local_path: Path, store_root: Path) -> None:
-        """Bring a remote client's samples file into the local results store (no-op for a local client)."""
-        if self.client_host.spec.is_local:
+    def collect_samples(self, local_path: Path, store_root: Path, k: int = 0) -> None:
+        """Bring client k's samples file from its host into the local results store (no-op for a local one)."""
+        host = self.client_host_of(k)
+        if host.spec.is_local:
             return
-        self.client_host.fetch(self.client_samples_path(local_path, store_root), local_path)
+        host.fetch(self.client_samples_path(local_path, store_root, k), local_path)
 
-    def usage_hosts(self) -> dict[str, tuple[Host, set[int]]]:
-        """The pair's hosts by name, each with the CPUs its workers are pinned to there (both workers' CPUs when
-        one host runs both), for the trial's load figures."""
+    def usage_hosts(self, clients: int = 1) -> dict[str, tuple[Host, set[int]]]:
+        """The hosts of the server and of the first `clients` client workers, by name, each with the CPUs its
+        workers are pinned to there (both workers' CPUs when one host runs both), for the trial's load figures."""
         out: dict[str, tuple[Host, set[int]]] = {}
-        for host, role in ((self.server_host, "server"), (self.client_host, "client")):
+        workers = [(self.server_host, self.placement.cpus("server"))]
+        workers += [(self.client_host_of(k), self.client_placement_of(k).cpus("client"))
+                    for k in range(min(clients, len(self.client_hosts)))]
+        for host, cpus in workers:
             _, pinned = out.get(host.name, (host, set()))
-            out[host.name] = (host, pinned | self.placement.cpus(role))
+            out[host.name] = (host, pinned | cpus)
         return out
 
     def check_reachable(self) -> None:
         """Raises HostUnreachable for the first host of the pair that does not answer."""
-        for host in (self.server_host, self.client_host):
+        for host in (self.server_host, *self.client_hosts):
             if not host.spec.is_local:
                 try:
                     host.run_shell("true", timeout=host.ssh.connect_timeout_s + 10)

@@ -269,21 +269,47 @@ class Host:
 
 @dataclass
 class HostPair:
-    """Where one point's two workers run: the server on `server`, the client on `client`."""
+    """Where one point's workers run: the server on `server`, the client on `client`. A spread (campaign key
+    spread_clients) has several client hosts, `clients`: client worker k of a point runs on clients[k mod H],
+    and `client` is clients[0], where a point's one client (or its clients as threads) runs."""
 
     server: HostSpec
     client: HostSpec
     label: str = field(default="")
+    clients: tuple[HostSpec, ...] = ()
 
     def __post_init__(self) -> None:
+        if not self.clients:
+            self.clients = (self.client,)
+        if self.clients[0] != self.client:
+            raise ValueError(f"host pair {self.server.name}: its first client host must be {self.client.name}")
         if not self.label:
-            self.label = LOCAL if (self.server.is_local and self.client.is_local) \
-                else f"{self.server.name}--{self.client.name}"
+            # A spread keeps its hosts' names even on this machine alone: its clients' hosts tell them apart.
+            self.label = LOCAL if all(s.is_local for s in self.hosts) and not self.spread \
+                else f"{self.server.name}--{'+'.join(c.name for c in self.clients)}"
+
+    @property
+    def spread(self) -> bool:
+        """Whether the pair's client workers are spread over several hosts."""
+        return len(self.clients) > 1
+
+    @property
+    def hosts(self) -> tuple[HostSpec, ...]:
+        """The server host, then every client host."""
+        return (self.server, *self.clients)
+
+    def client_of(self, k: int) -> HostSpec:
+        """The host client worker k of a point runs on."""
+        return self.clients[k % len(self.clients)]
 
     @property
     def bind_address(self) -> str:
         return self.server.address
 
     def as_dict(self) -> dict:
-        return {"label": self.label, "server": self.server.name, "client": self.client.name,
-                "bind_address": self.bind_address}
+        out = {"label": self.label, "server": self.server.name, "client": self.client.name,
+               "bind_address": self.bind_address}
+        if self.spread:
+            out["clients"] = [c.name for c in self.clients]
+            out["client_rule"] = "client worker k runs on clients[k mod len(clients)]; clients as threads on clients[0]"
+        return out

@@ -12,12 +12,19 @@ and each client's share can still be cut out. The row keeps each client's p50 (`
 Aggregate figures: the group's span is the earliest client's first timed call to the latest client's end
 (each worker reports its CLOCK_MONOTONIC start and end, one clock on the host): `aggregate_calls_per_s` is
 N x calls over it, and for oneway the receiver's throughput is the group's timed messages over it.
+
+Clients spread over several hosts (campaign key spread_clients; client k on client host k mod H) each write
+their samples on their own host, fetched back from there. Their monotonic clocks are not one clock, so the span
+is then the longest of the hosts' own spans (each host's earliest start to its latest end): the start barrier
+lines the clients' first timed calls up to within a round trip through the server, so it falls short of the
+group's true span by at most that.
 """
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -70,14 +77,14 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
     watchdog = start_watchdog(session, clients, plan)
 
     def run(k: int) -> dict[str, Any]:
-        command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root)}
+        command = {**base, "samples_file": session.runtime.client_samples_path(parts[k], plan.store_root, k)}
         if "seed" in load:
             command["seed"] = load["seed"] + k  # independent Poisson streams: their sum is Poisson at the total
         return clients[k].call(command, timeout=timeout, watch=[server],
                                on_wait=watchdog.check if watchdog else None)
 
     with clock.phase("anatomy"):
-        reading = UsageReading(session.runtime.usage_hosts())
+        reading = UsageReading(session.runtime.usage_hosts(n))
         service = ServiceReading(server)
     sampler = start_load_sampler(session, clients, session.hellos(n))
     sent, sent_ns = time.perf_counter(), time.monotonic_ns()
@@ -106,11 +113,12 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
             return failed
 
     start_ns, end_ns = min(int(a["start_ns"]) for a in answers), max(int(a["end_ns"]) for a in answers)
-    span_ns = end_ns - start_ns
+    # Each client host's span on its own clock: throughput from the longest.
+    span_ns = group_span_ns(answers, [session.runtime.client_host_of(k).name for k in range(n)])
     clock.run_command(round_trip, span_ns, warmup, calls,
                       None if any(c.via for c in clients) else (start_ns - sent_ns) / 1e9, clients=n)
     with clock.phase("samples"):
-        per_client = [fetched_samples(session, part, plan.store_root, calls) for part in parts]
+        per_client = fetch_all(session, parts, plan.store_root, calls)
         pooled = np.concatenate(per_client)
         pooled.astype("<i8").tofile(samples_file)
         for part in parts:
@@ -147,3 +155,35 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
         fields["achieved_rate_hz"] = round(float(np.sum(rates)), 3) if rates else None
         fields["settle_ratio"] = settle_ratio(pooled)
     return Measurement(**fields)
+
+
+def fetch_all(session: TargetSession, parts: list[Path], store_root: Path, calls: int) -> list[np.ndarray]:
+    """Every client's samples (client k's from parts[k]), fetched back from their hosts: the hosts at once, a
+    host's clients one after the other (each fetch is an SSH command, which a fleet pays per client)."""
+    by_host: dict[str, list[int]] = {}
+    for k in range(len(parts)):
+        by_host.setdefault(session.runtime.client_host_of(k).name, []).append(k)
+    out: list[np.ndarray] = [np.empty(0)] * len(parts)
+
+    def fetch(ks: list[int]) -> None:
+        for k in ks:
+            out[k] = fetched_samples(session, parts[k], store_root, calls, k)
+
+    if len(by_host) == 1:
+        fetch(next(iter(by_host.values())))
+        return out
+    with ThreadPoolExecutor(max_workers=len(by_host)) as pool:
+        for future in [pool.submit(fetch, ks) for ks in by_host.values()]:
+            future.result()
+    return out
+
+
+def group_span_ns(answers: list[dict[str, Any]], hosts: list[str]) -> int:
+    """The span of a group's timed calls: earliest start to latest end on each host's own clock (client k ran
+    on hosts[k]), the longest of them when the clients ran on several hosts."""
+    spans: dict[str, tuple[int, int]] = {}
+    for a, host in zip(answers, hosts):
+        start, end = int(a["start_ns"]), int(a["end_ns"])
+        first, last = spans.get(host, (start, end))
+        spans[host] = (min(first, start), max(last, end))
+    return max(end - start for start, end in spans.values())

@@ -140,10 +140,10 @@ def failed_answer(answer: dict[str, Any], server: ServerWorker, who: str = "") -
     return Measurement(status="failed", error=why)
 
 
-def fetched_samples(session: TargetSession, path: Path, store_path: Path, calls: int) -> np.ndarray:
-    """The samples of one client, copied back from its host when remote, checked against the contract."""
+def fetched_samples(session: TargetSession, path: Path, store_path: Path, calls: int, k: int = 0) -> np.ndarray:
+    """The samples of client worker k, copied back from its host when remote, checked against the contract."""
     try:
-        session.runtime.collect_samples(path, store_path)
+        session.runtime.collect_samples(path, store_path, k)
     except (HostUnreachable, RuntimeError) as exc:
         raise WorkerError(f"cannot copy the samples of {path.name} back: {exc}", "samples") from None
     samples = read_samples(path)

@@ -335,7 +335,10 @@ class Runner:
             record = next(r for r in self.manifest["launches"] if r.get("launch") == self.launch)
             record.setdefault("workers", {})[f"{session.target.name} {block.label}"] = {
                 "server_pid": session.server.ready.get("pid") if session.server else None,
-                "client_pid": session.hello.get("pid") or (session.client.pid if session.client else None)}
+                "client_pid": session.hello.get("pid") or (session.client.pid if session.client else None),
+                # Every client worker with its host and pid there: which host ran which client (spread_clients).
+                "clients": session.client_places() if session.client else []}
+            self.store.write_manifest(self.manifest)
 
     def _pending(self, groups: tuple[PointGroup, ...]) -> bool:
         """Whether any of the groups has trials left in this launch (no stopping record yet)."""
@@ -415,7 +418,8 @@ class Runner:
                 continue
             tag = block.groups[0].with_target(t.name).workers_slug
             session = TargetSession(t.with_server_args(plan.server_args + setting.args), lane.runtime,
-                                    self.store.logs_dir, plan.client, tag, setting=setting)
+                                    self.store.logs_dir, plan.client, tag, setting=setting,
+                                    on_clients_started=lambda s, b=block: self._record_launch_pids(s, b))
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
                 self.progress.note(f"starting {t.name} ({where})")
@@ -515,7 +519,8 @@ class Runner:
         return SoakRecord(point, self.launch, soak_dir_name(point, self.launch), s.duration_s,
                           min(s.interval_s, s.duration_s), s.load.arrivals, seed,
                           self.campaign.warmup_for(target), time.time(),
-                          hosts={"server": lane.runtime.server_host.name, "client": lane.runtime.client_host.name})
+                          hosts={"server": lane.runtime.server_host.name,
+                                 "client": "+".join(h.name for h in lane.runtime.client_hosts)})
 
     def _put_soak(self, record: SoakRecord) -> None:
         with self._lock:

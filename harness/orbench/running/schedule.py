@@ -88,7 +88,7 @@ def disjoint_waves(pairs: list[HostPair]) -> list[list[int]]:
     waves: list[list[int]] = []
     hosts_of: list[set[str]] = []
     for i, pair in enumerate(pairs):
-        mine = {pair.server.name, pair.client.name}
+        mine = {spec.name for spec in pair.hosts}
         for wave, used in zip(waves, hosts_of):
             if not mine & used:
                 wave.append(i)

@@ -1,10 +1,12 @@
 """A target's live workers for one host pair, placement and option set: its server, its first client, and the
-extra clients a point with N clients needs (started when first needed, kept for later points)."""
+extra clients a point with N clients needs (started when first needed, kept for later points). On a spread
+(campaign key spread_clients) client worker k runs on the pair's client host k mod H."""
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,8 @@ class TargetSession:
     warmed: set[Point] = field(default_factory=set)
     # Whether these workers ran the campaign's fixed warm-up (once per launch of them, at their first point).
     fixed_warmup_done: bool = False
+    # Called after extra clients started (the runner records where each client runs and its pid).
+    on_clients_started: Callable[[TargetSession], None] | None = None
 
     def first_at(self, point: Point) -> bool:
         """Whether this is the first trial these workers run at `point` (it then gets the full warm-up); from
@@ -92,18 +96,21 @@ class TargetSession:
             raise
 
     def clients(self, n: int) -> list[ClientWorker]:
-        """The first n client workers, connected to the one server; extra ones are started (pinned like the
-        first: the placement's client CPUs) when a point first needs them, and kept for later points."""
+        """The first n client workers, connected to the one server; extra ones are started (client k on the
+        pair's client host k mod H, pinned like the first: the placement's client CPUs there) when a point first
+        needs them, and kept for later points."""
         assert self.client is not None and self.server is not None
+        started = False
         while len(self.extra_clients) < n - 1:
             k = len(self.extra_clients) + 1
             tag = f"{self.tag}-c{k}"
             client = ClientWorker(self.target.name,
                                   self.runtime.client_command(self.target, gc_log=str(
-                                      self.logs_dir / f"{tag}-client-gc-{self.starts}.log")),
-                                  self.logs_dir / f"{tag}-client.log", env=self.runtime.worker_env("client"),
-                                  reaper=self.runtime.reaper(self.target, "client"))
-            client.via = self.runtime.via("client")
+                                      self.logs_dir / f"{tag}-client-gc-{self.starts}.log"), k=k),
+                                  self.logs_dir / f"{tag}-client.log", env=self.runtime.worker_env("client", k),
+                                  reaper=self.runtime.reaper(self.target, "client", k))
+            client.via = self.runtime.via("client", k)
+            started = True
             self.extra_clients.append(client)
             try:
                 hello: dict[str, Any] = {}
@@ -118,6 +125,8 @@ class TargetSession:
             except WorkerError:
                 self.extra_clients.pop().stop()
                 raise
+        if started and self.on_clients_started is not None:
+            self.on_clients_started(self)
         return [self.client, *self.extra_clients[:n - 1]]
 
     def hellos(self, n: int) -> list[dict[str, Any]]:
@@ -132,6 +141,13 @@ class TargetSession:
         hellos = [self.hello, *self.extra_hellos[:n - 1]]
         return (self.server.ready.get("pid") or (None if self.server.via else self.server.pid),
                 [h.get("pid") or (None if c.via else c.pid) for c, h in zip(clients, hellos)])
+
+    def client_places(self) -> list[dict[str, Any]]:
+        """Every live client worker: its number, the host it runs on, its pid there (as it reported it; None
+        when a remote worker did not say) and the CPUs it was pinned to (None: not pinned)."""
+        _, pids = self.worker_pids(1 + len(self.extra_clients))
+        return [{"client": k, "host": self.runtime.client_host_of(k).name, "pid": pid,
+                 "cpus": self.runtime.client_placement_of(k).client_cpus} for k, pid in enumerate(pids)]
 
     def stop(self) -> None:
         self.signal(signal.SIGCONT)  # a paused worker cannot quit

@@ -49,7 +49,8 @@ class Resources:
         runtime = session.runtime
         by_host: dict[str, tuple[Host | None, list[Watched]]] = {"local": (None, [Watched("harness", 0, os.getpid())])}
         for role, index, pid, host in ([("server", 0, server_pid, runtime.server_host)]
-                                       + [("client", k, pid, runtime.client_host) for k, pid in enumerate(client_pids)]):
+                                       + [("client", k, pid, runtime.client_host_of(k))
+                                          for k, pid in enumerate(client_pids)]):
             name = "local" if host.spec.is_local else host.name
             _, watched = by_host.setdefault(name, (host, []))
             watched.append(Watched(role, index, None if pid is None else int(pid)))
