@@ -91,6 +91,7 @@ class Settings:
     hosts: dict[str, Any]
     host_pairs: tuple[tuple[str, str], ...]
     concurrent_pairs: bool
+    spread_clients: bool      # a pair's client side is several hosts, client k on host k mod H
     inventory: str | None
     ssh: dict[str, Any]
     # the load dimensions (clients, clients_as, rates_hz, arrivals, threading, objects, object_order, sweep)
@@ -129,7 +130,8 @@ class Settings:
             arrivals_seed=_opt_int(d.get("arrivals_seed")),
             jdk=d.get("jdk"), host=str(d["host"]), hosts=dict(d["hosts"]),
             host_pairs=tuple((str(p[0]), str(p[1])) for p in d["host_pairs"]),
-            concurrent_pairs=bool(d["concurrent_pairs"]), inventory=d.get("inventory"), ssh=dict(d["ssh"]),
+            concurrent_pairs=bool(d["concurrent_pairs"]), spread_clients=bool(d.get("spread_clients", False)),
+            inventory=d.get("inventory"), ssh=dict(d["ssh"]),
             load=LoadPlan.from_settings(d), interop=tuple((str(p[0]), str(p[1])) for p in d["interop"]),
             options=dict(d["options"]), option_sets=tuple(dict(s) for s in d["option_sets"]))
 
