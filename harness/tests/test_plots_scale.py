@@ -133,7 +133,8 @@ def test_skipped_steps_read_as_skipped_not_failed(scale_run):
                                                                 "offered_load") in line and p.point.target in line)
         assert "skipped" in line and "past saturation" in line and "failed" not in line, line
     report = (scale_run / "report.html").read_text()
-    assert f"0/0 ({skipped[0].trials_skipped} skipped)" in report or "1/0 (1 skipped)" in report
+    # Each skipped step's cell as the run counted it (a step may run in one launch and be skipped in the next).
+    assert all(f"{p.trials_ok}/0 ({p.trials_skipped} skipped)" in report for p in skipped)
 
 
 def test_each_curve_names_its_threading_setting_and_way(scale_run, monkeypatch, tmp_path):
@@ -180,8 +181,9 @@ def test_a_point_the_clients_cpu_limited_is_named_in_the_caption_and_the_table(s
     marked = next(p for p in summary.points if p.point.clients == 2 and not p.point.is_sweep_step
                   and p.point.clients_as == "threads" and p.point.objects == 1 and p.point.target == "c-socket")
     assert marked.load is not None
-    points = [dataclasses.replace(p, load=dataclasses.replace(p.load, bottleneck="client")) if p is marked else p
-              for p in summary.points]
+    # Every other point marked server-limited: the real run may have found its clients' CPU full anywhere.
+    points = [dataclasses.replace(p, load=dataclasses.replace(p.load, bottleneck="client" if p is marked else "server"))
+              if p.load is not None else p for p in summary.points]
     captions = [f.caption for f in section_scale.throughput_vs_clients(points, tmp_path)]
     assert any("(here: c-socket default at c2 threads)" in c for c in captions), captions
     assert sum("(none here)" in c for c in captions) == 1
