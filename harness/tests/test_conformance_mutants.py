@@ -8,8 +8,9 @@ import re
 import sys
 
 import pytest
-from orbench.targets import scale_checks
-from orbench.targets.conformance import Conformance, format_checks
+from orbench.paths import targets_dir
+from orbench.targets import scale_checks, shape_checks
+from orbench.targets.conformance import RELAY_DELAY_NS, Conformance, format_checks
 from orbench.targets.descriptor import read_descriptor
 
 from tests.conftest import FIXTURES, require_targets
@@ -229,3 +230,57 @@ def test_check_target_rejects_a_wrong_shape(mutation, tmp_path):
     results, report = check_mutant(mutation, tmp_path, "omniorb-shapes")
     failed = {name for name, passed in results.items() if not passed}
     assert failed == SHAPE_REJECTED[mutation], report
+
+
+# JacORB's own workers (harness/targets/jacorb.toml) behind the wrapper, claiming ami alone at octets: its AMI
+# goes through JacORB's own stubs (JacorbAmi), a code path of its own, so its lost replies get a test of their own.
+# Twoway only: each failing step waits out the 10 s reply wait (check-target jacorb runs echo too).
+AMI_STEPS = {"shape ami-1: twoway octets 1000 B, reply right, every call counted",
+             "shape ami-8: twoway octets 1000 B, reply right, every call counted",
+             "shape ami-8: calls overlap (replies held a known time)"}
+
+
+def jacorb_ami_descriptor(mutation: str) -> str:
+    text = (targets_dir() / "jacorb.toml").read_text()
+    wrapped = f'"{sys.executable}", "{MUTANT}", "{mutation}", '
+    for role in ("server", "client"):
+        text = text.replace(f"[{role}]\nargv = [", f'[{role}]\nargv = [{wrapped}"{role}", "--", ', 1)
+    text = re.sub(r"(?m)^modes = .*$", 'modes = ["twoway"]', text)
+    text = re.sub(r"(?m)^payload_types = .*$", 'payload_types = ["octets"]', text)
+    return re.sub(r"(?m)^shapes = .*$", 'shapes = ["in", "ami"]', text)
+
+
+@pytest.mark.parametrize("mutation", ["none", "ami_lost"])
+def test_check_target_rejects_a_jacorb_client_that_loses_ami_replies(mutation, tmp_path):
+    """JacORB's real client with its AMI handlers dropping every eighth reply fails every AMI step, saying how
+    many replies arrived; unchanged, it passes them (the main pair and the AMI steps of check-target only)."""
+    require_targets("jacorb")
+    path = tmp_path / "jacorb.toml"
+    path.write_text(jacorb_ami_descriptor(mutation))
+    target = read_descriptor(path)
+    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    try:
+        server = conformance._server("main")
+        client = conformance._client("main")
+        hello = client.call({"cmd": "hello"}, watch=[server])
+        assert "ami" in hello.get("shapes", []), hello
+        answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+        assert answer["ok"], answer
+        for shape in shape_checks.tried_shapes(target):
+            for mode, ptype in shape_checks.shape_points(target, shape):
+                conformance.check(f"shape {shape}: {mode} {ptype} {shape_checks.SHAPE_BYTES} B, reply right, every "
+                                  "call counted", lambda s=shape, m=mode, p=ptype:
+                                  shape_checks.shape_run(conformance, client, server, s, m, p))
+        conformance.check("shape ami-8: calls overlap (replies held a known time)",
+                          lambda: shape_checks.ami_overlap(conformance, client, server, RELAY_DELAY_NS))
+    finally:
+        for w in reversed(conformance.workers):
+            w.stop()
+    results = {c.name: c.passed for c in conformance.checks}
+    report = format_checks(target, conformance.checks)
+    assert set(results) == AMI_STEPS, report
+    if mutation == "none":
+        assert all(results.values()), report
+    else:
+        assert not any(results.values()), report
+        assert "replies arrived" in report, report

@@ -88,9 +88,12 @@ def test_a_shape_without_a_mode_of_the_campaign_is_refused(write_campaign):
 def test_every_orb_descriptor_claims_its_shapes():
     targets = read_targets()
     assert "ami" in targets["omniorb"].shapes and len(targets["omniorb"].shapes) == len(shapes.KINDS)
+    # JacORB's AMI goes through its own IDL compiler's stubs, which run on JacORB alone.
+    assert "ami" in targets["jacorb"].shapes and "ami" not in dict(targets["jacorb"].lacking_shapes)
     for java in ("jacorb", "glassfish", "yoko"):
-        assert "dsi" in targets[java].shapes and "ami" not in targets[java].shapes
-        assert "idlj" in dict(targets[java].lacking_shapes)["ami"]
+        assert "dsi" in targets[java].shapes
+    for java in ("glassfish", "yoko"):
+        assert "ami" not in targets[java].shapes and "idlj" in dict(targets[java].lacking_shapes)["ami"]
     assert targets["c-socket"].shapes == ("in",)
 
 

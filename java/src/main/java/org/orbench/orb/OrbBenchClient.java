@@ -1,5 +1,7 @@
 package org.orbench.orb;
 
+import com.google.gson.JsonObject;
+import java.util.HashSet;
 import java.util.Set;
 import orbench.Bench;
 import orbench.BenchHelper;
@@ -32,6 +34,8 @@ final class OrbBenchClient extends StubClient<Bench> {
   static final int SYNC_SCOPE_POLICY_TYPE = 24;
   private final ORB orb;
   private final OrbShapes shapes;
+  private final AmiCalls ami; // null: this ORB has no AMI here (all but JacORB)
+  private final Set<String> kinds;
   private Shape shape = Shape.IN;
 
   OrbBenchClient(ORB orb, String target, OrbSettings settings) {
@@ -46,6 +50,12 @@ final class OrbBenchClient extends StubClient<Bench> {
         Set.of(ConnectOptions.SYNC_SCOPE));
     this.orb = orb;
     this.shapes = new OrbShapes(orb);
+    this.ami = AmiCalls.of(orb);
+    Set<String> made = new HashSet<>(OrbShapes.KINDS);
+    if (ami != null) {
+      made.add("ami");
+    }
+    this.kinds = Set.copyOf(made);
   }
 
   @Override
@@ -110,12 +120,12 @@ final class OrbBenchClient extends StubClient<Bench> {
 
   @Override
   public Set<String> shapes() {
-    return OrbShapes.KINDS;
+    return kinds;
   }
 
   @Override
   public void useShape(Shape next) {
-    if (!next.isIn() && !OrbShapes.KINDS.contains(next.kind())) {
+    if (!next.isIn() && !kinds.contains(next.kind())) {
       throw new WorkerException(ErrorKind.UNSUPPORTED, "shape \"" + next.name() + "\" not supported");
     }
     shape = next;
@@ -126,7 +136,23 @@ final class OrbBenchClient extends StubClient<Bench> {
     if (shape.isIn()) {
       return null;
     }
+    if (shape.kind().equals("ami")) {
+      return ami.invocation(bench, spec, shape.outstanding());
+    }
     return shapes.invocation(bench, spec, shape, target -> staticCall(target, spec));
+  }
+
+  /** An AMI run's replies, N and the most calls in flight (PROTOCOL.md, ami-N). */
+  @Override
+  public JsonObject shapeAnswer() {
+    JsonObject out = new JsonObject();
+    if (shape.kind().equals("ami")) {
+      AmiCalls.Tally tally = ami.tally();
+      out.addProperty("replies", tally.replies());
+      out.addProperty("outstanding", tally.outstanding());
+      out.addProperty("outstanding_max", tally.outstandingMax());
+    }
+    return out;
   }
 
   /** A collocated run counts on the servant in this process. */

@@ -36,7 +36,8 @@ import org.orbench.worker.WorkerException;
 /**
  * The invocation shapes of the Java ORB client (PROTOCOL.md, "Invocation shapes"), over the org.omg APIs only:
  * out, return, inout, exception, wstring, DII, DSI and collocated, each one {@link Invocation} whose reply is
- * checked after the second clock read. AMI is not here: the GlassFish-idlj stubs have no sendc_ operations.
+ * checked after the second clock read. AMI is not here: the GlassFish-idlj stubs have no sendc_ operations, so
+ * it goes through JacORB's own stubs ({@link AmiCalls}).
  */
 final class OrbShapes {
   static final java.util.Set<String> KINDS =

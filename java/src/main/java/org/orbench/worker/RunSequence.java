@@ -220,9 +220,13 @@ public final class RunSequence {
   /**
    * One sample per call: the clock read just before {@link Invocation#call()} and just after it returns.
    * The reply check runs outside that window. The call is virtual (a few ns, the same for every Java
-   * target, so it cancels in ORB-added latency).
+   * target, so it cancels in ORB-added latency). A {@link BatchInvocation} times its own calls.
    */
   static TimedSpan timedLoop(Invocation invocation, long[] samples) throws Exception {
+    if (invocation instanceof BatchInvocation batch) {
+      long[] span = batch.runAll(samples);
+      return new TimedSpan(span[0], span[1]);
+    }
     long firstBeforeNs = 0;
     long afterNs = 0;
     for (int i = 0; i < samples.length; i++) {

@@ -103,6 +103,32 @@ class JacorbLoopbackTest {
   }
 
   @Test
+  void amiGetsEveryReplyWithCallsOutstanding() throws Exception {
+    // JacORB's own AMI stubs (JacorbAmi): the client lists ami, and every payload type's echo at ami-8 gets
+    // every reply, each checked against the request, with no more than 8 in flight.
+    try (ServerProcess server = startServer()) {
+      ClientDriver driver = new ClientDriver(new OrbBenchClient(orb, "jacorb", SETTINGS));
+      assertTrue(driver.send("{\"cmd\":\"hello\"}").getAsJsonArray("shapes").toString().contains("\"ami\""));
+      assertTrue(driver.connect(server.endpoint(), "{}").get("ok").getAsBoolean());
+      for (String type : new String[] {"octets", "records", "longs", "doubles", "strings"}) {
+        Path samples = dir.resolve("ami" + type + ".i64");
+        JsonObject answer = driver.send(String.format(
+            "{\"cmd\":\"run\",\"mode\":\"echo\",\"shape\":\"ami-8\",\"payload_type\":\"%s\","
+                + "\"payload_bytes\":1000,\"calls\":200,\"warmup\":20,\"samples_file\":\"%s\","
+                + "\"sync_timeout_ms\":10000}", type, samples));
+        assertTrue(answer.get("ok").getAsBoolean(), answer.toString());
+        assertEquals("ami-8", answer.get("shape").getAsString());
+        assertEquals(200, answer.get("replies").getAsLong(), answer.toString());
+        assertEquals(8, answer.get("outstanding").getAsInt());
+        int most = answer.get("outstanding_max").getAsInt();
+        assertTrue(most >= 1 && most <= 8, answer.toString());
+        assertEquals(200, answer.getAsJsonObject("received").get("messages").getAsLong(), answer.toString());
+        assertEquals(8 * 200, Files.size(samples));
+      }
+    }
+  }
+
+  @Test
   void soakAtAFixedRateSendsItsIntervalsFirst() throws Exception {
     // 50 Hz for 1.5 s in 0.5 s intervals: three intervals of 25 calls each (by intended send time), every
     // call delivered, the JVM's GC pauses and memory in each.
