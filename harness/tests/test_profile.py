@@ -63,17 +63,20 @@ def _run(write_campaign, results_root, text: str, name: str) -> RunStore:
     return RunStore((results_root / name / "latest").resolve())
 
 
-def known_answer_campaign(delays_ns: list[int], name: str, profile_s: float = 0.4) -> str:
+def known_answer_campaign(delays_ns: list[int], name: str, profile_s: float = 0.4, placement: str = "same-core",
+                          period_us: float = 100) -> str:
     targets = json.dumps([f"c-socket-delay@{n}" for n in delays_ns] + ["c-socket"])
     return f"""
 name = "{name}"
 targets = {targets}
 modes = ["twoway"]
 payload_bytes = [1]
+placements = ["{placement}"]
 trials = 2
 calls = 500
 warmup = 200
 profile_s = {profile_s}
+profile_period_us = {period_us:g}
 """
 
 
