@@ -22,6 +22,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from orbench.campaign.spec import Campaign
@@ -784,14 +785,20 @@ class Runner:
         planned = self.planned.calls(point.group) if self.planned is not None else None
         calls = (sweep.step_calls_per_client(offered_rate_hz) if sweep is not None and offered_rate_hz is not None
                  else planned or s.calls)
-        return TrialPlan(calls=calls, warmup=self.campaign.warmup_for(session.target, first),
-                         offered_rate_hz=offered_rate_hz,
-                         seed=trial_seed(self.launch_seed, point, trial or 0),
-                         sync_timeout_ms=self.campaign.settings.sync_timeout_ms,
-                         samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
-                         else self.store.traced_samples_path(point),
-                         store_root=self.store.path, anatomy=anatomy,
-                         stall_timeout_s=self.campaign.settings.stall_timeout_s, clock=clock)
+        return self._trial_plan(calls=calls, warmup=self.campaign.warmup_for(session.target, first),
+                                samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
+                                else self.store.traced_samples_path(point),
+                                anatomy=anatomy, clock=clock, offered_rate_hz=offered_rate_hz,
+                                seed=trial_seed(self.launch_seed, point, trial or 0))
+
+    def _trial_plan(self, *, calls: int, warmup: int, samples_file: Path, anatomy: str, clock: PhaseClock | None,
+                    offered_rate_hz: float | None = None, seed: int | None = None) -> TrialPlan:
+        """A plan of calls at a point, latency trial's or warm-up chunk's: what is its own as given, the rest the
+        same for every plan of the launch (the campaign's barrier timeout and stall bound, the store's root)."""
+        s = self.campaign.settings
+        return TrialPlan(calls=calls, warmup=warmup, samples_file=samples_file, anatomy=anatomy, clock=clock,
+                         offered_rate_hz=offered_rate_hz, seed=seed, sync_timeout_ms=s.sync_timeout_ms,
+                         store_root=self.store.path, stall_timeout_s=s.stall_timeout_s)
 
     def _measure(self, session: TargetSession, point: Point, trial: int, first: bool,
                  offered_rate_hz: float | None = None, clock: PhaseClock | None = None) -> Measurement:
@@ -809,10 +816,9 @@ class Runner:
         session.fixed_warmup_done = True
 
         def chunk(n: int, warmup: int) -> Measurement:
-            return measure(session, point, TrialPlan(
-                calls=self.steady.chunk_calls, warmup=warmup, sync_timeout_ms=self.campaign.settings.sync_timeout_ms,
-                samples_file=self.store.warmup_samples_path(point, self.launch, n), store_root=self.store.path,
-                anatomy="off", stall_timeout_s=self.campaign.settings.stall_timeout_s, clock=chunks))
+            return measure(session, point, self._trial_plan(
+                calls=self.steady.chunk_calls, warmup=warmup,
+                samples_file=self.store.warmup_samples_path(point, self.launch, n), anatomy="off", clock=chunks))
 
         record = warm_until_steady(self.steady, full, chunk)
         with self._lock:

@@ -23,8 +23,7 @@ from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
 from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks, scale_checks, shape_checks, wire_checks
-from orbench.targets.delay_relay import DelayRelay
+from orbench.targets import relay_steps, sample_checks, scale_checks, shape_checks, wire_checks
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.families import endpoint_form
 from orbench.targets.options import plan_options
@@ -345,21 +344,12 @@ class Conformance:
     def _delayed(self, client: ClientWorker, server: ServerWorker, mode: str) -> str:
         """A run through a relay that holds every server reply RELAY_DELAY_NS (delay_relay.py): a twoway sample
         is at least the delay, in ns; a oneway returns long before it."""
-        form = endpoint_form(self.target.family)
-        relay = DelayRelay(self.host, form.port_of(server.endpoint), RELAY_DELAY_NS / 1e9)
-        try:
-            answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port),
-                                  "options": {}}, timeout=60, watch=[server])
-            assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+        with relay_steps.through_relay(self.host, self.target.family, client, server, RELAY_DELAY_NS):
             answer, samples = self._run(client, server, mode, "octets", 1000, RELAY_CALLS, RELAY_WARMUP)
             sample_checks.check_against_elapsed(samples, answer, mode)
             if mode == "oneway":
                 return sample_checks.check_oneway_returns_first(samples, RELAY_DELAY_NS)
             return sample_checks.check_delayed_twoway(samples, RELAY_DELAY_NS, RELAY_CEILING)
-        finally:
-            back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
-            relay.close()
-            assert back["ok"], f"reconnect after the relay: {back}"
 
     def _long_haul(self) -> str:
         """LONG_HAUL_BYTES of 64 KB requests through one connection of a pair of workers of its own, twoway then

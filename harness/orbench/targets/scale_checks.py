@@ -12,21 +12,17 @@ from typing import Protocol
 import numpy as np
 
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks
-from orbench.targets.delay_relay import DelayRelay
+from orbench.targets import relay_steps, sample_checks
 from orbench.targets.descriptor import Target
-from orbench.targets.families import endpoint_form
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 THREADS = 4
 THREAD_CALLS = 200
 THREAD_WARMUP = 10
 THREAD_PAYLOAD = 100
-# Through the relay that holds every reply RELAY_DELAY_NS: calls made one at a time would take calls x the delay;
-# the threads' calls overlap, so the run must take at most this fraction of that (ideally 1 / THREADS).
+# Through the relay that holds every reply: THREADS x RELAY_THREAD_CALLS calls, which must overlap (relay_steps.py).
 RELAY_THREAD_CALLS = 10
 RELAY_THREAD_WARMUP = 2
-RELAY_OVERLAP_MAX = 0.6
 OBJECTS = 50
 OBJECT_CALLS = 200          # four times round the objects
 RANDOM_OBJECT_CALLS = 20    # fewer than the objects: random order reaches fewer distinct ones than round-robin
@@ -117,27 +113,11 @@ def threads_run(conformance: Conformance, client: ClientWorker, server: ServerWo
 def threads_overlap(conformance: Conformance, client: ClientWorker, server: ServerWorker, delay_ns: int) -> str:
     """A twoway run on THREADS threads through a relay that holds every reply `delay_ns`: each sample is at
     least the delay, and the run takes far less than its calls made one at a time would."""
-    form = endpoint_form(conformance.target.family)
-    relay = DelayRelay(conformance.host, form.port_of(server.endpoint), delay_ns / 1e9)
-    try:
-        answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port), "options": {}},
-                             timeout=60, watch=[server])
-        assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+    with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
         answer, samples = _run(conformance, client, server, "threads-relay", mode="twoway",
                                calls=RELAY_THREAD_CALLS, warmup=RELAY_THREAD_WARMUP, threads=THREADS)
-        total = THREADS * RELAY_THREAD_CALLS
-        assert samples.size == total and int(samples.min()) >= delay_ns, \
-            f"{samples.size} samples, the shortest {int(samples.min())} ns, with replies held {delay_ns} ns"
-        one_at_a_time = total * delay_ns
-        took = int(answer["elapsed_ns"])
-        assert took <= RELAY_OVERLAP_MAX * one_at_a_time, (
-            f"{total} calls on {THREADS} threads took {took / 1e6:.0f} ms with replies held {delay_ns / 1e6:.0f} ms: "
-            f"one at a time takes {one_at_a_time / 1e6:.0f} ms, so the threads' calls did not overlap")
-        return f"{total} calls in {took / 1e6:.0f} ms (one at a time: {one_at_a_time / 1e6:.0f} ms)"
-    finally:
-        back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
-        relay.close()
-        assert back["ok"], f"reconnect after the relay: {back}"
+        return relay_steps.check_overlap(samples, answer, THREADS * RELAY_THREAD_CALLS, delay_ns,
+                                         f"on {THREADS} threads")
 
 
 def objects_runs(conformance: Conformance) -> str:

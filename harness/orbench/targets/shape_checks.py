@@ -14,10 +14,8 @@ import numpy as np
 
 from orbench.results import shapes
 from orbench.stats.stats import read_samples
-from orbench.targets import sample_checks
-from orbench.targets.delay_relay import DelayRelay
+from orbench.targets import relay_steps, sample_checks
 from orbench.targets.descriptor import Target, counted_payload_bytes
-from orbench.targets.families import endpoint_form
 from orbench.targets.workers import ClientWorker, ServerWorker
 
 SHAPE_BYTES = 1000
@@ -25,9 +23,8 @@ SHAPE_CALLS = 100
 SHAPE_WARMUP = 10
 # The AMI shapes tried for a claim of "ami": one and several replies outstanding.
 AMI_TRIED = ("ami-1", "ami-8")
-# Through the relay: AMI_RELAY_CALLS calls with 8 outstanding must take at most this share of one at a time.
+# Through the relay: AMI_RELAY_CALLS calls with 8 outstanding (relay_steps.py says how far they must overlap).
 AMI_RELAY_CALLS = 16
-AMI_OVERLAP_MAX = 0.6
 
 
 class Conformance(Protocol):
@@ -88,30 +85,13 @@ def shape_run(conformance: Conformance, client: ClientWorker, server: ServerWork
 def ami_overlap(conformance: Conformance, client: ClientWorker, server: ServerWorker, delay_ns: int) -> str:
     """ami-8 through a relay that holds every reply `delay_ns`: each sample is at least the delay, and the run
     takes far less than its calls one at a time would."""
-    form = endpoint_form(conformance.target.family)
-    relay = DelayRelay(conformance.host, form.port_of(server.endpoint), delay_ns / 1e9)
-    try:
-        answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port), "options": {}},
-                             timeout=60, watch=[server])
-        assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+    with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
         path = conformance.log_dir / "shape-ami-relay.i64"
         answer = client.call({"cmd": "run", "mode": "twoway", "shape": "ami-8", "payload_type": "octets",
                               "payload_bytes": 100, "calls": AMI_RELAY_CALLS, "warmup": 0, "samples_file": str(path),
                               "sync_timeout_ms": 10000}, timeout=120, watch=[server])
         assert answer["ok"], f"error answer: {answer.get('error_kind')}: {answer.get('error')}"
-        samples = read_samples(path)
-        assert samples.size == AMI_RELAY_CALLS and int(samples.min()) >= delay_ns, \
-            f"{samples.size} samples, the shortest {int(samples.min())} ns, with replies held {delay_ns} ns"
-        one_at_a_time = AMI_RELAY_CALLS * delay_ns
-        took = int(answer["elapsed_ns"])
-        assert took <= AMI_OVERLAP_MAX * one_at_a_time, (
-            f"{AMI_RELAY_CALLS} calls with 8 outstanding took {took / 1e6:.0f} ms with replies held "
-            f"{delay_ns / 1e6:.0f} ms: one at a time takes {one_at_a_time / 1e6:.0f} ms, so they did not overlap")
-        return f"{AMI_RELAY_CALLS} calls in {took / 1e6:.0f} ms (one at a time: {one_at_a_time / 1e6:.0f} ms)"
-    finally:
-        back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
-        relay.close()
-        assert back["ok"], f"reconnect after the relay: {back}"
+        return relay_steps.check_overlap(read_samples(path), answer, AMI_RELAY_CALLS, delay_ns, "with 8 outstanding")
 
 
 def unclaimed_refused(client: ClientWorker, server: ServerWorker, log_dir: Path) -> str:

@@ -1,0 +1,49 @@
+"""What check-target's steps through the delay relay (delay_relay.py) share: the client connected through it and
+back again, and the check that calls made at once (on threads, or AMI calls outstanding) overlapped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from orbench.targets.delay_relay import DelayRelay
+from orbench.targets.families import endpoint_form
+from orbench.targets.workers import ClientWorker, ServerWorker
+
+# Calls made one at a time through the relay take calls x the delay; calls that overlap must take at most this
+# share of that (ideally 1 / the calls at once: threads, or replies outstanding).
+OVERLAP_MAX = 0.6
+
+
+@contextmanager
+def through_relay(host: str, family: str, client: ClientWorker, server: ServerWorker,
+                  delay_ns: int) -> Iterator[DelayRelay]:
+    """`client` connected to `server` through a relay on `host` that holds every reply `delay_ns`; on leaving,
+    connected straight to `server` again (whatever happened inside) and the relay closed."""
+    form = endpoint_form(family)
+    relay = DelayRelay(host, form.port_of(server.endpoint), delay_ns / 1e9)
+    try:
+        answer = client.call({"cmd": "connect", "endpoint": form.with_port(server.endpoint, relay.port), "options": {}},
+                             timeout=60, watch=[server])
+        assert answer["ok"], f"connect through the relay: {answer.get('error_kind')}: {answer.get('error')}"
+        yield relay
+    finally:
+        back = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+        relay.close()
+        assert back["ok"], f"reconnect after the relay: {back}"
+
+
+def check_overlap(samples: np.ndarray, answer: dict, calls: int, delay_ns: int, made: str) -> str:
+    """A run of `calls` calls made `made` (e.g. "on 4 threads") through a relay that held every reply `delay_ns`:
+    each sample is at least the delay, and the run took at most OVERLAP_MAX of its calls one at a time."""
+    assert samples.size == calls and int(samples.min()) >= delay_ns, \
+        f"{samples.size} samples, the shortest {int(samples.min())} ns, with replies held {delay_ns} ns"
+    one_at_a_time = calls * delay_ns
+    took = int(answer["elapsed_ns"])
+    assert took <= OVERLAP_MAX * one_at_a_time, (
+        f"{calls} calls {made} took {took / 1e6:.0f} ms with replies held {delay_ns / 1e6:.0f} ms: "
+        f"one at a time takes {one_at_a_time / 1e6:.0f} ms, so they did not overlap")
+    return f"{calls} calls in {took / 1e6:.0f} ms (one at a time: {one_at_a_time / 1e6:.0f} ms)"
