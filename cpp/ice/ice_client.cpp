@@ -1,11 +1,13 @@
 // orbench-ice-client: the ice-cpp target's client worker, on Ice's C++11 mapping of the Slice file the IDL
 // translator writes. Twoway and echo calls go through the proxy as it is, IDL oneways through its ice_oneway()
-// form, Ice's own oneway (PROTOCOL.md, "gRPC and Ice"). Its arguments are Ice properties (--Ice.Name=value).
+// form, Ice's own oneway (PROTOCOL.md, "gRPC and Ice"); the invocation shapes Slice expresses are in
+// ice_shapes.hpp. Its arguments are Ice properties (--Ice.Name=value).
 #include <algorithm>
 
 #include <Ice/Ice.h>
 
 #include "ice_errors.hpp"
+#include "ice_shapes.hpp"
 #include "idl_client.hpp"
 #include "orbench.h"
 #include "payload_values.hpp"
@@ -42,7 +44,7 @@ struct IceBinding {
     twoway_proxies.push_back(Ice::uncheckedCast<BenchPrx>(base));
     oneway_proxies.push_back(twoway_proxies.back()->ice_oneway());
   }
-  void disconnect() { twoway_proxies.clear(), oneway_proxies.clear(); }
+  void disconnect() { twoway_proxies.clear(), oneway_proxies.clear(), shapes_proxy.reset(); }
   bool connected() const { return !twoway_proxies.empty(); }
   Ref target(Mode mode, size_t object) const {
     return (mode == Mode::oneway ? oneway_proxies : twoway_proxies)[object].get();
@@ -88,6 +90,21 @@ struct IceBinding {
   auto echo(const P& p, Pick pick, uint32_t) { return [&p, pick](uint64_t i) { return call_echo<T>(*pick(i), p); }; }
   template <class Body>
   static auto guarded(const char* what, Body&& body) { return with_ice_errors(what, body); }
+
+  // Invocation shapes (ice_shapes.hpp), on object 0 as a Shapes: no remote call until the first shaped one
+  // (a server whose object is no Shapes answers it with OperationNotExistException).
+  static std::vector<std::string> shapes() { return IceShapes::kinds(); }
+  void use_shape(const ShapeSpec& shape) {
+    if (!shape.is_in() && !shapes_proxy) shapes_proxy = Ice::uncheckedCast<ShapesPrx>(twoway_proxies[0]);
+  }
+  template <PayloadType T, class P>
+  TimedSpan shaped_calls(const ShapeSpec& shape, Mode mode, const P& payload, int64_t* samples_ns, uint64_t calls) {
+    return shapes_.calls<T>(*shapes_proxy, shape, mode, payload, samples_ns, calls,
+                            [](const P& reply, const P& request) { return same<T>(reply, request); });
+  }
+  nlohmann::ordered_json shape_answer() const { return shapes_.answer(); }
+  std::shared_ptr<ShapesPrx> shapes_proxy;
+  IceShapes shapes_;
 };
 
 }  // namespace orbench

@@ -4,15 +4,22 @@
 // of every connection; arguments --Ice.Name=value set Ice properties (the descriptor's threading settings,
 // --Ice.ThreadPool.Server.*). sync() is dispatched asynchronously (["amd"] in the generated Slice): its wait
 // runs on a thread of its own and answers when done, so a waiting barrier never holds that one thread and the
-// other clients' requests keep being dispatched.
+// other clients' requests keep being dispatched. The servant is a Shapes (PROTOCOL.md, "Invocation shapes"):
+// out, return, inout (the payload in, the reply in an out argument: Slice has no inout) and a user exception,
+// as the ORB servers serve them (cpp/orb/bench_servant.cpp).
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <Ice/Ice.h>
 
 #include "orbench.h"
+#include "payload_values.hpp"
 #include "server_kit.hpp"
+#include "shape_calls.hpp"
 
 namespace orbench {
 namespace {
@@ -26,7 +33,30 @@ Ice::Identity object_identity(uint32_t k) {
   return Ice::stringToIdentity(k == 0 ? "bench" : "bench-" + std::to_string(k));
 }
 
-class BenchServant final : public Bench {
+// The payload a shape hands back (elements from 1, PROTOCOL.md, "Invocation shapes"), built once per payload
+// type and element count and kept: each reply copies it, as the ORB servers' do.
+class ReplyCache {
+ public:
+  template <PayloadType T, typename Sequence>
+  const Sequence& get(uint32_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& made = std::get<static_cast<size_t>(T)>(replies_);
+    auto it = made.find(count);
+    if (it == made.end()) {
+      it = made.emplace(count, Sequence(count)).first;
+      payload::fill_indexed<T>(it->second, count, 1);
+    }
+    return it->second;  // a map's elements stay where they are, and a made reply never changes
+  }
+
+ private:
+  std::mutex mutex_;
+  std::tuple<std::map<uint32_t, Octets>, std::map<uint32_t, Records>, std::map<uint32_t, Longs>,
+             std::map<uint32_t, Doubles>, std::map<uint32_t, Strings>>
+      replies_;
+};
+
+class BenchServant final : public Shapes {
  public:
   // Object `index` of the server's (each answers references() for all of them).
   BenchServant(BenchCore& core, uint32_t index) : core_(core), index_(index) {}
@@ -69,15 +99,61 @@ class BenchServant final : public Bench {
   }
   void shutdown(const Ice::Current&) override { core_.shutdown(); }
 
+  // Shapes. out and return count the reply they send, inout and raise the request (PROTOCOL.md).
+  void out_octets(long long n, Octets& d, const Ice::Current&) override { d = reply<P::octets, Octets>(n); }
+  void out_records(long long n, Records& d, const Ice::Current&) override { d = reply<P::records, Records>(n); }
+  void out_longs(long long n, Longs& d, const Ice::Current&) override { d = reply<P::longs, Longs>(n); }
+  void out_doubles(long long n, Doubles& d, const Ice::Current&) override { d = reply<P::doubles, Doubles>(n); }
+  void out_strings(long long n, Strings& d, const Ice::Current&) override { d = reply<P::strings, Strings>(n); }
+  Octets return_octets(long long n, const Ice::Current&) override { return reply<P::octets, Octets>(n); }
+  Records return_records(long long n, const Ice::Current&) override { return reply<P::records, Records>(n); }
+  Longs return_longs(long long n, const Ice::Current&) override { return reply<P::longs, Longs>(n); }
+  Doubles return_doubles(long long n, const Ice::Current&) override { return reply<P::doubles, Doubles>(n); }
+  Strings return_strings(long long n, const Ice::Current&) override { return reply<P::strings, Strings>(n); }
+  void inout_octets(Octets d, Octets& r, const Ice::Current&) override { inout<P::octets>(d, r); }
+  void inout_records(Records d, Records& r, const Ice::Current&) override { inout<P::records>(d, r); }
+  void inout_longs(Longs d, Longs& r, const Ice::Current&) override { inout<P::longs>(d, r); }
+  void inout_doubles(Doubles d, Doubles& r, const Ice::Current&) override { inout<P::doubles>(d, r); }
+  void inout_strings(Strings d, Strings& r, const Ice::Current&) override { inout<P::strings>(d, r); }
+  void raise_octets(Octets d, const Ice::Current&) override { refuse<P::octets>(d); }
+  void raise_records(Records d, const Ice::Current&) override { refuse<P::records>(d); }
+  void raise_longs(Longs d, const Ice::Current&) override { refuse<P::longs>(d); }
+  void raise_doubles(Doubles d, const Ice::Current&) override { refuse<P::doubles>(d); }
+  void raise_strings(Strings d, const Ice::Current&) override { refuse<P::strings>(d); }
+
  private:
   template <PayloadType T, typename Payload>
   Payload echo(Payload d) {
     core_.count<T>(d, index_);
     return d;
   }
+  // The reply of out and return, counted: `count` elements from element 1 (Slice's count is a long).
+  template <PayloadType T, typename Payload>
+  const Payload& reply(long long count) {
+    const Payload& made = replies_.get<T, Payload>(clamp_to<uint32_t>(count));
+    core_.count<T>(made, index_);
+    return made;
+  }
+  // inout: the reply replaces the request's elements (the fault inout_unchanged hands the request back).
+  template <PayloadType T, typename Payload>
+  void inout(Payload& request, Payload& reply) {
+    core_.count<T>(request, index_);
+    if (injected_fault() == "inout_unchanged") {
+      reply = std::move(request);
+      return;
+    }
+    reply = replies_.get<T, Payload>(static_cast<uint32_t>(request.size()));
+  }
+  template <PayloadType T, typename Payload>
+  void refuse(const Payload& request) {
+    core_.count<T>(request, index_);
+    if (injected_fault() == "no_raise") return;
+    throw Refused(static_cast<long long>(request.size()));
+  }
 
   BenchCore& core_;
   const uint32_t index_;
+  ReplyCache replies_;
 };
 
 class IceServer {

@@ -36,14 +36,6 @@ char* ObjectDirectory::dsi_string() const {
   return orb_->object_to_string(dsi_.in());
 }
 
-const std::string& injected_fault() {
-  static const std::string fault = [] {
-    const char* value = std::getenv("ORBENCH_FAULT");
-    return std::string(value != nullptr ? value : "");
-  }();
-  return fault;
-}
-
 // The reply of out, return and inout: `count` elements from element 1, built on the first call of a size.
 template <PayloadType T, typename Sequence>
 const Sequence& BenchServant::reply(CORBA::ULong count) {

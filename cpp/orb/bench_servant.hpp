@@ -13,6 +13,7 @@
 
 #include "orb_port.hpp"
 #include "server_kit.hpp"
+#include "shape_calls.hpp"
 
 namespace orbench {
 
@@ -132,9 +133,5 @@ class BenchServant : public virtual POA_orbench::Shapes {
   const uint32_t index_;
   ReplyCache replies_;
 };
-
-// A fault a check-target test asks a worker to have (environment ORBENCH_FAULT; PROTOCOL.md, "Invocation
-// shapes"): "" in every real run.
-const std::string& injected_fault();
 
 }  // namespace orbench

@@ -70,6 +70,9 @@ fixed_options = {{ tcp_nodelay = true }}
 # omniORB's workers behind the wrapper with shapes claimed, for the mutations of shapes (faults in the real
 # workers, ORBENCH_FAULT).
 SHAPES_DESCRIPTOR = OMNIORB_DESCRIPTOR.replace("objects = true", 'shapes = ["in", "inout", "exception", "ami"]')
+# The same with Ice's C++ workers, whose shapes come from the translated Slice (the same faults).
+ICE_SHAPES_DESCRIPTOR = (SHAPES_DESCRIPTOR.replace("omniorb", "ice").replace('"omniORB ', '"Ice C++ ')
+                         .replace('family = "corba"', 'family = "ice"').replace('name = "ice"', 'name = "ice-cpp"'))
 
 THREADS_RUN = (f"threads: {{}} run of {scale_checks.THREADS} threads x {scale_checks.THREAD_CALLS} calls, "
                "every call made and counted")
@@ -79,7 +82,8 @@ OBJECTS_CHECK = "objects: every object called, in the order asked (objects_calle
 
 def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dict[str, bool], str]:
     require_targets(target.removesuffix("-shapes"))
-    template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR}[target]
+    template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR,
+                "ice-cpp-shapes": ICE_SHAPES_DESCRIPTOR}[target]
     path = tmp_path / f"{target.removesuffix('-shapes')}.toml"
     # The threads steps only where a mutation is about threads: test_contract runs them for the real c-socket.
     threads = "true" if mutation.startswith("threads") else "false"
@@ -217,17 +221,19 @@ SHAPE_REJECTED = {
 }
 
 
-def test_the_shapes_wrapper_alone_passes(tmp_path):
-    results, report = check_mutant("none", tmp_path, "omniorb-shapes")
+@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes"])
+def test_the_shapes_wrapper_alone_passes(target, tmp_path):
+    results, report = check_mutant("none", tmp_path, target)
     assert all(results.values()), report
     assert any(name.startswith("shape ami-8") for name in results), report
 
 
+@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes"])
 @pytest.mark.parametrize("mutation", sorted(SHAPE_REJECTED))
-def test_check_target_rejects_a_wrong_shape(mutation, tmp_path):
+def test_check_target_rejects_a_wrong_shape(mutation, target, tmp_path):
     """A server whose inout returns the input unchanged, one that never raises, a client that loses AMI
     replies: each claims the shape and gets it wrong, and check-target says where."""
-    results, report = check_mutant(mutation, tmp_path, "omniorb-shapes")
+    results, report = check_mutant(mutation, tmp_path, target)
     failed = {name for name, passed in results.items() if not passed}
     assert failed == SHAPE_REJECTED[mutation], report
 

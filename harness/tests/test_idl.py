@@ -8,7 +8,7 @@ import sys
 import pytest
 from orbench.idl import IdlError, parse, to_proto, to_slice
 from orbench.idl.__main__ import main
-from orbench.idl.model import Basic, Ref, Sequence, Struct, Typedef
+from orbench.idl.model import Basic, Interface, Ref, Sequence, Struct, Typedef, UserException
 from orbench.paths import repo_root
 
 IDL = repo_root() / "idl" / "orbench.idl"
@@ -16,6 +16,11 @@ IDL = repo_root() / "idl" / "orbench.idl"
 
 def module():
     return parse(IDL.read_text(), str(IDL))
+
+
+def shapes_module():
+    """As the Slice emitter reads it: with the invocation shapes (out, inout, exceptions)."""
+    return parse(IDL.read_text(), str(IDL), in_only=False)
 
 
 def test_orbench_idl_parses_whole():
@@ -35,6 +40,24 @@ def test_orbench_idl_parses_whole():
     assert isinstance(record, Struct) and [f.name for f in record.fields] == ["id", "value", "flags", "kind", "level"]
     octets = next(d for d in m.definitions if d.name == "Octets")
     assert isinstance(octets, Typedef) and octets.type == Sequence(Basic("octet"))
+
+
+def test_the_shapes_are_read_only_for_a_language_with_out_parameters():
+    assert {d.name for d in module().definitions} == {"Octets", "Record", "Records", "Longs", "Doubles", "Strings",
+                                                      "Counters", "SyncResult", "Bench"}
+    m = shapes_module()
+    (refused,) = [d for d in m.definitions if isinstance(d, UserException)]
+    assert refused.name == "Refused" and [(f.name, f.type) for f in refused.fields] == [("count", Basic("unsigned long"))]
+    (shapes,) = [d for d in m.definitions if d.name == "Shapes"]
+    assert isinstance(shapes, Interface) and shapes.base is not None and shapes.base.name == "Bench"
+    ops = {op.name: op for op in shapes.operations}
+    # The CORBA-only parts (ORBENCH_TRANSLATED): wide strings and the DSI object.
+    assert "send_wstrings" not in ops and "dsi_reference" not in ops and "WStrings" not in {d.name for d in m.definitions}
+    assert len(ops) == 20
+    assert [(p.name, p.direction) for p in ops["out_records"].params] == [("count", "in"), ("data", "out")]
+    assert ops["return_longs"].result is not None and ops["return_longs"].params[0].direction == "in"
+    assert [(p.name, p.direction) for p in ops["inout_strings"].params] == [("data", "inout")]
+    assert ops["raise_doubles"].raises == (refused,)
 
 
 def test_proto_maps_every_operation_and_type():
@@ -60,8 +83,15 @@ def test_proto_maps_every_operation_and_type():
 
 
 def test_slice_maps_every_operation_and_type():
-    ice = to_slice(module(), "org.example", frozenset({"sync"}))
-    for line in ("sequence<byte> Octets;", "sequence<int> Longs;", "sequence<::orbench::Record> Records;",
+    ice = to_slice(shapes_module(), "org.example", frozenset({"sync"}))
+    for line in ("exception Refused", "long count;",            # unsigned long widened
+                 "interface Shapes extends ::orbench::Bench",
+                 "void out_octets(long count, out ::orbench::Octets data);",
+                 "::orbench::Records return_records(long count);",
+                 # inout: the in argument and an out argument of the same type
+                 "void inout_longs(::orbench::Longs data, out ::orbench::Longs data_out);",
+                 "void raise_strings(::orbench::Strings data) throws ::orbench::Refused;",
+                 "sequence<byte> Octets;", "sequence<int> Longs;", "sequence<::orbench::Record> Records;",
                  "double \\value;",                                 # a Slice keyword (Value), escaped
                  '["amd"] ::orbench::SyncResult sync(long expected, long timeout_ms);',  # unsigned widened
                  "void push(::orbench::Octets data);",              # a oneway is an ordinary void operation
@@ -69,7 +99,9 @@ def test_slice_maps_every_operation_and_type():
                  "::orbench::Strings references(long first, long count);",  # unsigned long widened
                  '[["java:package:org.example"]]'):
         assert line in ice, line
-    assert ice.count(");\n") == 20
+    assert ice.count(");\n") == 20 + 20 - 5 and ice.count("throws") == 5
+    assert "wstring" not in ice and "dsi_reference" not in ice
+    assert "Shapes" not in to_slice(module())  # read as proto and Thrift are: no shapes
 
 
 @pytest.mark.parametrize("text, message", [
@@ -84,11 +116,36 @@ def test_slice_maps_every_operation_and_type():
     ("module m { interface I { void f(); void f(); }; };", "two operations named 'f'"),
     ("module m { /* open", "unterminated"),
     ("module m { typedef ::other::T X; };", "names nothing in module m"),
+    ("module m { exception E { long c; }; };", "'exception' is not supported by the translator for a language"),
+    ("module m { interface A { }; interface B : A { }; };", "inheritance is not supported by the translator for"),
 ])
 def test_refuses_what_it_cannot_map(text, message):
     with pytest.raises(IdlError) as exc:
         parse(text, "x.idl")
     assert message in str(exc.value) and str(exc.value).startswith("x.idl")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("module m { typedef sequence<wstring> W; };", "'wstring' is not supported"),
+    ("module m { interface I { void f(in long a) raises (Missing); }; };", "'Missing' is no exception"),
+    ("module m { interface B : Missing { }; };", "'Missing' is no interface"),
+    ("module m { interface A { }; interface C { }; interface B : A, C { }; };", "multiple inheritance"),
+    ("module m { interface I { oneway void f(out long a); }; };", "oneway operation takes in parameters only"),
+    ("module m { exception E { }; interface I { oneway void f() raises (E); }; };", "raises no exception"),
+    ("module m { interface A { void f(); }; interface B : A { void f(); }; };", "two operations named 'f'"),
+    ("module m { interface I { void f(in long a, out long a); }; };", "two parameters named 'a'"),
+    ("module m { interface I { void f(copy long a); }; };", "expected 'in', 'out' or 'inout'"),
+])
+def test_refuses_what_slice_cannot_map(text, message):
+    with pytest.raises(IdlError) as exc:
+        to_slice(parse(text, "z.idl", in_only=False))
+    assert message in str(exc.value) and str(exc.value).startswith("z.idl:1:")
+
+
+def test_slice_refuses_an_inout_whose_out_name_is_taken():
+    text = "module m {\n typedef sequence<long> L;\n interface I {\n  void f(inout L d, out L d_out);\n };\n};\n"
+    with pytest.raises(IdlError, match=r"^w.idl:4: f: inout 'd' needs the name 'd_out'"):
+        to_slice(parse(text, "w.idl", in_only=False))
 
 
 def test_errors_name_the_line():
@@ -120,7 +177,7 @@ def test_cli_runs_with_the_system_python_and_no_venv(tmp_path):
     env = {"PYTHONPATH": str(repo_root() / "harness"), "PATH": "/usr/bin:/bin"}
     python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
     subprocess.run([python, "-m", "orbench.idl", "slice", str(IDL), str(out), "--amd", "sync"], env=env, check=True)
-    assert '["amd"]' in out.read_text()
+    assert '["amd"]' in out.read_text() and "interface Shapes extends" in out.read_text()
 
 
 @pytest.mark.skipif(shutil.which("protoc") is None, reason="protoc not installed (make deps installs it)")
@@ -133,7 +190,7 @@ def test_protoc_compiles_the_proto(tmp_path):
 
 @pytest.mark.skipif(shutil.which("slice2cpp") is None, reason="slice2cpp not installed (make deps installs it)")
 def test_slice2cpp_and_slice2java_compile_the_slice(tmp_path):
-    (tmp_path / "orbench.ice").write_text(to_slice(module(), "org.example", frozenset({"sync"})))
+    (tmp_path / "orbench.ice").write_text(to_slice(shapes_module(), "org.example", frozenset({"sync"})))
     for compiler in ("slice2cpp", "slice2java"):
         if shutil.which(compiler):
             subprocess.run([compiler, "--underscore", "--output-dir", str(tmp_path), str(tmp_path / "orbench.ice")],

@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
         emitter.add_arguments(sub)
     args = p.parse_args(argv)
     try:
-        text = known_emitters()[args.emitter].emit(parse_file(args.idl), args)
+        emitter = known_emitters()[args.emitter]
+        text = emitter.emit(parse_file(args.idl, emitter.in_only), args)
     except IdlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

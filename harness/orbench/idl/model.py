@@ -53,9 +53,23 @@ class Struct:
 
 
 @dataclass(frozen=True)
+class UserException:
+    """An IDL exception (raised by operations that name it in `raises`); it may have no fields."""
+
+    name: str
+    fields: tuple[Field, ...]
+    line: int
+
+
+# A parameter's direction: what travels in the request (in, inout) and in the reply (out, inout).
+DIRECTIONS = ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     type: Type
+    direction: str = "in"  # one of DIRECTIONS
 
 
 @dataclass(frozen=True)
@@ -65,16 +79,18 @@ class Operation:
     params: tuple[Param, ...]
     oneway: bool
     line: int
+    raises: tuple[UserException, ...] = ()
 
 
 @dataclass(frozen=True)
 class Interface:
     name: str
-    operations: tuple[Operation, ...]
+    operations: tuple[Operation, ...]  # its own, not its base's
     line: int
+    base: Interface | None = None
 
 
-Definition = Typedef | Struct | Interface
+Definition = Typedef | Struct | UserException | Interface
 
 
 @dataclass(frozen=True)

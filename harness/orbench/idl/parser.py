@@ -1,9 +1,12 @@
-"""A parser for the subset of OMG IDL that orbench.idl uses: one module of typedefs, structs and interfaces whose
-operations take `in` parameters. Anything else is refused with the file and line, never skipped.
+"""A parser for the subset of OMG IDL that orbench.idl uses: one module of typedefs, structs, exceptions and
+interfaces (single inheritance) whose operations take `in`, `out` and `inout` parameters and may raise exceptions.
+Anything else is refused with the file and line, never skipped.
 
 Preprocessor lines (#ifndef, #define, #endif, #include) are dropped: the file is read as one translation unit,
 with ORBENCH_TRANSLATED defined: a block `#ifndef ORBENCH_TRANSLATED` .. `#endif` (what only the CORBA ORBs
-compile: out and inout arguments, exceptions, wstring) is left out whole.
+compile: wstring, the DSI) is left out whole. A parse for a language with `in` parameters only (`in_only`: proto3,
+Thrift) also defines ORBENCH_IN_ONLY, whose block holds the invocation shapes (out and inout parameters, user
+exceptions), and refuses those constructs should they appear outside it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 from orbench.idl.model import (
     BASIC_TYPES,
+    DIRECTIONS,
     Basic,
     Definition,
     Field,
@@ -26,6 +30,7 @@ from orbench.idl.model import (
     Struct,
     Type,
     Typedef,
+    UserException,
 )
 
 
@@ -40,16 +45,21 @@ class Token:
 
 
 # IDL constructs this translator knows it does not map: refused by name rather than as a syntax error.
-_UNSUPPORTED = {"const", "enum", "union", "exception", "attribute", "readonly", "raises", "context", "valuetype",
-                "any", "char", "wchar", "wstring", "fixed", "native", "abstract", "local", "Object"}
+_UNSUPPORTED = {"const", "enum", "union", "attribute", "readonly", "context", "valuetype", "any", "char", "wchar",
+                "wstring", "fixed", "native", "abstract", "local", "Object"}
+# What only a language with out parameters and user exceptions gets (Parser's in_only).
+_SHAPES_ONLY = "is not supported by the translator for a language with in parameters only"
 
 
 class Parser:
-    def __init__(self, text: str, source: str):
+    def __init__(self, text: str, source: str, in_only: bool = True):
         self.source = source
-        self.tokens = _scan(text, source)
+        self.in_only = in_only
+        self.tokens = _scan(text, source, frozenset({TRANSLATED, IN_ONLY} if in_only else {TRANSLATED}))
         self.pos = 0
         self.names: dict[str, Typedef | Struct] = {}  # by plain name within the module
+        self.exceptions: dict[str, UserException] = {}
+        self.interfaces: dict[str, Interface] = {}
         self.module = ""
 
     # ---- token helpers
@@ -117,6 +127,8 @@ class Parser:
                 definitions.append(self.struct())
             elif tok.text == "interface":
                 definitions.append(self.interface())
+            elif tok.text == "exception":
+                definitions.append(self.exception())
             elif tok.text == "module":
                 raise self.error("nested modules are not supported by the translator", tok)
             else:
@@ -124,12 +136,18 @@ class Parser:
         self.expect(";")
         return Module(self.module, tuple(definitions), Path(self.source).name)
 
-    def declare(self, definition: Typedef | Struct, tok: Token) -> None:
-        clash = next((n for n in self.names if n.lower() == definition.name.lower()), None)
+    def declare(self, definition: Typedef | Struct | UserException | Interface, tok: Token) -> None:
+        known = [*self.names, *self.exceptions, *self.interfaces]
+        clash = next((n for n in known if n.lower() == definition.name.lower()), None)
         if clash is not None:
             raise self.error(f"'{definition.name}' is already defined as '{clash}' (IDL names are case-insensitive)",
                              tok)
-        self.names[definition.name] = definition
+        if isinstance(definition, UserException):
+            self.exceptions[definition.name] = definition
+        elif isinstance(definition, Interface):
+            self.interfaces[definition.name] = definition
+        else:
+            self.names[definition.name] = definition
 
     def typedef(self) -> Typedef:
         self.expect("typedef")
@@ -143,6 +161,24 @@ class Parser:
     def struct(self) -> Struct:
         self.expect("struct")
         tok = self.identifier()
+        fields = self.members(f"struct {tok.text}")
+        if not fields:
+            raise self.error(f"struct {tok.text} has no fields", tok)
+        definition = Struct(tok.text, fields, tok.line)
+        self.declare(definition, tok)
+        return definition
+
+    def exception(self) -> UserException:
+        first = self.expect("exception")
+        if self.in_only:
+            raise self.error(f"'exception' {_SHAPES_ONLY}", first)
+        tok = self.identifier()
+        definition = UserException(tok.text, self.members(f"exception {tok.text}"), tok.line)
+        self.declare(definition, tok)
+        return definition
+
+    def members(self, what: str) -> tuple[Field, ...]:
+        """`{ T a, b; ... };` of a struct or an exception."""
         self.expect("{")
         fields: list[Field] = []
         while not self.accept("}"):
@@ -150,33 +186,48 @@ class Parser:
             while True:
                 name = self.identifier()
                 if any(f.name == name.text for f in fields):
-                    raise self.error(f"struct {tok.text} has two fields named '{name.text}'", name)
+                    raise self.error(f"{what} has two fields named '{name.text}'", name)
                 fields.append(Field(name.text, t))
                 if not self.accept(","):
                     break
             self.expect(";")
         self.expect(";")
-        if not fields:
-            raise self.error(f"struct {tok.text} has no fields", tok)
-        definition = Struct(tok.text, tuple(fields), tok.line)
-        self.declare(definition, tok)
-        return definition
+        return tuple(fields)
 
     def interface(self) -> Interface:
         self.expect("interface")
         tok = self.identifier()
-        if self.peek() is not None and self.peek().text == ":":
-            raise self.error("interface inheritance is not supported by the translator")
+        base = None
+        if self.accept(":"):
+            if self.in_only:
+                raise self.error(f"interface inheritance {_SHAPES_ONLY}")
+            base = self.base_interface()
         self.expect("{")
         operations: list[Operation] = []
         while not self.accept("}"):
             operations.append(self.operation(tok.text))
         self.expect(";")
         names = [op.name for op in operations]
+        inherited = set()
+        ancestor = base
+        while ancestor is not None:
+            inherited |= {op.name for op in ancestor.operations}
+            ancestor = ancestor.base
         for name in names:
-            if names.count(name) > 1:
+            if names.count(name) > 1 or name in inherited:
                 raise self.error(f"interface {tok.text} has two operations named '{name}'", tok)
-        return Interface(tok.text, tuple(operations), tok.line)
+        definition = Interface(tok.text, tuple(operations), tok.line, base)
+        self.declare(definition, tok)
+        return definition
+
+    def base_interface(self) -> Interface:
+        start = self.peek()
+        name = self.qualified_name()
+        if self.peek() is not None and self.peek().text == ",":
+            raise self.error("multiple inheritance is not supported by the translator")
+        if name not in self.interfaces:
+            raise self.error(f"'{name}' is no interface defined before its use", start)
+        return self.interfaces[name]
 
     def operation(self, interface: str) -> Operation:
         oneway = self.accept("oneway")
@@ -188,23 +239,43 @@ class Parser:
         if not self.accept(")"):
             while True:
                 direction = self.next()
-                if direction.text in ("out", "inout"):
-                    raise self.error(f"{interface}::{name.text}: '{direction.text}' parameters are not supported "
-                                     "by the translator", direction)
-                if direction.text != "in":
-                    raise self.error(f"expected 'in', found '{direction.text}'", direction)
+                if direction.text in ("out", "inout") and self.in_only:
+                    raise self.error(f"{interface}::{name.text}: '{direction.text}' parameters {_SHAPES_ONLY}",
+                                     direction)
+                if direction.text not in DIRECTIONS:
+                    raise self.error(f"expected 'in', 'out' or 'inout', found '{direction.text}'", direction)
+                if oneway and direction.text != "in":
+                    raise self.error(f"{interface}::{name.text}: a oneway operation takes in parameters only",
+                                     direction)
                 t = self.type_spec()
                 pname = self.identifier()
-                params.append(Param(pname.text, t))
+                if any(p.name == pname.text for p in params):
+                    raise self.error(f"{interface}::{name.text} has two parameters named '{pname.text}'", pname)
+                params.append(Param(pname.text, t, direction.text))
                 if self.accept(")"):
                     break
                 self.expect(",")
-        if self.peek() is not None and self.peek().text == "raises":
-            raise self.error("'raises' is not supported by the translator")
+        raises: list[UserException] = []
+        tok = self.peek()
+        if self.accept("raises"):
+            if self.in_only:
+                raise self.error(f"'raises' {_SHAPES_ONLY}", tok)
+            if oneway:
+                raise self.error(f"{interface}::{name.text}: a oneway operation raises no exception", tok)
+            self.expect("(")
+            while True:
+                start = self.peek()
+                raised = self.qualified_name()
+                if raised not in self.exceptions:
+                    raise self.error(f"'{raised}' is no exception defined before its use", start)
+                raises.append(self.exceptions[raised])
+                if self.accept(")"):
+                    break
+                self.expect(",")
         self.expect(";")
         if oneway and result is not None:
             raise self.error(f"{interface}::{name.text}: a oneway operation must return void", first)
-        return Operation(name.text, result, tuple(params), oneway, name.line)
+        return Operation(name.text, result, tuple(params), oneway, name.line, tuple(raises))
 
     def type_spec(self) -> Type:
         tok = self.peek()
@@ -241,6 +312,14 @@ class Parser:
 
     def scoped_name(self) -> Typedef | Struct:
         start = self.peek()
+        name = self.qualified_name()
+        if name not in self.names:
+            raise self.error(f"'{name}' is not defined before its use", start)
+        return self.names[name]
+
+    def qualified_name(self) -> str:
+        """A name, plain or scoped in this module (::m::N, m::N), as its plain part."""
+        start = self.peek()
         parts: list[str] = []
         absolute = self.accept("::")
         parts.append(self.identifier().text)
@@ -250,17 +329,16 @@ class Parser:
             if len(parts) != 2 or parts[0] != self.module:
                 raise self.error(f"'{'::' if absolute else ''}{'::'.join(parts)}' names nothing in module "
                                  f"{self.module}", start)
-        name = parts[-1]
-        if name not in self.names:
-            raise self.error(f"'{name}' is not defined before its use", start)
-        return self.names[name]
+        return parts[-1]
 
 
-# Defined while the translator reads a file (see the module's docstring).
+# Defined while the translator reads a file; the second for a language with in parameters only (see the module's
+# docstring).
 TRANSLATED = "ORBENCH_TRANSLATED"
+IN_ONLY = "ORBENCH_IN_ONLY"
 
 
-def _scan(text: str, source: str) -> list[Token]:
+def _scan(text: str, source: str, defined: frozenset[str] = frozenset({TRANSLATED})) -> list[Token]:
     """Tokens with line numbers; comments, whitespace and preprocessor lines dropped."""
     # Blank out comments first (keeping newlines so line numbers stay right), then preprocessor lines.
     def blank(match: re.Match[str]) -> str:
@@ -279,7 +357,7 @@ def _scan(text: str, source: str) -> list[Token]:
             elif directive and directive[0] == "#endif":
                 depth -= 1
             continue
-        if directive[:2] == ["#ifndef", TRANSLATED]:
+        if directive[:1] == ["#ifndef"] and directive[1:2] and directive[1] in defined:
             depth = 1
             continue
         if directive:
@@ -287,17 +365,18 @@ def _scan(text: str, source: str) -> list[Token]:
         for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*|::|[{}()<>;,:]|\S", line):
             tokens.append(Token(m.group(), number))
     if depth:
-        raise IdlError(f"{source}: #ifndef {TRANSLATED} is not closed by #endif")
+        raise IdlError(f"{source}: an #ifndef of {' or '.join(sorted(defined))} is not closed by #endif")
     return tokens
 
 
-def parse(text: str, source: str = "<idl>") -> Module:
-    return Parser(text, source).parse()
+def parse(text: str, source: str = "<idl>", in_only: bool = True) -> Module:
+    """`in_only`: for a language with in parameters only (see the module's docstring)."""
+    return Parser(text, source, in_only).parse()
 
 
-def parse_file(path: Path) -> Module:
+def parse_file(path: Path, in_only: bool = True) -> Module:
     try:
         text = path.read_text()
     except OSError as exc:
         raise IdlError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse(text, str(path))
+    return parse(text, str(path), in_only)

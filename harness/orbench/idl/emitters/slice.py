@@ -9,6 +9,11 @@
 - every use of a named type is written fully scoped (::orbench::Counters), as the IDL must for `counters`;
 - `oneway` has no Slice keyword: an Ice oneway is a property of the proxy (ice_oneway()), and the operation is
   a void operation with in parameters, which a oneway proxy may call;
+- an interface's base is `extends`; an exception is a Slice exception of the same fields, and `raises (E)` is
+  `throws E`;
+- parameters: `in` stays; `out` is a Slice out parameter; `inout`, which Slice lacks, is the in parameter plus an
+  out parameter of the same type named NAME_out (the payload travels both ways, as with IDL inout, but in two
+  arguments); Slice puts every out parameter after the in ones, so they move there in their order;
 - operations named in `amd` get ["amd"] (asynchronous dispatch in the server: the ice servers use it for the
   sync barrier, so that a waiting barrier holds no thread of Ice's server thread pool).
 """
@@ -18,7 +23,7 @@ from __future__ import annotations
 import argparse
 
 from orbench.idl.emitter import Emitter, register
-from orbench.idl.model import Basic, Interface, Module, Sequence, Struct, Type, Typedef
+from orbench.idl.model import Basic, Interface, Module, Operation, Sequence, Struct, Type, Typedef, UserException
 from orbench.idl.parser import IdlError
 
 SCALARS = {
@@ -74,8 +79,8 @@ class SliceEmitter:
                     raise IdlError(f"{m.source}:{d.line}: Slice has no type aliases (typedef {d.name})")
                 out.append(f"    sequence<{self.type(d.type.element, d.line)}> {ident(d.name)};")
                 out.append("")
-            elif isinstance(d, Struct):
-                out += [f"    struct {ident(d.name)}", "    {"]
+            elif isinstance(d, (Struct, UserException)):
+                out += [f"    {'struct' if isinstance(d, Struct) else 'exception'} {ident(d.name)}", "    {"]
                 out += [f"        {self.type(f.type, d.line)} {ident(f.name)};" for f in d.fields]
                 out += ["    }", ""]
             else:
@@ -84,16 +89,30 @@ class SliceEmitter:
         return "\n".join(out) + "\n"
 
     def interface(self, interface: Interface) -> list[str]:
-        out = [f"    interface {ident(interface.name)}", "    {"]
+        base = "" if interface.base is None else f" extends ::{self.module.name}::{interface.base.name}"
+        out = [f"    interface {ident(interface.name)}{base}", "    {"]
         for op in interface.operations:
             result = "void" if op.result is None else self.type(op.result, op.line)
-            params = ", ".join(f"{self.type(p.type, op.line)} {ident(p.name)}" for p in op.params)
             if op.oneway:
                 out.append("        // IDL oneway: called through an ice_oneway() proxy.")
+            if any(p.direction == "inout" for p in op.params):
+                out.append("        // IDL inout: Slice has none; the payload goes in one argument, back in another.")
             meta = '["amd"] ' if op.name in self.amd else ""
-            out.append(f"        {meta}{result} {ident(op.name)}({params});")
+            throws = "" if not op.raises else " throws " + ", ".join(f"::{self.module.name}::{e.name}" for e in op.raises)
+            out.append(f"        {meta}{result} {ident(op.name)}({self.params(op)}){throws};")
         out += ["    }", ""]
         return out
+
+    def params(self, op: Operation) -> str:
+        ins = [f"{self.type(p.type, op.line)} {ident(p.name)}" for p in op.params if p.direction != "out"]
+        outs = [f"out {self.type(p.type, op.line)} {ident(p.name if p.direction == 'out' else p.name + '_out')}"
+                for p in op.params if p.direction != "in"]
+        names = [p.name for p in op.params]
+        clash = next((p.name for p in op.params if p.direction == "inout" and p.name + "_out" in names), None)
+        if clash is not None:
+            raise IdlError(f"{self.module.source}:{op.line}: {op.name}: inout '{clash}' needs the name "
+                           f"'{clash}_out' for its Slice out parameter, which another parameter has")
+        return ", ".join(ins + outs)
 
 
 def to_slice(module: Module, java_package: str | None = None, amd: frozenset[str] = frozenset()) -> str:
@@ -109,4 +128,4 @@ def _emit(module: Module, args: argparse.Namespace) -> str:
     return to_slice(module, args.java_package, frozenset(n for n in args.amd.split(",") if n))
 
 
-register(Emitter("slice", "Slice (ZeroC Ice)", _emit, _arguments))
+register(Emitter("slice", "Slice (ZeroC Ice)", _emit, _arguments, in_only=False))
