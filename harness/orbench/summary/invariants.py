@@ -112,10 +112,15 @@ def _backpressure(slow: Point, slow_summary: PointSummary | None, fast: Point,
         return None
     fast_mean = fast_oneway.client_time_per_call_ns.mean / 1e3
     slow_mean = slow_oneway.client_time_per_call_ns.mean / 1e3
-    return (f"cause: backpressure ({fast.target}'s receiver took {fast_rate / 1e3:.0f}k messages/s, "
-            f"{slow.target}'s {slow_rate / 1e3:.0f}k): {fast.target}'s sends find its receiver busy and wake "
-            f"nobody; those that block on the full buffer are in its mean client time ({fast_mean:.2f} us against "
-            f"{slow_mean:.2f} us), not in the p50")
+    rates = (f"cause: backpressure ({fast.target}'s receiver took {fast_rate / 1e3:.0f}k messages/s, "
+             f"{slow.target}'s {slow_rate / 1e3:.0f}k): {fast.target}'s sends find its receiver busy and wake nobody")
+    if fast_mean > slow_mean:
+        return (f"{rates}; those that block on the full buffer are in its mean client time ({fast_mean:.2f} us "
+                f"against {slow_mean:.2f} us), not in the p50")
+    # A receiver that reads requests ahead of dispatching them (a middleware's own request queue) keeps the
+    # socket drained while it falls behind: its sender neither wakes it nor blocks, and the mean is low too.
+    return (f"{rates}, nor block: its receiver drains the socket ahead of dispatching (mean client time "
+            f"{fast_mean:.2f} us against {slow_mean:.2f} us); compare the receivers' throughput, not the client time")
 
 
 def _switches_per_call(summary: PointSummary | None, oneway: bool) -> float | None:
