@@ -7,9 +7,19 @@ import json
 import numpy as np
 import pytest
 from orbench.results.units import fmt_ns
-from orbench.stats.significance import POWER, benjamini_hochberg, minimum_detectable, welch
+from orbench.stats.significance import POWER, benjamini_hochberg, minimum_detectable, pct, welch
 
 from tests.conftest import require_targets, run_cli
+
+
+def test_a_minimum_detectable_effect_beyond_exp_s_range_is_infinite_not_a_crash():
+    """Two one-launch middleware runs of two trials a point made `orbench agreement` overflow in math.exp: a row
+    with one degree of freedom and a wide spread has a log-scale MDE in the thousands."""
+    change = welch([0.0, 30.0], [5.0, 40.0])
+    k = minimum_detectable(change.se, change.df, 0.05 / 400)
+    assert k > 700
+    assert pct(k) == float("inf")
+    assert pct(0.1) == pytest.approx(10.517, abs=1e-3)
 
 
 def test_a_change_of_its_mde_is_flagged_about_power_of_the_time():

@@ -105,6 +105,9 @@ def benjamini_hochberg(pvalues: Sequence[float | None], q: float = FDR_Q) -> lis
     return rejected
 
 
+MAX_LOG_RATIO = 700.0  # math.exp overflows just above 709
+
+
 def log_values(values: Sequence[float]) -> list[float]:
     """Per-trial values on the log scale, where a machine that is x% slower shifts every row alike."""
     return [math.log(v) for v in values if v > 0]
@@ -117,6 +120,9 @@ def drift(log_ratios: Sequence[float]) -> float | None:
 
 
 def pct(log_ratio: float) -> float:
+    # A one-launch row with two trials can have a minimum detectable effect beyond exp's range.
+    if log_ratio > MAX_LOG_RATIO:
+        return math.inf
     return (math.exp(log_ratio) - 1.0) * 100.0
 
 
