@@ -58,6 +58,21 @@ def test_the_plan_adds_the_probe_and_the_unloaded_point_and_puts_steps_last(writ
     assert steps == sorted(steps) and order[-len(steps):] == tuple(i for i in order if groups[i].is_sweep_step)
 
 
+def test_a_sweep_limited_to_some_server_settings_runs_only_there(write_campaign):
+    body = (BASE.replace('["c-socket"]', '["omniorb"]') + 'threading = ["default", "pool-4"]\nobjects = [1, 100]\n'
+            '[sweep]\nclients = 8\nthreading = ["default"]\nobjects = [1]\n')
+    campaign = read_campaign(write_campaign(body))
+    steps = {(g.threading, g.objects) for g in campaign.point_groups() if g.is_sweep_step}
+    probes = {(g.threading, g.objects) for g in campaign.point_groups() if g.clients == 8}
+    assert steps == probes == {("default", 1)}
+    assert {(g.threading, g.objects) for g in campaign.point_groups()} == {
+        ("default", 1), ("default", 100), ("pool-4", 1), ("pool-4", 100)}
+    assert campaign.load_plan.to_settings()["sweep"]["objects"] == [1]
+    with pytest.raises(UserError) as err:
+        read_campaign(write_campaign(body.replace('objects = [1]\n', 'objects = [10]\n')))
+    assert "sweep.objects[0]" in str(err.value) and "10" in str(err.value)
+
+
 def test_a_threading_value_no_middleware_offers_is_an_error_naming_the_key(write_campaign):
     path = write_campaign(BASE.replace('["c-socket"]', '["omniorb"]') + 'threading = ["default", "pol-4"]\n')
     with pytest.raises(UserError) as err:

@@ -60,6 +60,13 @@ class Sweep:
     step_calls: int      # timed calls of one step, all clients together
     step_min_s: float
     loads: tuple[float, ...] = SWEEP_LOADS
+    # The server settings the sweep runs at (None: every one); a sweep per setting multiplies the run's length.
+    threading: tuple[str, ...] | None = None
+    objects: tuple[int, ...] | None = None
+
+    def applies(self, threading: str, objects: int) -> bool:
+        return ((self.threading is None or threading in self.threading)
+                and (self.objects is None or objects in self.objects))
 
     def step_calls_per_client(self, rate_hz: float) -> int:
         """Each client's timed calls at one step whose clients offer `rate_hz` in all."""
@@ -97,7 +104,9 @@ class LoadPlan:
             sweep = Sweep(clients=int(raw.get("clients", 16)), clients_as=raw.get("clients_as", "threads"),
                           arrivals=tuple(raw.get("arrivals", ["poisson"])),
                           slo=Slo.parse(raw.get("slo_p99", "10x")), step_calls=int(raw.get("step_calls", 3000)),
-                          step_min_s=float(raw.get("step_min_s", 0.5)))
+                          step_min_s=float(raw.get("step_min_s", 0.5)),
+                          threading=tuple(raw["threading"]) if "threading" in raw else None,
+                          objects=tuple(int(k) for k in raw["objects"]) if "objects" in raw else None)
         return cls(clients=tuple(sorted(settings["clients"])), clients_as=tuple(settings["clients_as"]),
                    rates_hz=tuple(float(r) for r in settings["rates_hz"]), threading=tuple(settings["threading"]),
                    objects=tuple(settings["objects"]), object_order=settings["object_order"], sweep=sweep,
@@ -113,16 +122,21 @@ class LoadPlan:
             s = self.sweep
             out["sweep"] = {"clients": s.clients, "clients_as": s.clients_as, "arrivals": list(s.arrivals),
                             "slo_p99": s.slo.text, "step_calls": s.step_calls, "step_min_s": s.step_min_s}
+            if s.threading is not None:
+                out["sweep"]["threading"] = list(s.threading)
+            if s.objects is not None:
+                out["sweep"]["objects"] = list(s.objects)
         return out
 
-    def shapes(self, mode: str) -> list[LoadShape]:
-        """Every load shape of a mode, in run order: clients outermost (extra client workers start once), the
-        sweep's steps last in rising order (running/sweep.py needs each step's predecessors first)."""
+    def shapes(self, mode: str, threading: str = "default", objects: int = 1) -> list[LoadShape]:
+        """Every load shape of a mode at one server setting, in run order: clients outermost (extra client
+        workers start once), the sweep's steps last in rising order (running/sweep.py needs each step's
+        predecessors first) where the sweep runs at that setting."""
         out: list[LoadShape] = []
         for n in self.clients:
             for how in (("processes",) if n == 1 else self.clients_as):
                 out += [LoadShape(n, how, r, self.arrivals if r else "fixed") for r in self.rates_hz]
-        if self.sweep is not None and mode in SWEEP_MODES:
+        if self.sweep is not None and mode in SWEEP_MODES and self.sweep.applies(threading, objects):
             s = self.sweep
             for extra in (LoadShape(1, "processes", 0.0), LoadShape(s.clients, s.clients_as if s.clients > 1
                                                                     else "processes", 0.0)):

@@ -82,7 +82,7 @@ class Campaign:
             for (threading, objects) in plan.server_settings()
             for mode in self.settings.modes
             for call_shape in self.settings.shapes
-            for shape in plan.shapes(mode)
+            for shape in plan.shapes(mode, threading, objects)
             for pt in shapes.payload_types_of(call_shape, self.settings.payload_types, self.settings.shapes)
             if shapes.combines(call_shape, mode, pt)
             for size in self.settings.payload_bytes
@@ -226,6 +226,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
     _check_threading(path, settings, chosen)
+    _check_sweep_settings(path, settings)
     _check_shapes(path, settings)
     for t in chosen:
         if not any(m in t.modes for m in settings["modes"]):
@@ -274,6 +275,16 @@ def _check_threading(path: Path, settings: dict[str, Any], targets: list[Target]
             offered = sorted({n for t in targets if t.kind == "orb" for n in t.threading_names(0)})
             raise UserError(f"{path}: key threading[{i}]: value {name!r}: no middleware of the campaign has this "
                             f"setting (they offer: {', '.join(offered).replace('-0', '-SIZE') or 'none'})")
+
+
+def _check_sweep_settings(path: Path, settings: dict[str, Any]) -> None:
+    """The sweep's threading and objects must be among the campaign's: else the sweep would silently not run."""
+    sweep = settings.get("sweep") or {}
+    for key in ("threading", "objects"):
+        for i, value in enumerate(sweep.get(key, [])):
+            if value not in settings[key]:
+                raise UserError(f"{path}: key sweep.{key}[{i}]: value {value!r} is not in the campaign's {key} "
+                                f"{settings[key]}")
 
 
 def _check_soak(path: Path, settings: dict[str, Any]) -> None:
