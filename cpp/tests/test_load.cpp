@@ -1,5 +1,6 @@
 // The load fields of `run`: their validation, the shared-server run sequence (no reset, barriers on the
 // group's sums), and the fixed-rate loop (samples from the intended send time, deadline misses).
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -119,11 +120,30 @@ void paced_loop_times_from_intended_send() {
   CHECK(monotonic_ns() - t0 < 50'000'000);
 }
 
+// A paced wait sets its thread's timer slack to 1 ns (pacing.hpp says why); a thread that never waits keeps its own.
+void paced_wait_sets_a_precise_timer_slack() {
+  long before = -1, after = -1, other = -1;
+  std::thread([&] {
+    prctl(PR_SET_TIMERSLACK, 50'000UL, 0UL, 0UL, 0UL);
+    before = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    wait_until(monotonic_ns() + 100'000);
+    after = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+  }).join();
+  std::thread([&] {
+    prctl(PR_SET_TIMERSLACK, 50'000UL, 0UL, 0UL, 0UL);
+    other = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+  }).join();
+  CHECK(before == 50'000);
+  CHECK(after == 1);
+  CHECK(other == 50'000);
+}
+
 }  // namespace
 
 int main() {
   load_spec_validation();
   shared_sequence();
   paced_loop_times_from_intended_send();
+  paced_wait_sets_a_precise_timer_slack();
   return orbench_test::finish("test_load");
 }

@@ -90,6 +90,7 @@ connect_timeout_s = 3
     assert key_body not in text
 
 
+@pytest.mark.slow  # half a minute: two ansible-playbook runs over SSH
 def test_prepare_then_nothing_to_change_then_targets_on_the_host(lab, tmp_path):
     require_targets("c-socket", "java-socket")
     inv = write_inventory(lab, tmp_path, tmp_path / "remote")

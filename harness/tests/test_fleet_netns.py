@@ -39,6 +39,7 @@ def inventory_ini(lab: Lab, workdir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # half a minute: a campaign over three namespace hosts, one of them down
 def test_groups_of_an_inventory_and_a_down_host(fleet, tmp_path, write_campaign, results_root):
     require_targets("c-socket", "java-socket")
     workdir = tmp_path / "remote"

@@ -12,7 +12,7 @@ sys.path.insert(0, str(repo_root() / "harness" / "workers" / "python"))
 
 from orbench_worker.errors import WorkerError  # noqa: E402
 from orbench_worker.histogram import Histogram, bucket_of, highest_in  # noqa: E402
-from orbench_worker.pacing import ArrivalSchedule, SplitMix64  # noqa: E402
+from orbench_worker.pacing import ArrivalSchedule, SplitMix64, thread_slack_path, wait_until  # noqa: E402
 from orbench_worker.payloads import counted_bytes, elements  # noqa: E402
 from orbench_worker.spec import parse_run_spec, take_load_spec  # noqa: E402
 
@@ -20,6 +20,35 @@ from orbench_worker.spec import parse_run_spec, take_load_spec  # noqa: E402
 def test_splitmix64_gives_the_protocols_first_outputs():
     rng = SplitMix64(0)
     assert [rng.next(), rng.next()] == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4]
+
+
+def test_a_paced_wait_sets_a_precise_timer_slack():
+    """Each pacing thread sets its own timer slack to 1 ns (pacing.py says why); another thread keeps its own."""
+    import threading
+    import time
+    seen: dict[str, str] = {}
+
+    def slack() -> str:
+        with open(thread_slack_path()) as f:
+            return f.read().strip()
+
+    def paced() -> None:
+        with open(thread_slack_path(), "w") as f:
+            f.write("50000")
+        seen["before"] = slack()
+        wait_until(time.monotonic_ns() + 100_000)
+        seen["after"] = slack()
+
+    def idle() -> None:
+        with open(thread_slack_path(), "w") as f:
+            f.write("50000")
+        seen["other"] = slack()
+
+    for work in (paced, idle):
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+    assert seen == {"before": "50000", "after": "1", "other": "50000"}
 
 
 def test_poisson_gaps_average_the_period():

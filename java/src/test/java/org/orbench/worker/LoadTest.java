@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
+import java.nio.file.Files;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The load fields of {@code run}: validation, and the fixed-rate loop timed from intended send times. */
@@ -106,5 +108,42 @@ class LoadTest {
     assertTrue(above >= 20, "the stall shows in every call due during it: " + above);
     assertEquals(above, span.deadlineMisses(), "a miss is a sample above one period");
     assertTrue(span.lastSendNs() > span.firstSendNs());
+  }
+
+  /** A paced wait sets its thread's timer slack to 1 ns (Pacing says why); another thread keeps its own. */
+  @Test
+  void aPacedWaitSetsAPreciseTimerSlack() throws Exception {
+    AtomicReference<String> before = new AtomicReference<>();
+    AtomicReference<String> after = new AtomicReference<>();
+    AtomicReference<String> other = new AtomicReference<>();
+    Thread paced =
+        new Thread(
+            () -> {
+              try {
+                Files.writeString(Pacing.threadSlack(), "50000");
+                before.set(Files.readString(Pacing.threadSlack()).trim());
+                Pacing.waitUntil(System.nanoTime() + 100_000);
+                after.set(Files.readString(Pacing.threadSlack()).trim());
+              } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+              }
+            });
+    paced.start();
+    paced.join();
+    Thread idle =
+        new Thread(
+            () -> {
+              try {
+                Files.writeString(Pacing.threadSlack(), "50000");
+                other.set(Files.readString(Pacing.threadSlack()).trim());
+              } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+              }
+            });
+    idle.start();
+    idle.join();
+    assertEquals("50000", before.get());
+    assertEquals("1", after.get());
+    assertEquals("50000", other.get());
   }
 }
