@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "grpc_counters.hpp"
+#include "grpc_shape_replies.hpp"
 
 namespace orbench {
 
@@ -100,10 +101,79 @@ class CallbackBenchService final : public Bench::CallbackService {
   BenchCore& core_;
 };
 
+Unary* finished(Context* context, const grpc::Status& status) {
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+// The Shapes service: each call answered on gRPC's thread, as send and echo are.
+class CallbackShapesService final : public Shapes::CallbackService {
+ public:
+  explicit CallbackShapesService(BenchCore& core) : replies_(core) {}
+
+  Unary* out_octets(Context* c, const OutOctetsRequest* q, Octets* r) override { return made<P::octets>(c, q, r); }
+  Unary* out_records(Context* c, const OutRecordsRequest* q, Records* r) override { return made<P::records>(c, q, r); }
+  Unary* out_longs(Context* c, const OutLongsRequest* q, Longs* r) override { return made<P::longs>(c, q, r); }
+  Unary* out_doubles(Context* c, const OutDoublesRequest* q, Doubles* r) override { return made<P::doubles>(c, q, r); }
+  Unary* out_strings(Context* c, const OutStringsRequest* q, Strings* r) override { return made<P::strings>(c, q, r); }
+  Unary* return_octets(Context* c, const ReturnOctetsRequest* q, Octets* r) override {
+    return made<P::octets>(c, q, r);
+  }
+  Unary* return_records(Context* c, const ReturnRecordsRequest* q, Records* r) override {
+    return made<P::records>(c, q, r);
+  }
+  Unary* return_longs(Context* c, const ReturnLongsRequest* q, Longs* r) override { return made<P::longs>(c, q, r); }
+  Unary* return_doubles(Context* c, const ReturnDoublesRequest* q, Doubles* r) override {
+    return made<P::doubles>(c, q, r);
+  }
+  Unary* return_strings(Context* c, const ReturnStringsRequest* q, Strings* r) override {
+    return made<P::strings>(c, q, r);
+  }
+  Unary* inout_octets(Context* c, const Octets* m, Octets* r) override {
+    return finished(c, replies_.inout<P::octets>(*m, r));
+  }
+  Unary* inout_records(Context* c, const Records* m, Records* r) override {
+    return finished(c, replies_.inout<P::records>(*m, r));
+  }
+  Unary* inout_longs(Context* c, const Longs* m, Longs* r) override {
+    return finished(c, replies_.inout<P::longs>(*m, r));
+  }
+  Unary* inout_doubles(Context* c, const Doubles* m, Doubles* r) override {
+    return finished(c, replies_.inout<P::doubles>(*m, r));
+  }
+  Unary* inout_strings(Context* c, const Strings* m, Strings* r) override {
+    return finished(c, replies_.inout<P::strings>(*m, r));
+  }
+  Unary* raise_octets(Context* c, const Octets* m, Empty*) override { return finished(c, replies_.refuse<P::octets>(*m)); }
+  Unary* raise_records(Context* c, const Records* m, Empty*) override {
+    return finished(c, replies_.refuse<P::records>(*m));
+  }
+  Unary* raise_longs(Context* c, const Longs* m, Empty*) override { return finished(c, replies_.refuse<P::longs>(*m)); }
+  Unary* raise_doubles(Context* c, const Doubles* m, Empty*) override {
+    return finished(c, replies_.refuse<P::doubles>(*m));
+  }
+  Unary* raise_strings(Context* c, const Strings* m, Empty*) override {
+    return finished(c, replies_.refuse<P::strings>(*m));
+  }
+
+ private:
+  template <PayloadType T, typename Request, typename Message>
+  Unary* made(Context* context, const Request* request, Message* reply) {
+    return finished(context, replies_.made<T>(request->count(), reply));
+  }
+
+  ShapeReplies replies_;
+};
+
 }  // namespace
 
 std::unique_ptr<grpc::Service> callback_bench_service(BenchCore& core) {
   return std::make_unique<CallbackBenchService>(core);
+}
+
+std::unique_ptr<grpc::Service> callback_shapes_service(BenchCore& core) {
+  return std::make_unique<CallbackShapesService>(core);
 }
 
 }  // namespace orbench

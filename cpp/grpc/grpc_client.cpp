@@ -3,14 +3,16 @@
 // and Ice"): one stream per payload type and calling thread (a ClientWriter takes one writer at a time), opened
 // by the first oneway run of that type on that thread and kept open until the connection is replaced or the
 // client quits; a timed call is one Write(), which returns when gRPC has taken the message (flow control
-// permitting). Every thread shares the one channel and stub.
+// permitting). Every thread shares the one channel and stub. The invocation shapes, on the Shapes service of
+// the same channel, are in grpc_shapes.hpp.
 #include <google/protobuf/util/message_differencer.h>
 
 #include "endpoint_url.hpp"
 #include "grpc_errors.hpp"
+#include "grpc_payloads.hpp"
+#include "grpc_shapes.hpp"
 #include "idl_client.hpp"
 #include "orbench.grpc.pb.h"
-#include "payload_values.hpp"
 
 namespace orbench {
 
@@ -30,6 +32,7 @@ struct GrpcBinding {
   using Streams = std::tuple<std::unique_ptr<PushStream<Octets>>, std::unique_ptr<PushStream<Records>>,
                              std::unique_ptr<PushStream<Longs>>, std::unique_ptr<PushStream<Doubles>>,
                              std::unique_ptr<PushStream<Strings>>>;
+  std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<Bench::Stub> stub;
   std::vector<Streams> streams = std::vector<Streams>(kMaxThreads);  // each thread's, so none is resized while used
 
@@ -41,13 +44,14 @@ struct GrpcBinding {
     refuse_connect_options(options, "gRPC");
     const UrlEndpoint at = parse_endpoint_url("grpc", endpoint);
     disconnect();
-    stub = Bench::NewStub(grpc::CreateChannel(host_port(at.host, at.port), grpc::InsecureChannelCredentials()));
+    channel = grpc::CreateChannel(host_port(at.host, at.port), grpc::InsecureChannelCredentials());
+    stub = Bench::NewStub(channel);
   }
   void disconnect() {
     for (Streams& each : streams) {
       std::apply([](auto&... stream) { ((stream ? (stream->close(), stream.reset()) : void()), ...); }, each);
     }
-    stub.reset();
+    stub.reset(), shapes_stub.reset(), channel.reset();
   }
   bool connected() const { return stub != nullptr; }
   Ref target(Mode, size_t) const { return stub.get(); }
@@ -74,12 +78,7 @@ struct GrpcBinding {
 
   template <PayloadType T, class M>
   static void fill(M& message, uint64_t count) {
-    message.clear_items();
-    for (uint64_t i = 0; i < count; ++i) {
-      if constexpr (T == PayloadType::octets) message.mutable_items()->push_back(static_cast<char>(payload::octet(i)));
-      else if constexpr (T != PayloadType::records) message.add_items(payload::element<T>(i));
-      else payload::set_record(*message.add_items(), i);
-    }
+    fill_message<T>(message, count);
   }
   template <PayloadType T, class M>
   static bool same(const M& reply, const M& request) {
@@ -120,6 +119,21 @@ struct GrpcBinding {
   }
   template <class Body>
   static auto guarded(const char*, Body&& body) { return body(); }  // errors are statuses, checked call by call
+
+  // Invocation shapes (grpc_shapes.hpp), on the Shapes service of the same channel: no remote call until the
+  // first shaped one (a server without that service answers it UNIMPLEMENTED).
+  static std::vector<std::string> shapes() { return GrpcShapes::kinds(); }
+  void use_shape(const ShapeSpec& shape) {
+    if (!shape.is_in() && !shapes_stub) shapes_stub = Shapes::NewStub(channel);
+  }
+  template <PayloadType T, class M>
+  TimedSpan shaped_calls(const ShapeSpec& shape, Mode mode, const M& payload, int64_t* samples_ns, uint64_t calls) {
+    return shapes_.calls<T>(*stub, *shapes_stub, shape, mode, payload, samples_ns, calls,
+                            [](const M& reply, const M& request) { return same<T>(reply, request); });
+  }
+  nlohmann::ordered_json shape_answer() const { return shapes_.answer(); }
+  std::unique_ptr<Shapes::Stub> shapes_stub;
+  GrpcShapes shapes_;
 };
 
 }  // namespace orbench

@@ -4,7 +4,8 @@
 // in one call does not stop the others. A push stream (an IDL oneway, PROTOCOL.md "gRPC and Ice") holds one
 // thread while it is open. Threading (harness/targets/grpc-cpp.toml): --max-threads N caps that pool
 // (ResourceQuota::SetMaxThreads); --api callback serves the same service on the callback API instead
-// (grpc_callback_service.hpp).
+// (grpc_callback_service.hpp). Beside Bench it serves Shapes (the invocation shapes out, return, inout and
+// exception, PROTOCOL.md "gRPC and Ice"), on the same API; both share what a shape does (grpc_shape_replies.hpp).
 #include <chrono>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "endpoint_url.hpp"
 #include "grpc_callback_service.hpp"
 #include "grpc_counters.hpp"
+#include "grpc_shape_replies.hpp"
 #include "orbench.grpc.pb.h"
 #include "server_kit.hpp"
 
@@ -85,6 +87,54 @@ class BenchService final : public Bench::Service {
   BenchCore& core_;
 };
 
+class ShapesService final : public Shapes::Service {
+ public:
+  explicit ShapesService(BenchCore& core) : replies_(core) {}
+
+  Status out_octets(ServerContext*, const OutOctetsRequest* q, Octets* r) override { return made<P::octets>(q, r); }
+  Status out_records(ServerContext*, const OutRecordsRequest* q, Records* r) override { return made<P::records>(q, r); }
+  Status out_longs(ServerContext*, const OutLongsRequest* q, Longs* r) override { return made<P::longs>(q, r); }
+  Status out_doubles(ServerContext*, const OutDoublesRequest* q, Doubles* r) override { return made<P::doubles>(q, r); }
+  Status out_strings(ServerContext*, const OutStringsRequest* q, Strings* r) override { return made<P::strings>(q, r); }
+  Status return_octets(ServerContext*, const ReturnOctetsRequest* q, Octets* r) override {
+    return made<P::octets>(q, r);
+  }
+  Status return_records(ServerContext*, const ReturnRecordsRequest* q, Records* r) override {
+    return made<P::records>(q, r);
+  }
+  Status return_longs(ServerContext*, const ReturnLongsRequest* q, Longs* r) override { return made<P::longs>(q, r); }
+  Status return_doubles(ServerContext*, const ReturnDoublesRequest* q, Doubles* r) override {
+    return made<P::doubles>(q, r);
+  }
+  Status return_strings(ServerContext*, const ReturnStringsRequest* q, Strings* r) override {
+    return made<P::strings>(q, r);
+  }
+  Status inout_octets(ServerContext*, const Octets* m, Octets* r) override { return replies_.inout<P::octets>(*m, r); }
+  Status inout_records(ServerContext*, const Records* m, Records* r) override {
+    return replies_.inout<P::records>(*m, r);
+  }
+  Status inout_longs(ServerContext*, const Longs* m, Longs* r) override { return replies_.inout<P::longs>(*m, r); }
+  Status inout_doubles(ServerContext*, const Doubles* m, Doubles* r) override {
+    return replies_.inout<P::doubles>(*m, r);
+  }
+  Status inout_strings(ServerContext*, const Strings* m, Strings* r) override {
+    return replies_.inout<P::strings>(*m, r);
+  }
+  Status raise_octets(ServerContext*, const Octets* m, Empty*) override { return replies_.refuse<P::octets>(*m); }
+  Status raise_records(ServerContext*, const Records* m, Empty*) override { return replies_.refuse<P::records>(*m); }
+  Status raise_longs(ServerContext*, const Longs* m, Empty*) override { return replies_.refuse<P::longs>(*m); }
+  Status raise_doubles(ServerContext*, const Doubles* m, Empty*) override { return replies_.refuse<P::doubles>(*m); }
+  Status raise_strings(ServerContext*, const Strings* m, Empty*) override { return replies_.refuse<P::strings>(*m); }
+
+ private:
+  template <PayloadType T, typename Request, typename Message>
+  Status made(const Request* request, Message* reply) {
+    return replies_.made<T>(request->count(), reply);
+  }
+
+  ShapeReplies replies_;
+};
+
 class GrpcServer {
  public:
   static ServerSpec spec() {
@@ -105,11 +155,13 @@ class GrpcServer {
       throw std::invalid_argument("--max-threads caps the synchronous server's threads; --api callback has none");
     }
     service_ = callback ? callback_bench_service(core) : std::make_unique<BenchService>(core);
+    shapes_ = callback ? callback_shapes_service(core) : std::make_unique<ShapesService>(core);
 
     grpc::ServerBuilder builder;
     const std::string address = host_port(config.host, config.port);
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(service_.get());
+    builder.RegisterService(shapes_.get());
     if (max_threads > 0) {
       grpc::ResourceQuota quota("orbench-server");
       quota.SetMaxThreads(static_cast<int>(max_threads));
@@ -131,6 +183,7 @@ class GrpcServer {
   std::string host_;
   int port_ = 0;
   std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<grpc::Service> shapes_;
   std::unique_ptr<grpc::Server> server_;
 };
 

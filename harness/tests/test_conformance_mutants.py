@@ -73,6 +73,13 @@ SHAPES_DESCRIPTOR = OMNIORB_DESCRIPTOR.replace("objects = true", 'shapes = ["in"
 # The same with Ice's C++ workers, whose shapes come from the translated Slice (the same faults).
 ICE_SHAPES_DESCRIPTOR = (SHAPES_DESCRIPTOR.replace("omniorb", "ice").replace('"omniORB ', '"Ice C++ ')
                          .replace('family = "corba"', 'family = "ice"').replace('name = "ice"', 'name = "ice-cpp"'))
+# And with gRPC's C++ workers, whose shapes come from the translated proto (the exception is a status).
+GRPC_SHAPES_DESCRIPTOR = (SHAPES_DESCRIPTOR.replace("omniorb", "grpc").replace('"omniORB ', '"gRPC C++ ')
+                          .replace('family = "corba"', 'family = "grpc"').replace('name = "grpc"', 'name = "grpc-cpp"'))
+# Its server on the callback API (--api callback), whose Shapes service is a second implementation.
+GRPC_CALLBACK_SHAPES_DESCRIPTOR = GRPC_SHAPES_DESCRIPTOR.replace('"--port", "{{port}}"]',
+                                                                 '"--port", "{{port}}", "--api", "callback"]')
+assert GRPC_CALLBACK_SHAPES_DESCRIPTOR != GRPC_SHAPES_DESCRIPTOR
 
 THREADS_RUN = (f"threads: {{}} run of {scale_checks.THREADS} threads x {scale_checks.THREAD_CALLS} calls, "
                "every call made and counted")
@@ -81,10 +88,12 @@ OBJECTS_CHECK = "objects: every object called, in the order asked (objects_calle
 
 
 def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dict[str, bool], str]:
-    require_targets(target.removesuffix("-shapes"))
+    real = target.removesuffix("-shapes").removesuffix("-callback")
+    require_targets(real)
     template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR,
-                "ice-cpp-shapes": ICE_SHAPES_DESCRIPTOR}[target]
-    path = tmp_path / f"{target.removesuffix('-shapes')}.toml"
+                "ice-cpp-shapes": ICE_SHAPES_DESCRIPTOR, "grpc-cpp-shapes": GRPC_SHAPES_DESCRIPTOR,
+                "grpc-cpp-callback-shapes": GRPC_CALLBACK_SHAPES_DESCRIPTOR}[target]
+    path = tmp_path / f"{real}.toml"
     # The threads steps only where a mutation is about threads: test_contract runs them for the real c-socket.
     threads = "true" if mutation.startswith("threads") else "false"
     path.write_text(template.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads=threads))
@@ -221,19 +230,27 @@ SHAPE_REJECTED = {
 }
 
 
-@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes"])
+@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes", "grpc-cpp-shapes", "grpc-cpp-callback-shapes"])
 def test_the_shapes_wrapper_alone_passes(target, tmp_path):
     results, report = check_mutant("none", tmp_path, target)
     assert all(results.values()), report
     assert any(name.startswith("shape ami-8") for name in results), report
 
 
-@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes"])
+@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes", "grpc-cpp-shapes"])
 @pytest.mark.parametrize("mutation", sorted(SHAPE_REJECTED))
 def test_check_target_rejects_a_wrong_shape(mutation, target, tmp_path):
     """A server whose inout returns the input unchanged, one that never raises, a client that loses AMI
     replies: each claims the shape and gets it wrong, and check-target says where."""
     results, report = check_mutant(mutation, tmp_path, target)
+    failed = {name for name, passed in results.items() if not passed}
+    assert failed == SHAPE_REJECTED[mutation], report
+
+
+@pytest.mark.parametrize("mutation", ["inout_unchanged", "no_raise"])
+def test_check_target_rejects_a_wrong_shape_of_the_grpc_callback_server(mutation, tmp_path):
+    """The server's faults in gRPC's callback Shapes service (--api callback), its second implementation."""
+    results, report = check_mutant(mutation, tmp_path, "grpc-cpp-callback-shapes")
     failed = {name for name, passed in results.items() if not passed}
     assert failed == SHAPE_REJECTED[mutation], report
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from orbench.idl import IdlError, parse, to_proto, to_slice
+from orbench.idl import IdlError, get_emitter, parse, to_proto, to_slice
 from orbench.idl.__main__ import main
 from orbench.idl.model import Basic, Interface, Ref, Sequence, Struct, Typedef, UserException
 from orbench.paths import repo_root
@@ -61,7 +61,7 @@ def test_the_shapes_are_read_only_for_a_language_with_out_parameters():
 
 
 def test_proto_maps_every_operation_and_type():
-    proto = to_proto(module(), "org.example")
+    proto = to_proto(shapes_module(), "org.example")
     for line in ("rpc push(stream Octets) returns (Empty);",       # IDL oneway: a client stream
                  "rpc push_strings(stream Strings) returns (Empty);",
                  "rpc send_records(Records) returns (Empty);",      # void: Empty
@@ -79,7 +79,70 @@ def test_proto_maps_every_operation_and_type():
                  "sfixed32 flags = 3;", "fixed32 kind = 4;",        # short and octet widened
                  'option java_package = "org.example";'):
         assert line in proto, line
-    assert proto.count("rpc ") == 20
+    assert proto.count("rpc ") == 20 + 20
+
+
+def test_proto_maps_the_shapes_to_a_service_of_their_own():
+    proto = to_proto(shapes_module())
+    for line in ("service Shapes {",
+                 "message OutRecordsRequest {", "  fixed32 count = 1;",   # the count in, the payload out
+                 "  rpc out_records(OutRecordsRequest) returns (Records);",
+                 "  rpc return_octets(ReturnOctetsRequest) returns (Octets);",
+                 "  rpc inout_longs(Longs) returns (Longs);",           # inout: in the request and the reply
+                 "  rpc raise_strings(Strings) returns (Empty);",       # Refused: a status, no message
+                 "// with status FAILED_PRECONDITION and the message \"Refused count=<count>\"."):
+        assert line in proto.splitlines(), line
+    assert "message Refused" not in proto and "wstring" not in proto and "dsi_reference" not in proto
+    shapes = proto[proto.index("service Shapes {"):]
+    assert "echo_octets" not in shapes and shapes.count("rpc ") == 20  # the Bench operations stay in Bench
+
+
+def test_the_shapes_leave_the_bench_service_of_the_proto_as_it_was():
+    """Bench's messages and service come first, word for word those of the IDL without the shapes, so gRPC's
+    `in` numbers stay comparable with those measured before the shapes were translated."""
+    bench_only = to_proto(module(), "org.example")
+    assert "Shapes" not in bench_only
+    assert to_proto(shapes_module(), "org.example").startswith(bench_only)
+
+
+def test_the_translator_gives_the_shapes_to_proto_and_slice_not_thrift(tmp_path):
+    assert not get_emitter("proto").in_only and not get_emitter("slice").in_only and get_emitter("thrift").in_only
+    for emitter in ("proto", "thrift"):
+        assert main([emitter, str(IDL), str(tmp_path / emitter)]) == 0
+    assert "service Shapes" in (tmp_path / "proto").read_text()
+    thrift = (tmp_path / "thrift").read_text()
+    assert "Shapes" not in thrift and "Refused" not in thrift and "raise_" not in thrift
+
+
+@pytest.mark.parametrize("text, lines", [
+    # A basic out parameter and a result: a reply message of both, the result first.
+    ("module m { interface I { long f(in long a, out double b); }; };",
+     ["message FRequest {", "  sfixed32 a = 1;", "message FReply {", "  sfixed32 result = 1;", "  double b = 2;",
+      "  rpc f(FRequest) returns (FReply);"]),
+    # inout of a basic type: in the request and in the reply; an out-only operation takes Empty.
+    ("module m { interface I { void g(inout long x); void h(out long y); }; };",
+     ["  rpc g(GRequest) returns (GReply);", "  sfixed32 x = 1;", "  rpc h(Empty) returns (HReply);"]),
+    # An exception of two fields: its name and its fields in the status message.
+    ("module m { exception E { long a; string b; }; interface I { void f() raises (E); }; };",
+     ['// with status FAILED_PRECONDITION and the message "E a=<a> b=<b>".',
+      "  // raises E: status FAILED_PRECONDITION (gRPC has no user exceptions)."]),
+    # A derived interface: its own operations only.
+    ("module m { interface A { void f(); }; interface B : A { void g(); }; };",
+     ["service B {", "  rpc g(Empty) returns (Empty);"]),
+])
+def test_proto_maps_out_inout_exceptions_and_bases(text, lines):
+    proto = to_proto(parse(text, "p.idl", in_only=False)).splitlines()
+    for line in lines:
+        assert line in proto, line
+    if "interface B" in text:
+        service_b = proto[proto.index("service B {"):]
+        assert "  rpc f(Empty) returns (Empty);" not in service_b
+
+
+def test_proto_refuses_an_out_parameter_whose_reply_name_is_taken():
+    text = "module m {\n struct FReply { long a; };\n interface I {\n  void f(out long x);\n };\n};\n"
+    with pytest.raises(IdlError, match=r"^q.idl:4: proto message name 'FReply' is used twice"):
+        to_proto(parse(text, "q.idl", in_only=False))
 
 
 def test_slice_maps_every_operation_and_type():
@@ -182,10 +245,14 @@ def test_cli_runs_with_the_system_python_and_no_venv(tmp_path):
 
 @pytest.mark.skipif(shutil.which("protoc") is None, reason="protoc not installed (make deps installs it)")
 def test_protoc_compiles_the_proto(tmp_path):
-    (tmp_path / "orbench.proto").write_text(to_proto(module(), "org.example"))
-    subprocess.run(["protoc", f"-I{tmp_path}", f"--cpp_out={tmp_path}", f"--java_out={tmp_path}",
+    (tmp_path / "orbench.proto").write_text(to_proto(shapes_module(), "org.example"))
+    plugin = shutil.which("grpc_cpp_plugin")
+    grpc = [f"--plugin=protoc-gen-grpc={plugin}", f"--grpc_out={tmp_path}"] if plugin else []
+    subprocess.run(["protoc", f"-I{tmp_path}", f"--cpp_out={tmp_path}", f"--java_out={tmp_path}", *grpc,
                     str(tmp_path / "orbench.proto")], check=True, capture_output=True)
     assert (tmp_path / "orbench.pb.h").exists()
+    if plugin:
+        assert "class Shapes final" in (tmp_path / "orbench.grpc.pb.h").read_text()
 
 
 @pytest.mark.skipif(shutil.which("slice2cpp") is None, reason="slice2cpp not installed (make deps installs it)")

@@ -4,7 +4,7 @@ Anything else is refused with the file and line, never skipped.
 
 Preprocessor lines (#ifndef, #define, #endif, #include) are dropped: the file is read as one translation unit,
 with ORBENCH_TRANSLATED defined: a block `#ifndef ORBENCH_TRANSLATED` .. `#endif` (what only the CORBA ORBs
-compile: wstring, the DSI) is left out whole. A parse for a language with `in` parameters only (`in_only`: proto3,
+compile: wstring, the DSI) is left out whole. A parse for a language with `in` parameters only (`in_only`:
 Thrift) also defines ORBENCH_IN_ONLY, whose block holds the invocation shapes (out and inout parameters, user
 exceptions), and refuses those constructs should they appear outside it.
 """

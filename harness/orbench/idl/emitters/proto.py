@@ -9,7 +9,16 @@
   a message `<Operation>Request` of its parameters (none: `Empty`); it returns its result's message, `Empty`
   for void, or `<Operation>Reply { result = 1 }` for a basic type;
 - a `oneway` operation is a client-streaming call, `rpc op(stream Request) returns (Empty)`: gRPC has no
-  oneway, and the workers send one stream message per call (PROTOCOL.md says what that changes).
+  oneway, and the workers send one stream message per call (PROTOCOL.md says what that changes);
+- parameters: `in` and `inout` ones travel in the request, `out` and `inout` ones and the result in the reply
+  (one value that is a struct or a sequence typedef: its own message, as above; else `<Operation>Reply` with
+  `result` first, then those parameters by name): so an inout payload goes in the request and comes back in
+  the reply;
+- an interface's base: proto has no service inheritance, so a derived interface is a service of its own
+  operations only, served beside its base's service (a client calls the base's operations on the base's);
+- a user exception has no proto form (gRPC has no typed errors): an operation that raises it fails with status
+  FAILED_PRECONDITION whose message is the exception's name and its fields as `name=value`, space-separated
+  (`Refused count=4`); the proto says so in a comment.
 """
 
 from __future__ import annotations
@@ -17,7 +26,19 @@ from __future__ import annotations
 import argparse
 
 from orbench.idl.emitter import Emitter, register
-from orbench.idl.model import Basic, Module, Operation, Ref, Sequence, Struct, Type, Typedef, resolved
+from orbench.idl.model import (
+    Basic,
+    Interface,
+    Module,
+    Operation,
+    Ref,
+    Sequence,
+    Struct,
+    Type,
+    Typedef,
+    UserException,
+    resolved,
+)
 from orbench.idl.parser import IdlError
 
 SCALARS = {
@@ -34,6 +55,8 @@ SCALARS = {
     "string": "string",
 }
 EMPTY = "Empty"
+# The status a raising operation fails with (a user exception's nearest gRPC equivalent).
+RAISED_STATUS = "FAILED_PRECONDITION"
 
 
 def camel(name: str) -> str:
@@ -62,7 +85,9 @@ class ProtoEmitter:
             elif isinstance(d, Typedef) and isinstance(d.type, Sequence):
                 self.message(d.name, [(self.sequence_field(d.type), "items")], f"typedef {_idl(d.type)} {d.name}")
         for d in m.definitions:
-            if not isinstance(d, (Struct, Typedef)):
+            if isinstance(d, UserException):
+                self.exception(d)
+            elif isinstance(d, Interface):
                 self.service(d)
         return "\n".join(self.lines).rstrip() + "\n"
 
@@ -110,37 +135,56 @@ class ProtoEmitter:
         return None
 
     def request(self, op: Operation) -> str:
-        if not op.params:
+        params = [p for p in op.params if p.direction != "out"]
+        if not params:
             return EMPTY
-        if len(op.params) == 1:
-            own = self.message_of(op.params[0].type)
+        if len(params) == 1:
+            own = self.message_of(params[0].type)
             if own is not None:
                 return own
         name = f"{camel(op.name)}Request"
-        self.message(name, [(self.field_type(p.type, op.line), p.name) for p in op.params],
+        self.message(name, [(self.field_type(p.type, op.line), p.name) for p in params],
                      f"the arguments of {op.name}", op.line)
         return name
 
     def reply(self, op: Operation) -> str:
-        if op.result is None:
+        values = ([] if op.result is None else [(op.result, "result")]) + \
+            [(p.type, p.name) for p in op.params if p.direction != "in"]
+        if not values:
             return EMPTY
-        own = self.message_of(op.result)
-        if own is not None:
-            return own
+        if len(values) == 1:
+            own = self.message_of(values[0][0])
+            if own is not None:
+                return own
         name = f"{camel(op.name)}Reply"
-        self.message(name, [(self.field_type(op.result, op.line), "result")], f"the result of {op.name}", op.line)
+        what = "result" if values == [(op.result, "result")] else "reply"
+        self.message(name, [(self.field_type(t, op.line), n) for t, n in values], f"the {what} of {op.name}", op.line)
         return name
 
-    def service(self, interface) -> None:
+    def exception(self, e: UserException) -> None:
+        fields = "".join(f" {f.name}=<{f.name}>" for f in e.fields)
+        self.lines += [f"// exception {e.name}: gRPC has no user exceptions; an operation that raises it fails",
+                       f"// with status {RAISED_STATUS} and the message \"{e.name}{fields}\".", ""]
+
+    def service(self, interface: Interface) -> None:
         rpcs = []
         for op in interface.operations:
             request, reply = self.request(op), self.reply(op)
             if op.oneway:
                 rpcs.append("  // IDL oneway: one stream message per call (gRPC has no oneway).")
                 rpcs.append(f"  rpc {op.name}(stream {request}) returns ({reply});")
-            else:
-                rpcs.append(f"  rpc {op.name}({request}) returns ({reply});")
-        self.lines += [f"// interface {interface.name}", f"service {interface.name} {{", *rpcs, "}", ""]
+                continue
+            if any(p.direction == "inout" for p in op.params):
+                rpcs.append("  // IDL inout: the payload goes in the request and comes back in the reply.")
+            if op.raises:
+                names = ", ".join(e.name for e in op.raises)
+                rpcs.append(f"  // raises {names}: status {RAISED_STATUS} (gRPC has no user exceptions).")
+            rpcs.append(f"  rpc {op.name}({request}) returns ({reply});")
+        head = [f"// interface {interface.name}"]
+        if interface.base is not None:
+            head = [f"// interface {interface.name} : {interface.base.name}: its own operations here, those of "
+                    f"{interface.base.name} in service", f"// {interface.base.name} (proto has no service inheritance)."]
+        self.lines += [*head, f"service {interface.name} {{", *rpcs, "}", ""]
 
 
 def _idl(t: Type) -> str:
@@ -159,4 +203,5 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--java-package", help="option java_package (and java_multiple_files)")
 
 
-register(Emitter("proto", "proto3 (gRPC)", lambda module, args: to_proto(module, args.java_package), _arguments))
+register(Emitter("proto", "proto3 (gRPC)", lambda module, args: to_proto(module, args.java_package), _arguments,
+                 in_only=False))
