@@ -106,6 +106,19 @@ def test_the_headline_has_a_row_per_language_of_the_registry_in_its_order():
     assert rows["python"] == "Python middleware − Python sockets" and rows["c++"] == "C++ middleware − C sockets"
 
 
+def test_the_shapes_legend_names_the_targets_of_every_panel():
+    """A target drawn only on the first panels (Ice and gRPC have no wstring panel) is in the legend too."""
+    import matplotlib.pyplot as plt
+    from orbench_plots.section_shapes import legend_handles
+
+    fig, axes = plt.subplots(1, 2)
+    axes[0].plot([1], [1], label="ice-cpp")
+    axes[0].plot([1], [1], label="omniorb")
+    axes[1].plot([1], [1], label="omniorb")
+    assert list(legend_handles(axes)) == ["ice-cpp", "omniorb"]
+    plt.close(fig)
+
+
 def test_a_run_with_shapes_gets_the_shapes_figure_and_table(tmp_path):
     """The fixture's omniORB trials listed again as the shape `out` (the same samples files): each shape cost is
     exactly 1 (the same p50s, trial by trial), and the report has the "Invocation shapes" section, its figure a

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -39,6 +40,15 @@ def _slices(costs: tuple[ShapeCost, ...]) -> dict[str, list[ShapeCost]]:
     return out
 
 
+def legend_handles(axes: Any) -> dict[str, Any]:
+    """Every target drawn on any panel, by name: the last panel (often wstring's, of fewer targets) lacks some."""
+    out: dict[str, Any] = {}
+    for ax in axes:
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            out.setdefault(name, handle)
+    return dict(sorted(out.items()))
+
+
 def make_figures(summary: RunSummary, out_dir: Path) -> list[Figure]:
     figures = []
     for slug, costs in sorted(_slices(summary.shape_costs).items()):
@@ -65,7 +75,8 @@ def make_figures(summary: RunSummary, out_dir: Path) -> list[Figure]:
             ax.set_title(f"{size} B" + ("" if ptype == "octets" else f" {ptype}"), fontsize=9)
             ax.grid(axis="y", which="both", alpha=0.3)
         axes[0][0].set_ylabel("p50 of the shape / p50 of the in call")
-        axes[0][-1].legend(fontsize=8)
+        handles = legend_handles(axes[0])
+        axes[0][-1].legend(list(handles.values()), list(handles), fontsize=8)
         label = costs[0].point.label_of("host_pair", "placement", "options", "mode")
         figures.append(saved(fig, out_dir / f"{SHAPES_PREFIX}{slug}.png", f"Invocation shapes, {label}",
                              "Each shape's p50 over the same ORB's in call at the same payload (1: as costly; log "
