@@ -7,6 +7,12 @@ builds on (a baseline) is suspect, not the middleware that looks fast or slow ag
 - A C socket baseline is no slower than another language's (Java, Python) at the same point: C's p50 interval
   entirely above the other baseline's p50 says the same of the C baseline.
 
+Both hold for one client's closed loop, where a call's latency is the work on its path. Under load (several
+clients, a rate, a sweep step) it is mostly the wait in the server's queue, which each server's threading model
+sets: in a scale run, omniORB with a pool of 4 threads served 64 client threads with a p50 959 us below the C
+baseline's, whose thread per connection ran 64 threads on one CPU. There the invariants say nothing about a
+baseline's work, and are not checked.
+
 Each warning names a cause from the oneway receivers' throughput and the anatomy counters of both points
 (anatomy/), or says it is unexplained. Two causes, both measured at split-core on a 2-vCPU VM:
 
@@ -45,7 +51,7 @@ def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
     out = []
     for point, summary in points.items():
         added = summary.orb_added_latency_ns
-        if added is None or added.ci95_high is None or added.ci95_high >= 0:
+        if not point.is_base_load or added is None or added.ci95_high is None or added.ci95_high >= 0:
             continue
         high, low, estimate = added.ci95_high, added.ci95_low or 0.0, added.estimate or 0.0
         cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point)
@@ -59,7 +65,7 @@ def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
 
 def _c_slower_than_other_languages(points: dict[Point, PointSummary]) -> list[RunWarning]:
     sockets = {p: s.p50_ci95_ns for p, s in points.items()
-               if s.kind == SOCKET_KIND and s.p50_ci95_ns is not None and s.p50_ci95_ns.estimate is not None}
+               if p.is_base_load and s.kind == SOCKET_KIND and s.p50_ci95_ns is not None and s.p50_ci95_ns.estimate is not None}
     out = []
     for point, c_p50 in sockets.items():
         if points[point].language not in ("c", "c++"):
