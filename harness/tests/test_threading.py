@@ -31,7 +31,7 @@ class Observation:
     base: int             # threads once the server is ready, no client connected
     connected: int        # with every client connected, before any call
     peak: int             # the most seen while the calls ran
-    names: Counter        # thread names at the peak (comm, 15 characters)
+    names: Counter        # per thread name (comm, 15 characters), the most seen at once
     calls: int
     errors: tuple[str, ...]
 
@@ -87,11 +87,13 @@ def observe(target: str, setting: str, client_target: str, tmp_path: Path, clien
         runners = [threading.Thread(target=run, args=(k,)) for k in range(clients)]
         for r in runners:
             r.start()
+        # Per thread name, the most seen at once: a pool's threads need not peak when the whole process does
+        # (gRPC's event-engine threads come and go beside its sync server's).
         peak, names = 0, Counter()
         while any(r.is_alive() for r in runners):
-            count = thread_count(pid)
-            if count > peak:
-                peak, names = count, thread_names(pid)
+            peak = max(peak, thread_count(pid))
+            for name, n in thread_names(pid).items():
+                names[name] = max(names[name], n)
             time.sleep(SAMPLE_EVERY_S)
         for r in runners:
             r.join()
