@@ -10,9 +10,10 @@ import shutil
 
 import pytest
 from orbench.errors import UserError
+from orbench.hosts.placement import resolve
 from orbench.paths import repo_root
 from orbench.results.store import RunStore
-from orbench.running.fidelity import GOAL_RATIO, run_fidelity, verdict
+from orbench.running.fidelity import GOAL_RATIO, format_result, run_fidelity, verdict
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import require_targets
@@ -95,10 +96,14 @@ def test_verdict_reads_the_interval_against_the_goal():
 
 @pytest.mark.slow  # two placements of one row
 def test_each_placement_is_a_row_of_its_own(tmp_path):
+    """And with awake_cpus, every CPU either placement pins a worker to is kept awake, and the result says so."""
     require_targets("c-socket")
     require_references()
     store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, calls=300, warmup=300,
-                                 root=tmp_path, rows=("c-pingpong",))
+                                 root=tmp_path, rows=("c-pingpong",), awake_cpus=True)
+    pinned = [resolve(p) for p in ("same-core", "split-core")]
+    assert result["awake_cpus"]["cpus"] == sorted(set().union(*(p.cpus("server") | p.cpus("client") for p in pinned)))
+    assert "kept awake" in format_result(result)
     assert result["placements"] == ["same-core", "split-core"]
     assert [(c["reference"], c["placement"]) for c in result["comparisons"]] == [
         ("c-pingpong", "same-core"), ("c-pingpong", "split-core")]

@@ -72,6 +72,7 @@ class Settings:
     # order, pauses, timeouts, what is read around a trial
     order_seed: int | None
     pause_idle_workers: bool
+    awake_cpus: bool
     sync_timeout_ms: int
     stall_timeout_s: float
     anatomy: str
@@ -121,6 +122,7 @@ class Settings:
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
             steady_max_s=_opt_float(d.get("steady_max_s")),
             order_seed=_opt_int(d.get("order_seed")), pause_idle_workers=bool(d["pause_idle_workers"]),
+            awake_cpus=bool(d["awake_cpus"]),
             sync_timeout_ms=int(d["sync_timeout_ms"]), stall_timeout_s=float(d["stall_timeout_s"]),
             anatomy=str(d["anatomy"]), anatomy_trials=str(d["anatomy_trials"]),
             profile=bool(d["profile"]), profile_s=float(d["profile_s"]),

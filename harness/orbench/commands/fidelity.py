@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warmup", type=int, default=20000,
                    help="untimed calls before each (~0.3-0.6 s, like the 400 ms sockperf leaves out; default 20000)")
     p.add_argument("--sockperf-seconds", type=float, default=1.0, help="length of each sockperf run (default 1)")
+    p.add_argument("--awake-cpus", action="store_true",
+                   help="keep the pinned CPUs from halting while both sides run (a SCHED_IDLE busy loop on each, "
+                        "as the campaign key awake_cpus): the floor of a machine tuned for latency")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
 
 
@@ -36,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     rows = tuple(args.rows.split(",")) if args.rows else tuple(ROWS)
     store, result = run_fidelity(sizes, placement=args.placement.split(","), pairs=args.pairs, calls=args.calls,
                                  warmup=args.warmup, sockperf_seconds=args.sockperf_seconds, rows=rows,
+                                 awake_cpus=args.awake_cpus,
                                  root=Path(args.results) if args.results else None)
     for comp in result["comparisons"]:  # each row's campaign run gets its summary.json like any run
         write_summary(RunStore(store.path / comp["run"]))

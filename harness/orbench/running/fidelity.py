@@ -50,11 +50,12 @@ import numpy as np
 
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.hosts.placement import Placement, resolve
+from orbench.hosts.placement import Placement, available_cpus, resolve
 from orbench.hosts.readiness import unavailable_reason
 from orbench.paths import repo_root
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.results.trial import Trial
+from orbench.running.awake import AwakeCPUs
 from orbench.running.runner import Runner
 from orbench.stats.intervals import median_interval
 from orbench.stats.stats import latency_summary, read_samples
@@ -360,11 +361,12 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 20,
                  calls: int = 10000, warmup: int = 20000, sockperf_seconds: float = 1.0, root: Path | None = None,
-                 rows: tuple[str, ...] = tuple(ROWS)) -> tuple[RunStore, dict[str, Any]]:
+                 rows: tuple[str, ...] = tuple(ROWS), awake_cpus: bool = False) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
     results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and one campaign run per row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
-    call also wakes the other CPU, which the plain programs pay too)."""
+    call also wakes the other CPU, which the plain programs pay too). With `awake_cpus` both sides run with the
+    pinned CPUs kept from halting (running/awake.py), as a campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
         resolve(name)
@@ -380,15 +382,22 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
     store = RunStore.create("fidelity", root)
-    comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, calls, warmup, sockperf_seconds,
-                               suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
-                   for pl in placements for name in runnable]
+    awake = AwakeCPUs(set().union(*(_pinned(resolve(pl)) for pl in placements)) if awake_cpus else ())
+    with awake:
+        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, calls, warmup, sockperf_seconds,
+                                   suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
+                       for pl in placements for name in runnable]
     result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
+              **({"awake_cpus": awake.as_dict()} if awake_cpus else {}),
               "calls": calls, "warmup": warmup, "pairs": pairs,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
+
+
+def _pinned(pl: Placement) -> set[int]:
+    return pl.cpus("server") | pl.cpus("client") or set(available_cpus())
 
 
 def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, calls: int,
@@ -451,7 +460,8 @@ def _interval_text(ci: list[float | None] | None) -> str:
 
 
 def format_result(result: dict[str, Any]) -> str:
-    lines = []
+    awake = result.get("awake_cpus")
+    lines = [f"CPUs {', '.join(map(str, awake['cpus']))} kept awake: {awake['how']}", ""] if awake else []
     for comp in result["comparisons"]:
         where = f" ({comp['placement']})" if len(result.get("placements") or []) > 1 else ""
         lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}{where}: {comp['what']}")

@@ -19,7 +19,6 @@ import signal
 import sys
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 from orbench.campaign.spec import Campaign
 from orbench.errors import UserError, WorkerError
 from orbench.hosts.environment import collect_environment
-from orbench.hosts.placement import Placement, resolve_on
+from orbench.hosts.placement import Placement, available_cpus, resolve_on
 from orbench.hosts.readiness import unavailable_reason
 from orbench.hosts.remote import HostSet, PairRuntime
 from orbench.hosts.ssh import HostPair, HostUnreachable
@@ -41,6 +40,7 @@ from orbench.results.soak import SoakRecord, soak_dir_name, soak_records
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.results.trial import GIVEN_UP, Measurement, Trial
 from orbench.running.accounting import PhaseClock, RunClock
+from orbench.running.awake import AwakeCPUs
 from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
@@ -65,6 +65,7 @@ from orbench.running.schedule import (
     steps,
     sweep_last,
     total_group_runs,
+    trial_seed,
 )
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
@@ -240,6 +241,24 @@ class Runner:
         self.broken.update({name: f"unavailable: {why}" for name, why in skipped.items()})
         self.store.write_manifest(self.manifest)
 
+    def _awake_cpus(self) -> AwakeCPUs | None:
+        """The busy loops of awake_cpus (running/awake.py) on every CPU a placement pins a worker to (all of this
+        machine's when unpinned); this machine's only."""
+        if not self.campaign.settings.awake_cpus:
+            return None
+        assert self.hosts is not None
+        cpus: set[int] = set()
+        for pair in self.hosts.alive_pairs():
+            remote = [h.name for h in (pair.server, *pair.clients) if not h.is_local]
+            if remote:
+                raise UserError(f"{self.campaign.path}: awake_cpus keeps this machine's CPUs awake only, and host "
+                                f"pair {pair.label} runs on {remote[0]}: set awake_cpus = false for remote hosts")
+            for name in self.campaign.settings.placements:
+                placement = self._placement(pair, name)
+                pinned = placement.cpus("server") | placement.cpus("client")
+                cpus |= pinned or set(available_cpus())
+        return AwakeCPUs(cpus)
+
     def _placement(self, pair: HostPair, name: str) -> Placement:
         assert self.hosts is not None
         return resolve_on(name, self.hosts.cpus(pair.server), self.hosts.cpus(pair.client))
@@ -269,7 +288,12 @@ class Runner:
         self.progress.start(self.campaign, self.store)
         self._start_manifest()
         status = "failed"
+        awake = self._awake_cpus()
         try:
+            if awake is not None:
+                awake.__enter__()
+                self.manifest["awake_cpus"] = awake.as_dict()
+                self.store.write_manifest(self.manifest)
             seed = self.campaign.settings.order_seed
             assert seed is not None
             if self.planned is not None:
@@ -294,6 +318,8 @@ class Runner:
             status = "interrupted"
             raise
         finally:
+            if awake is not None:
+                awake.stop()
             for lane in self.lanes:
                 lane.stop()
             self.lanes = []
@@ -835,9 +861,3 @@ class Runner:
 def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:
     """N client processes are a group (clients.py); one client, or N threads of one client, a single one."""
     return measure_group if point.clients > 1 and point.clients_as == "processes" else measure_single
-
-
-def trial_seed(launch_seed: int, point: Point, trial: int) -> int:
-    """The seed of a trial's Poisson send times and random object order: fixed by the launch's seed, the point
-    and the trial, so a resumed run draws the same ones, and different for every trial."""
-    return launch_seed * 1_000_003 + zlib.crc32(point.slug.encode()) * 101 + trial

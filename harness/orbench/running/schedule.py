@@ -23,13 +23,14 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from orbench.campaign.spec import Campaign
 from orbench.hosts.ssh import HostPair
-from orbench.results.point import PointGroup
+from orbench.results.point import Point, PointGroup
 from orbench.targets.options import option_label
 
 T = TypeVar("T")
@@ -113,6 +114,12 @@ def _rng(*parts: object) -> random.Random:
 def launch_seed(seed: int, launch: int) -> int:
     """The seed of one process launch's orders, from the run's seed (the manifest records both)."""
     return _rng(seed, "launch", launch).randrange(2**31)
+
+
+def trial_seed(launch_seed: int, point: Point, trial: int) -> int:
+    """The seed of a trial's Poisson send times and random object order: fixed by the launch's seed, the point
+    and the trial, so a resumed run draws the same ones, and different for every trial."""
+    return launch_seed * 1_000_003 + zlib.crc32(point.slug.encode()) * 101 + trial
 
 
 def launch_order(groups: tuple[PointGroup, ...], seed: int) -> tuple[PointGroup, ...]:

@@ -1,0 +1,89 @@
+"""awake_cpus (running/awake.py): a SCHED_IDLE busy loop on each pinned CPU for the whole run, gone when the run
+ends however it ends, and counted as orbench's own work rather than as other work on the machine. Real
+processes, and a real campaign through the runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from statistics import median
+
+from orbench.running.awake import AwakeCPUs
+
+from tests.conftest import require_targets, run_cli
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_one_idle_policy_loop_per_cpu_that_spins_and_ends_with_the_block():
+    cpus = sorted(os.sched_getaffinity(0))
+    with AwakeCPUs(cpus) as awake:
+        pids = [p.pid for p in awake.procs]
+        assert len(pids) == len(cpus)
+        before = [_cpu_ticks(p) for p in pids]
+        time.sleep(0.5)
+        for pid, cpu, ticks in zip(pids, cpus, before):
+            assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+            assert os.sched_getaffinity(pid) == {cpu}
+            assert _cpu_ticks(pid) > ticks, "a busy loop that does not run keeps nothing awake"
+        assert awake.as_dict()["cpus"] == cpus
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
+
+
+def test_the_loops_end_when_the_harness_is_killed(tmp_path):
+    """SIGKILL leaves no cleanup to the harness: the kernel ends the loops (PR_SET_PDEATHSIG)."""
+    script = ("import sys, time\nfrom orbench.running.awake import AwakeCPUs\n"
+              "a = AwakeCPUs([0]).__enter__()\nprint(a.procs[0].pid, flush=True)\ntime.sleep(60)\n")
+    harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert harness.stdout is not None
+        loop = int(harness.stdout.readline())
+        assert _alive(loop)
+        harness.send_signal(signal.SIGKILL)
+        harness.wait()
+        deadline = time.monotonic() + 5
+        while _alive(loop) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(loop), "a busy loop outlived the harness that started it"
+    finally:
+        harness.kill()
+        harness.wait()
+
+
+def test_a_campaign_keeps_its_pinned_cpus_awake_and_counts_the_loops_as_its_own(write_campaign, results_root):
+    require_targets("c-socket")
+    path = write_campaign('name = "awake"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [64]\n'
+                          'placements = ["split-core"]\ntrials = 3\ncalls = 2000\nwarmup = 100\nawake_cpus = true\n')
+    code, out, err = run_cli("run", str(path), "--no-report")
+    assert code == 0, err
+    run_dir = results_root / "awake" / "latest"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    placement = manifest["placements"][0]
+    assert manifest["awake_cpus"]["cpus"] == sorted({int(placement["server_cpus"]), int(placement["client_cpus"])})
+    assert manifest["campaign"]["awake_cpus"] is True
+    rows = [line.split(",") for line in (run_dir / "trials.csv").read_text().splitlines()]
+    trials = [dict(zip(rows[0], r)) for r in rows[1:]]
+    foreign = [float(t["foreign_cpu_pct"]) for t in trials if t["foreign_cpu_pct"]]
+    # Two loops on two of the CPUs would read as far more than half of the machine if they were counted as
+    # other work (the "busy machine" warning).
+    assert foreign and median(foreign) < 30, foreign
+    assert "busy machine" not in err
