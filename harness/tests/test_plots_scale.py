@@ -105,7 +105,7 @@ def test_the_queueing_table_checks_the_serial_server_s_capacity(scale_run):
     capacity = [r for r in rows if r[4].startswith("capacity vs 1/E[S]")]
     assert capacity and all(r[3].startswith("c-socket-serial@20000") for r in rows), rows
     for r in capacity:
-        assert float(r[5]) > 20.0 and r[9] in ("yes", "NO") and "of 1/E[S]" in r[8], r  # E[S] above the spin
+        assert float(r[5]) > 20.0 and r[10] in ("yes", "NO") and "of 1/E[S]" in r[9], r  # E[S] above the spin
 
 
 def test_the_one_client_figures_are_not_flooded_by_the_load_dimensions(scale_run):

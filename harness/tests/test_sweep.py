@@ -16,8 +16,9 @@ from orbench.running.load_usage import bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last
 from orbench.summary.capacity import crossing
-from orbench.summary.queueing import predicted_wait_ns
+from orbench.summary.queueing import predicted_wait_ns, sent_path_wait_ns
 from orbench.targets.descriptor import get_target
+from orbench.targets.scale_checks import splitmix64
 from orbench.targets.server_settings import Unsupported, server_setting
 
 from tests.conftest import require_targets, run_cli
@@ -113,6 +114,22 @@ def test_pollaczek_khinchine_with_a_fixed_service_time_is_m_d_1():
     rate = rho / s_ns * 1e9
     assert predicted_wait_ns(rate, s_ns, s_ns * s_ns) == pytest.approx(rho * s_ns / (2 * (1 - rho)))
     assert predicted_wait_ns(1.0 / s_ns * 1e9, s_ns, s_ns * s_ns) is None
+
+
+def test_the_wait_of_the_arrivals_sent_follows_lindley_and_converges_to_pollaczek_khinchine():
+    s_ns, rate = 1e6, 500.0   # rho 0.5
+    draws = splitmix64(7)
+    gaps = [-math.log1p(-(next(draws) >> 11) * 2.0**-53) * 1e9 / rate for _ in range(4)]
+    waits, w = [0.0], 0.0
+    for g in gaps:
+        w = max(0.0, w + s_ns - g)
+        waits.append(w)
+    assert sent_path_wait_ns(5, rate, 7, s_ns) == pytest.approx(sum(waits) / 5)
+    # A long path's mean wait is the expectation's, M/D/1 (rho S / 2(1 - rho)), within its sampling error.
+    assert sent_path_wait_ns(400_000, rate, 11, s_ns) == pytest.approx(predicted_wait_ns(rate, s_ns, s_ns**2),
+                                                                       rel=0.03)
+    # Another seed is another path: a different mean.
+    assert sent_path_wait_ns(2000, rate, 12, s_ns) != sent_path_wait_ns(2000, rate, 13, s_ns)
 
 
 def test_a_sweep_with_threads_objects_and_a_pool_through_the_runner(write_campaign, results_root):

@@ -359,8 +359,8 @@ def _us(ns: float | None) -> str:
 
 
 def queueing_table(checks: tuple[QueueingCheck, ...]) -> str:
-    head = ("placement", "mode", "payload", "target", "check", "E[S] µs", "rho", "predicted", "measured [95%]",
-            "within", "tolerance", "launches")
+    head = ("placement", "mode", "payload", "target", "check", "E[S] µs", "rho", "predicted",
+            "for the arrivals sent", "measured [95%]", "within", "within (arrivals sent)", "tolerance", "launches")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for q in checks:
         if q.kind == "wait":
@@ -370,8 +370,9 @@ def queueing_table(checks: tuple[QueueingCheck, ...]) -> str:
         else:
             what, predicted = "capacity vs 1/E[S], calls/s", _calls(q.one_over_service_calls_per_s)
             measured = _calls(q.capacity_calls_per_s) + ("" if q.ratio is None else f" ({q.ratio:.3f} of 1/E[S])")
+        sent = "" if q.within_sent_path is None else ("yes" if q.within_sent_path else "NO")
         cells = [*columns(q.point), what, _us(q.service_ns), "" if q.rho is None else f"{q.rho:.2f}", predicted,
-                 measured, "yes" if q.within else "NO", q.tolerance, str(q.launches)]
+                 _us(q.sent_path_wait_ns), measured, "yes" if q.within else "NO", sent, q.tolerance, str(q.launches)]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     return "<table>" + "\n".join(rows) + "</table>"
 
@@ -407,7 +408,9 @@ def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
                      "single-server queue: under Poisson arrivals its mean wait is Pollaczek-Khinchine's "
                      "lambda E[S²] / 2(1 − rho), from the server's own measured service times S, and its capacity "
                      "is 1/E[S]. The measured wait is a step's mean latency minus the unloaded mean of the same "
-                     "launch.</p>" + queueing_table(summary.queueing_checks))
+                     "launch. A step draws one path of arrivals, whose own mean wait differs from that expectation "
+                     "by chance: \"for the arrivals sent\" is the mean wait of the very send times the clients drew "
+                     "(Lindley's recursion at the mean service time).</p>" + queueing_table(summary.queueing_checks))
     return "\n".join(parts)
 
 

@@ -509,6 +509,9 @@ class QueueingCheck:
     rho: float | None = optional()
     predicted_wait_ns: float | None = optional()
     measured_wait_ns: TrialInterval | None = optional()
+    # the mean wait of the send times the clients drew (summary/queueing.py), and the rise checked against it
+    sent_path_wait_ns: float | None = optional()
+    within_sent_path: bool | None = optional()
     capacity_calls_per_s: float | None = optional()
     one_over_service_calls_per_s: float | None = optional()
     ratio: float | None = optional()

@@ -69,7 +69,8 @@ def summarize(store: RunStore) -> RunSummary:
         points=tuple(points[p] for p in sorted(points, key=point_order(targets_info))),
         equivalence=tuple(_equivalence(store, by_point, targets_info)), machine=_machine_load(by_point),
         known_answer_fits=tuple(fits), warnings_detail=tuple(warnings), capacities=tuple(found),
-        queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {})),
+        queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {},
+                                                      manifest.get("launches") or [])),
         shape_costs=tuple(shape_costs(points, trial_p50)))
 
 
