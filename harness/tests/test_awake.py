@@ -58,7 +58,7 @@ def test_one_idle_policy_loop_per_cpu_that_spins_and_ends_with_the_block():
 def test_the_loops_end_when_the_harness_is_killed(tmp_path):
     """SIGKILL leaves no cleanup to the harness: the kernel ends the loops (PR_SET_PDEATHSIG)."""
     script = ("import sys, time\nfrom orbench.running.awake import AwakeCPUs\n"
-              "a = AwakeCPUs([0]).__enter__()\nprint(a.procs[0].pid, flush=True)\ntime.sleep(60)\n")
+              "a = AwakeCPUs([0])\na.start()\nprint(a.procs[0].pid, flush=True)\ntime.sleep(60)\n")
     harness = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         assert harness.stdout is not None

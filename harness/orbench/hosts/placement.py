@@ -28,6 +28,10 @@ class Placement:
         """The CPUs a role's worker is pinned to; empty when not pinned."""
         return parse_cpu_list(self.server_cpus if role == "server" else self.client_cpus)
 
+    def worker_cpus(self) -> set[int]:
+        """Every CPU of this machine either worker may run on: the pinned ones, all of them when unpinned."""
+        return self.cpus("server") | self.cpus("client") or set(available_cpus())
+
     def as_dict(self) -> dict:
         return {"name": self.name, "server_cpus": self.server_cpus, "client_cpus": self.client_cpus,
                 "pinned": self.server_cpus is not None}

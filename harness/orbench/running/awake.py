@@ -43,6 +43,11 @@ class AwakeCPUs:
         self.procs: list[subprocess.Popen] = []
 
     def __enter__(self) -> AwakeCPUs:
+        self.start()
+        return self
+
+    def start(self) -> None:
+        """One loop per CPU, each running before this returns."""
         try:
             for cpu in self.cpus:
                 p = subprocess.Popen([sys.executable, "-c", _LOOP, str(cpu), str(os.getpid())],
@@ -54,7 +59,6 @@ class AwakeCPUs:
         except BaseException:
             self.stop()
             raise
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

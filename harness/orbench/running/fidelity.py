@@ -50,7 +50,7 @@ import numpy as np
 
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.hosts.placement import Placement, available_cpus, resolve
+from orbench.hosts.placement import Placement, resolve
 from orbench.hosts.readiness import unavailable_reason
 from orbench.paths import repo_root
 from orbench.results.store import RunStore, write_json_atomic
@@ -382,7 +382,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
     store = RunStore.create("fidelity", root)
-    awake = AwakeCPUs(set().union(*(_pinned(resolve(pl)) for pl in placements)) if awake_cpus else ())
+    awake = AwakeCPUs(set().union(*(resolve(pl).worker_cpus() for pl in placements)) if awake_cpus else ())
     with awake:
         comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, calls, warmup, sockperf_seconds,
                                    suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
@@ -394,10 +394,6 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
-
-
-def _pinned(pl: Placement) -> set[int]:
-    return pl.cpus("server") | pl.cpus("client") or set(available_cpus())
 
 
 def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, calls: int,

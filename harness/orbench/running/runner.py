@@ -27,7 +27,7 @@ from typing import Any
 from orbench.campaign.spec import Campaign
 from orbench.errors import UserError, WorkerError
 from orbench.hosts.environment import collect_environment
-from orbench.hosts.placement import Placement, available_cpus, resolve_on
+from orbench.hosts.placement import Placement, resolve_on
 from orbench.hosts.readiness import unavailable_reason
 from orbench.hosts.remote import HostSet, PairRuntime
 from orbench.hosts.ssh import HostPair, HostUnreachable
@@ -254,9 +254,7 @@ class Runner:
                 raise UserError(f"{self.campaign.path}: awake_cpus keeps this machine's CPUs awake only, and host "
                                 f"pair {pair.label} runs on {remote[0]}: set awake_cpus = false for remote hosts")
             for name in self.campaign.settings.placements:
-                placement = self._placement(pair, name)
-                pinned = placement.cpus("server") | placement.cpus("client")
-                cpus |= pinned or set(available_cpus())
+                cpus |= self._placement(pair, name).worker_cpus()
         return AwakeCPUs(cpus)
 
     def _placement(self, pair: HostPair, name: str) -> Placement:
@@ -291,7 +289,7 @@ class Runner:
         awake = self._awake_cpus()
         try:
             if awake is not None:
-                awake.__enter__()
+                awake.start()
                 self.manifest["awake_cpus"] = awake.as_dict()
                 self.store.write_manifest(self.manifest)
             seed = self.campaign.settings.order_seed

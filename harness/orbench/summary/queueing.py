@@ -73,7 +73,7 @@ def sent_path_wait_ns(calls: int, rate_hz: float, seed: int, service_ns: float) 
 def _sent_path_wait(point: Point, trial: Trial, launch_seeds: dict[int, int]) -> float | None:
     """sent_path_wait_ns of a trial of one client process (its threads draw from one schedule), else None."""
     seed = launch_seeds.get(trial.launch)
-    if (seed is None or trial.trial is None or not trial.calls or not trial.offered_rate_hz
+    if (seed is None or not trial.calls or not trial.offered_rate_hz
             or not trial.server_service_ns or (point.clients > 1 and point.clients_as != "threads")):
         return None
     return sent_path_wait_ns(int(trial.calls), float(trial.offered_rate_hz),
