@@ -11,11 +11,12 @@ import pytest
 from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
-from orbench.results.point import PointGroup
+from orbench.results.point import Point, PointGroup
 from orbench.running.load_usage import bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last
-from orbench.summary.capacity import crossing
+from orbench.summary.capacity import crossing, with_floor_notes
+from orbench.summary.model import Capacity
 from orbench.summary.queueing import predicted_wait_ns, sent_path_wait_ns
 from orbench.targets.descriptor import get_target
 from orbench.targets.scale_checks import splitmix64
@@ -107,6 +108,24 @@ def test_fairness_settle_bottleneck_and_crossing():
     assert crossing([(500.0, 40.0), (1000.0, 50.0)], 100.0) == (1000.0, "above")
     assert crossing([(500.0, 140.0), (1000.0, 150.0)], 100.0) == (500.0, "below")
     assert crossing([(500.0, 40.0), (1000.0, None)], 100.0) == (500.0, None)   # skipped past saturation
+
+
+def test_a_capacity_censored_below_names_its_baseline_when_the_floor_missed_the_bound_too():
+    def slo(target: str, censored: str | None) -> Capacity:
+        point = Point(placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64, target=target)
+        return Capacity(point=point, kind="slo", arrivals="poisson", per_launch=(1.0, 2.0, 3.0), censored=censored,
+                        note="the clients' CPU" if target == "jacorb" else None)
+    found = with_floor_notes([slo("omniorb", "3 of 3 launches below the lowest step"),
+                              slo("jacorb", "1 of 3 launches below the lowest step"),
+                              slo("grpc-cpp", "2 of 3 launches below the lowest step"),
+                              slo("c-socket", "2 of 3 launches below the lowest step"),
+                              slo("java-socket", "3 of 3 launches above the highest step")],
+                             {"omniorb": "c-socket", "jacorb": "java-socket", "grpc-cpp": "cpp-grpc-floor"})
+    notes = {c.point.target: c.note for c in found}
+    assert "its baseline c-socket was over the bound at its lightest step too (2 of 3 launches)" in notes["omniorb"]
+    assert notes["jacorb"] == "the clients' CPU"          # its baseline was censored above: no floor note
+    assert notes["grpc-cpp"] is None                      # no row for its baseline
+    assert notes["c-socket"].startswith("the socket floor itself") and notes["java-socket"] is None
 
 
 def test_pollaczek_khinchine_with_a_fixed_service_time_is_m_d_1():

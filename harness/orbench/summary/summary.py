@@ -62,7 +62,8 @@ def summarize(store: RunStore) -> RunSummary:
         (p.group, s.orb_added_latency_ns.baseline if s.orb_added_latency_ns else None, s.known_answer.known_ns,
          _replicates(s)) for p, s in points.items() if s.known_answer is not None)]
     warnings = run_warnings(points, manifest, by_point, fits)
-    found = capacities(by_point, manifest.get("campaign") or {})
+    found = capacities(by_point, manifest.get("campaign") or {},
+                       {name: info["baseline"] for name, info in targets_info.items() if info.get("baseline")})
     return RunSummary(
         schema_version=SCHEMA_VERSION, campaign=manifest.get("campaign", {}).get("name"), run_id=store.run_id,
         status=manifest.get("status"), units=UNITS,
