@@ -496,9 +496,9 @@ class Capacity:
 @dataclass(frozen=True)
 class QueueingCheck:
     """The queueing known answer of a serial server (summary/queueing.py), over launches. kind "wait": at one
-    sweep step, the mean latency's rise over the unloaded mean against Pollaczek-Khinchine's mean wait
-    lambda E[S^2] / 2(1 - rho) from the server's own service times; kind "capacity": the closed-loop capacity
-    at the sweep's clients against 1 / E[S]."""
+    sweep step, the rise of the mean latency less the step's mean service time over the unloaded one, against
+    Pollaczek-Khinchine's mean wait lambda E[S^2] / 2(1 - rho) from the server's own service times; kind
+    "capacity": the closed-loop capacity at the sweep's clients against 1 / E[S]."""
 
     point: Point = flat()
     kind: str = "wait"

@@ -6,10 +6,14 @@ M/D/1 queue's rho S / 2(1 - rho)), and its capacity is 1 / E[S].
 Nothing here assumes S: the server measures its own service times (their mean and mean square per trial,
 running/measure.ServiceReading), lambda is the rate the clients really sent. Per sweep step and launch, the
 measured wait is the step's mean latency minus the unloaded mean, and the prediction is W from that step's own
-lambda and moments; over launches, the mean of each with the measured wait's interval. The unloaded mean is the
-lightest step's mean less its own predicted wait (a few percent of S): the same open loop, in which a call to
-an idle server also pays the idle CPU's wake-up, which a closed loop, keeping both sides busy, does not (one
-client's closed-loop mean stands in where the sweep has no step). The checks:
+lambda and moments; over launches, the mean of each with the measured wait's interval. Each mean latency is
+taken less its step's own mean service time, as the prediction takes that step's moments: the server's S is
+not the same at every load (a 1 ms spin measured 1080-1111 us at the lightest step of a 2-vCPU VM and
+1034-1060 us at rho 0.5-0.8), and a reference step with a longer S would read as a shorter wait at every load.
+The unloaded mean is the lightest step's, less its own service time and its own predicted wait (a few percent
+of S): the same open loop, in which a call to an idle server also pays the idle CPU's wake-up, which a closed
+loop, keeping both sides busy, does not (one client's closed-loop mean stands in where the sweep has no step).
+The checks:
 - wait: within WAIT_TOLERANCE of the prediction at rho of 0.35 and above, within SMALL_RHO_TOLERANCE x E[S]
   below (where W is a few percent of S and 10% of it is below the noise of a mean latency);
 - capacity: the closed-loop capacity at the sweep's clients within CAPACITY_TOLERANCE of 1 / E[S].
@@ -91,20 +95,21 @@ def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]
         return []
     launch_seeds = {int(r["launch"]): int(r["seed"]) for r in launches or [] if r.get("seed") is not None}
     unloaded: dict[tuple[Point, int], list[float]] = defaultdict(list)
-    lightest: dict[tuple[Point, int], tuple[float, float]] = {}   # (load, no-queue mean) of the lightest step
+    lightest: dict[tuple[Point, int], tuple[float, float]] = {}   # (load, mean less wait and S) of the lightest step
     for point, trials in by_point.items():
         for t in trials:
             if not t.ok or not t.mean_ns:
                 continue
             if point.is_base_load:
-                unloaded[(_key(point), t.launch)].append(float(t.mean_ns))
+                if t.server_service_ns:
+                    unloaded[(_key(point), t.launch)].append(float(t.mean_ns) - float(t.server_service_ns))
             elif (point.is_sweep_step and point.arrivals == "poisson" and t.server_service_ns
                   and t.server_service_sq_ns2 is not None):
                 wait = predicted_wait_ns(t.achieved_rate_hz or t.offered_rate_hz or 0.0, float(t.server_service_ns),
                                          float(t.server_service_sq_ns2))
                 where = (_key(point), t.launch)
                 if wait is not None and (where not in lightest or point.offered_load < lightest[where][0]):
-                    lightest[where] = (point.offered_load, float(t.mean_ns) - wait)
+                    lightest[where] = (point.offered_load, float(t.mean_ns) - wait - float(t.server_service_ns))
     for where, (_, mean) in lightest.items():
         unloaded[where] = [mean]  # the open loop's own floor: see the module's docstring
     out = []
@@ -133,7 +138,7 @@ def _wait(point: Point, trials: list[Trial], unloaded: dict[tuple[Point, int], l
         wait = predicted_wait_ns(rate, float(t.server_service_ns or 0), float(t.server_service_sq_ns2 or 0))
         if wait is None:
             continue
-        measured[t.launch].append(float(t.mean_ns) - float(np.median(base)))
+        measured[t.launch].append(float(t.mean_ns) - float(t.server_service_ns or 0) - float(np.median(base)))
         predicted.append(wait)
         sent.append(_sent_path_wait(point, t, launch_seeds))
         rhos.append(rate * float(t.server_service_ns or 0) / 1e9)
