@@ -113,8 +113,9 @@ def test_fairness_settle_bottleneck_and_crossing():
 def test_a_capacity_censored_below_names_its_baseline_when_the_floor_missed_the_bound_too():
     def slo(target: str, censored: str | None) -> Capacity:
         point = Point(placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64, target=target)
+        below = int(censored[0]) if censored and "below" in censored else 0
         return Capacity(point=point, kind="slo", arrivals="poisson", per_launch=(1.0, 2.0, 3.0), censored=censored,
-                        note="the clients' CPU" if target == "jacorb" else None)
+                        launches_below=below, note="the clients' CPU" if target == "jacorb" else None)
     found = with_floor_notes([slo("omniorb", "3 of 3 launches below the lowest step"),
                               slo("jacorb", "1 of 3 launches below the lowest step"),
                               slo("grpc-cpp", "2 of 3 launches below the lowest step"),

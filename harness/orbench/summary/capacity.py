@@ -20,7 +20,6 @@ bound is under the machine's own floor.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -201,15 +200,10 @@ def slo_capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any])
                             capacity_at_slo_calls_per_s=_interval(per_launch),
                             capacity_at_slo_share=_mean(shares),
                             per_launch=tuple(per_launch[k] for k in sorted(per_launch)), censored=text or None,
+                            launches_below=censored["below"],
                             bottleneck=side_info.bottleneck, server_cpu_util=side_info.server_cpu_util,
                             client_cpu_util=side_info.client_cpu_util, note=side_info.note))
     return out
-
-
-def _below(capacity: Capacity) -> int:
-    """How many launches of an SLO capacity were censored below the lowest step."""
-    match = re.search(r"(\d+) of \d+ launches below the lowest step", capacity.censored or "")
-    return int(match.group(1)) if match else 0
 
 
 def with_floor_notes(found: list[Capacity], baselines: dict[str, str]) -> list[Capacity]:
@@ -221,13 +215,13 @@ def with_floor_notes(found: list[Capacity], baselines: dict[str, str]) -> list[C
     out = []
     for c in found:
         text = None
-        if c.kind == "slo" and _below(c):
+        if c.kind == "slo" and c.launches_below:
             if c.point.target in floors:
                 text = FLOOR_MISSED
             elif c.point.target in baselines:
                 base = rows.get((c.point.replace(target=baselines[c.point.target]), c.arrivals))
-                if base is not None and _below(base):
-                    text = UNDER_FLOOR.format(baseline=base.point.target, n=_below(base), m=len(base.per_launch))
+                if base is not None and base.launches_below:
+                    text = UNDER_FLOOR.format(baseline=base.point.target, n=base.launches_below, m=len(base.per_launch))
         out.append(c if text is None else replace(c, note="; ".join(n for n in (c.note, text) if n)))
     return out
 

@@ -483,6 +483,7 @@ class Capacity:
     capacity_at_slo_share: float | None = optional()
     per_launch: tuple[float, ...] = ()
     censored: str | None = optional()
+    launches_below: int = 0   # launches whose lightest step was already over the SLO's bound (in `censored`)
     bottleneck: str | None = optional()
     server_cpu_util: float | None = optional()
     client_cpu_util: float | None = optional()
