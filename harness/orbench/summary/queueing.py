@@ -5,10 +5,10 @@ M/D/1 queue's rho S / 2(1 - rho)), and its capacity is 1 / E[S].
 
 Nothing here assumes S: the server measures its own service times (their mean and mean square per trial,
 running/measure.ServiceReading), lambda is the rate the clients really sent. Per sweep step and launch, the
-measured wait is the step's mean latency minus the unloaded mean, and the prediction is W from that step's own
-lambda and moments; over launches, the mean of each with the measured wait's interval. Each mean latency is
-taken less its step's own mean service time, as the prediction takes that step's moments: the server's S is
-not the same at every load (a 1 ms spin measured 1080-1111 us at the lightest step of a 2-vCPU VM and
+measured wait is the step's mean latency less its own mean service time, minus the same for the unloaded mean,
+and the prediction is W from that step's own lambda and moments; over launches, the mean of each with the
+measured wait's interval. Each step's own S comes out, as the prediction takes that step's moments: S is not
+the same at every load (a 1 ms spin measured 1080-1111 us at the lightest step of a 2-vCPU VM and
 1034-1060 us at rho 0.5-0.8), and a reference step with a longer S would read as a shorter wait at every load.
 The unloaded mean is the lightest step's, less its own service time and its own predicted wait (a few percent
 of S): the same open loop, in which a call to an idle server also pays the idle CPU's wake-up, which a closed
