@@ -110,6 +110,10 @@ def test_a_real_run_accounts_for_its_time(write_campaign, results_root):
         assert all(g.cost["per_call_s"] > 0 and g.cost["per_round_s"] > 0 for g in plan.groups)
         assert all("ORB-added omniorb" in g.rows and g.rows["ORB-added omniorb"].target_ns == 300 for g in plan.groups)
         assert budget is None or plan.predicted_s <= budget
+        # Once max_launches ran, no plan adds one, whatever the budget left.
+        done = campaign.settings.max_launches
+        last = make_plan(campaign, evidence, groups, done, done - 1, None if budget is None else 1e6)
+        assert not last.groups and last.launches == done and "max_launches" in last.why
 
 
 BUDGET = """

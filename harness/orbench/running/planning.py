@@ -228,9 +228,9 @@ class Bounds:
     @classmethod
     def of(cls, campaign: Campaign, launches_done: int, for_budget: bool) -> Bounds:
         """A budget may have to settle for a single launch (no interval over launches: an infinite half-width
-        to the planner); a target needs two."""
+        to the planner); a target needs two. Never past max_launches: once they ran, the range is empty."""
         s = campaign.settings
-        most = max(s.max_launches, launches_done + 1, 2)
+        most = s.max_launches
         fewest = launches_done + 1 if for_budget else max(2, launches_done + 1)
         calls = tuple(sorted({max(MIN_CALLS, int(s.calls * f)) for f in CALL_FACTORS}))
         return cls(range(fewest, most + 1), range(MIN_TRIALS, max(s.max_trials, s.trials) + 1), calls)
@@ -245,6 +245,10 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
     costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials == "first-round")
     ratio = launch_ratio([r.data for g in rows.values() for r in g.values()])
     bounds = Bounds.of(campaign, launches_done, budget_left_s is not None)
+    aim = "budget" if budget_left_s is not None else "target"
+    if not bounds.launches:
+        return RepetitionPlan(after_launch, evidence.source, aim, launches_done, 0.0, math.inf, False, launch_fixed,
+                              f"max_launches ({campaign.settings.max_launches}) ran", (), budget_left_s)
     default_cost = _median_cost(costs)
     inputs, variances, targets = [], {}, {}
     for g in groups:
@@ -253,7 +257,6 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
         t = {name: tn for name, r in mine.items() if (tn := row_target_ns(campaign, name, r)) is not None and tn > 0}
         variances[g], targets[g] = v, t
         inputs.append(GroupInput(g.label, v, t, costs.get(g, default_cost)))
-    aim = "budget" if budget_left_s is not None else "target"
     note = ""
     if budget_left_s is not None:
         choice = plan_for_budget(inputs, launch_fixed, budget_left_s, bounds.launches, bounds.trials, bounds.calls,
