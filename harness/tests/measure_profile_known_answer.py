@@ -14,7 +14,8 @@ Then, per server (the known-answer ones and c-socket), what tells the possible c
 call; its CPU per call as the kernel counted it in the profiled trial and in the point's ordinary trials (their
 difference over the samples per call: what one perf sample costs the server); the CPU per call its samples add up
 to; and, for a known-answer server, the spin's sampled time per call, which cannot exceed N if the samples and N
-were in one clock (the spin runs N ns of CLOCK_MONOTONIC at most).
+were in one clock (the spin runs N ns of CLOCK_MONOTONIC at most); and the share of its samples taken where
+interrupts came back on (anatomy/folded.IRQ_REENABLE), which a sampling clock that is itself an interrupt defers to.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def server_lines(store: RunStore) -> list[str]:
             ordinary.setdefault(t.point.target, []).append(t.server_cpu_us)
     profiles, _missing = worker_profiles(store)
     lines = [f"{'server':>22}  {'samples/call':>12}  {'CPU profiled':>12}  {'CPU ordinary':>12}  {'per sample':>10}  "
-             f"{'sampled CPU':>11}  {'spin sampled':>12}"]
+             f"{'sampled CPU':>11}  {'spin sampled':>12}  {'deferred':>8}"]
     for (point, role), w in sorted(profiles.items(), key=lambda item: item[0][0].target):
         if role != "server" or w.counted_cpu_ns is None:
             continue
@@ -84,7 +85,8 @@ def server_lines(store: RunStore) -> list[str]:
         plain_us = statistics.mean(ordinary[point.target]) if point.target in ordinary else float("nan")
         spin = f"{share(w.profile, SPIN) * w.sampled_cpu_ns / 1000:>9.2f} us" if "@" in point.target else ""
         lines.append(f"{point.target:>22}  {per_call:>12.3f}  {profiled_us:>9.2f} us  {plain_us:>9.2f} us  "
-                     f"{(profiled_us - plain_us) / per_call:>7.1f} us  {w.sampled_cpu_ns / 1000:>8.2f} us  {spin:>12}")
+                     f"{(profiled_us - plain_us) / per_call:>7.1f} us  {w.sampled_cpu_ns / 1000:>8.2f} us  {spin:>12}  "
+                     f"{w.deferred_share:>8.1%}")
     return lines
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from orbench.anatomy.folded import (
     Profile,
+    deferred_share,
     difference,
     folded_text,
     frame_costs,
@@ -22,7 +23,7 @@ from orbench.anatomy.folded import (
 from orbench.hosts.netns import Lab, why_no_lab
 from orbench.results.profile import read_records
 from orbench.results.store import RunStore
-from orbench.summary.profiles import profile_comparisons, worker_profiles
+from orbench.summary.profiles import DEFERRED_NOTE_SHARE, profile_comparisons, worker_profiles
 
 from tests.conftest import campaign_error, require_targets, run_cli
 
@@ -48,6 +49,16 @@ def test_folded_stacks_per_call_and_against_a_baseline():
     assert kernel_self_ns(difference(orb, base)) == 300
     assert [d.frame for d in difference(orb, base)][0] == "copy"
     assert share(_profile(stacks), "marshal") == pytest.approx(7 / 11)
+
+
+def test_samples_taken_where_interrupts_came_back_on():
+    """A kernel leaf that turns interrupts back on, whatever its compiler suffix, is a deferred sample; the same
+    name in user space, or lower on the stack, is not."""
+    p = _profile({"main;recv_[k];schedule_[k];finish_task_switch.isra.0_[k]": 3, "main;work": 6,
+                  "main;send_[k];_raw_spin_unlock_irqrestore_[k]": 1, "main;finish_task_switch": 4,
+                  "main;_raw_spin_unlock_irq_[k];copy_[k]": 2})
+    assert deferred_share(p) == pytest.approx(4 / 16)
+    assert deferred_share(_profile({})) == 0.0
 
 
 def test_bad_profile_settings_name_the_key(write_campaign):
@@ -116,6 +127,9 @@ def test_the_known_answer_server_profiled(write_campaign, results_root):
     # kernel's frames outrank it by self time: the table is asked for enough rows to reach it.
     code, out, err = run_cli("profiles", str(store.path), "--role", "server", "--top", "60")
     assert code == 0 and SPIN in out, err
+    # Samples taken where interrupts came back on are named as such when they are many (a VM: a quarter).
+    deferred = max(server.orb.deferred_share, server.base.deferred_share)
+    assert ("where interrupts came back on" in out) == (deferred >= DEFERRED_NOTE_SHARE), (deferred, out)
     report = (store.path / "report.html").read_text()
     assert "Profiles: where each middleware's time goes" in report
     pages = list((store.path / "profiles").glob("*.html"))

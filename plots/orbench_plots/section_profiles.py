@@ -18,7 +18,7 @@ from pathlib import Path
 from orbench.paths import repo_root
 from orbench.results.profile import ProfileRecord
 from orbench.results.store import RunStore
-from orbench.summary.profiles import ProfileComparison, profile_comparisons
+from orbench.summary.profiles import DEFERRED_NOTE_SHARE, ProfileComparison, deferred_note, profile_comparisons
 
 CONVERTER = "java/target/profiler/jfr-converter.jar"
 TOP = 10
@@ -79,6 +79,7 @@ def _block(run_dir: Path, c: ProfileComparison) -> str:
         return f"<p><b>{_esc(c.role)}</b>: no comparison: {_esc(c.why_missing)}. {links}</p>"
     counted = "" if c.orb.counted_cpu_ns is None or c.base.counted_cpu_ns is None else (
         f" (the kernel counted {c.orb.counted_cpu_ns / 1000:.2f} and {c.base.counted_cpu_ns / 1000:.2f} µs)")
+    deferred = f"{_esc(note)}. " if (note := deferred_note(c)) else ""
     rows = "".join(
         f"<tr><td class='num'>{d.self_ns / 1000:+.3f}</td><td class='num'>{d.orb_self_ns / 1000:.3f}</td>"
         f"<td class='num'>{d.base_self_ns / 1000:.3f}</td><td class='num'>{d.total_ns / 1000:+.3f}</td>"
@@ -88,7 +89,8 @@ def _block(run_dir: Path, c: ProfileComparison) -> str:
             f"{c.base.sampled_cpu_ns / 1000:.2f} µs for {_esc(c.baseline)}, "
             f"added {(c.added_cpu_ns or 0) / 1000:+.2f} µs{counted}, {(c.added_kernel_ns or 0) / 1000:+.2f} µs of "
             f"it in the kernel (functions marked _[k]); {_esc(c.orb.record.version)}, "
-            f"{_esc(c.orb.record.event)}, {c.orb.profile.samples} and {c.base.profile.samples} samples. {links}</p>"
+            f"{_esc(c.orb.record.event)}, {c.orb.profile.samples} and {c.base.profile.samples} samples. "
+            f"{deferred}{links}</p>"
             "<table><tr><th>added self µs/call</th><th>middleware self</th><th>baseline self</th>"
             "<th>added total</th><th>function</th></tr>" + rows + "</table>")
 
@@ -106,8 +108,10 @@ def section(run_dir: Path, manifest: dict) -> str:
              "is its CPU time per call: <i>self</i> where it was running, <i>total</i> where it was on the stack. "
              "<i>Added</i> is the middleware's minus its baseline's at the same point, worker by worker: the "
              "functions the middleware adds time in, and (saved) those where it spends less. Sampling by a timer "
-             "in a VM skids: time spent with interrupts off (system calls, context switches) is partly counted in "
-             "the code that runs next.</p>"]
+             "in a VM without hardware counters defers: a sample due while interrupts are off is taken where they "
+             "come back on (finish_task_switch, _raw_spin_unlock_irqrestore), so those functions collect time "
+             f"spent elsewhere; each worker's share of such samples is given where it is {DEFERRED_NOTE_SHARE:.0%} "
+             "or more.</p>"]
     by_point: dict[str, list[ProfileComparison]] = {}
     for c in comparisons:
         by_point.setdefault(c.point.label, []).append(c)

@@ -17,6 +17,11 @@ from dataclasses import dataclass
 # The kernel's mark (_[k], from async-profiler and perf here alike) stays: it says where a function runs.
 _ANNOTATION = re.compile(r"_\[[ji0-9]\]$")
 KERNEL_MARK = "_[k]"
+# Kernel functions that turn interrupts back on: after a context switch, and where a lock taken with interrupts
+# off is let go. A sampling timer that is an interrupt itself (perf's and async-profiler's cpu-clock, the only
+# clock in a VM without a hardware PMU) cannot fire while they are off: a sample due then is taken at the next of
+# these, so their self time is time spent with interrupts off before them, in this task or the one switched from.
+IRQ_REENABLE = frozenset({"finish_task_switch", "_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq"})
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,20 @@ def share(profile: Profile, frame: str) -> float:
         return 0.0
     hit = sum(n for stack, n in profile.stacks.items() if frame in {frame_name(f) for f in stack.split(";")})
     return hit / total
+
+
+def deferred_share(profile: Profile) -> float:
+    """The share of the profile's samples taken where interrupts came back on (their leaf an IRQ_REENABLE kernel
+    function, whatever the compiler's suffix: finish_task_switch.isra.0): samples that came due while interrupts
+    were off, somewhere before that point."""
+    total = profile.samples
+    if total == 0:
+        return 0.0
+    return sum(n for stack, n in profile.stacks.items() if _reenables(stack.rpartition(";")[2])) / total
+
+
+def _reenables(frame: str) -> bool:
+    return frame.endswith(KERNEL_MARK) and frame[:-len(KERNEL_MARK)].partition(".")[0] in IRQ_REENABLE
 
 
 def kernel_self_ns(deltas: list[FrameDelta]) -> float:

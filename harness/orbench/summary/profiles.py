@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orbench.anatomy.folded import FrameCost, FrameDelta, Profile, difference, frame_costs, kernel_self_ns, parse_folded
+from orbench.anatomy.folded import (
+    FrameCost,
+    FrameDelta,
+    Profile,
+    deferred_share,
+    difference,
+    frame_costs,
+    kernel_self_ns,
+    parse_folded,
+)
 from orbench.results.point import Point
 from orbench.results.profile import ROLES, ProfileRecord, read_records
 from orbench.results.store import RunStore
@@ -32,6 +41,11 @@ class WorkerProfile:
     def sampled_cpu_ns(self) -> float:
         """The CPU per call the samples add up to."""
         return self.profile.samples * self.profile.period_ns / self.record.calls
+
+    @property
+    def deferred_share(self) -> float:
+        """The share of its samples taken where interrupts came back on (anatomy/folded.IRQ_REENABLE)."""
+        return deferred_share(self.profile)
 
 
 @dataclass(frozen=True)
@@ -124,9 +138,25 @@ def format_profile_table(comparisons: list[ProfileComparison], top: int = 8) -> 
                      f" us: added {(c.added_cpu_ns or 0) / 1000:+.2f} us, {(c.added_kernel_ns or 0) / 1000:+.2f} us of it in"
                      f" the kernel ({c.orb.record.profiler}, "
                      f"{c.orb.profile.samples} and {c.base.profile.samples} samples)")
+        if deferred := deferred_note(c):
+            lines.append(f"  {deferred}")
         lines.append(f"  {'added self us/call':>18}  {'added total':>11}  function")
         for d in c.top_added(top):
             lines.append(f"  {d.self_ns / 1000:>+18.3f}  {d.total_ns / 1000:>+11.3f}  {d.frame}")
         for d in c.top_saved(max(1, top // 4)):
             lines.append(f"  {d.self_ns / 1000:>+18.3f}  {d.total_ns / 1000:>+11.3f}  {d.frame} (saved)")
     return "\n".join(lines)
+
+
+# Past this share of a worker's samples taken where interrupts came back on, a comparison says so: the functions
+# the samples name there did not take that time.
+DEFERRED_NOTE_SHARE = 0.05
+
+
+def deferred_note(c: ProfileComparison) -> str:
+    """A sentence on the samples taken where interrupts came back on, when either worker has many; else ''."""
+    if c.orb is None or c.base is None or max(c.orb.deferred_share, c.base.deferred_share) < DEFERRED_NOTE_SHARE:
+        return ""
+    return (f"{c.orb.deferred_share:.0%} of its samples and {c.base.deferred_share:.0%} of the baseline's were taken "
+            "where interrupts came back on (finish_task_switch, _raw_spin_unlock_irqrestore): time spent with them "
+            "off before that point, in this worker or the one it switched from, not in those functions")
