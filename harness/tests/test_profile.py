@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from orbench.anatomy.folded import (
+    JIT_COMPILER_FRAME,
     Profile,
     deferred_share,
     difference,
@@ -21,9 +22,16 @@ from orbench.anatomy.folded import (
     share,
 )
 from orbench.hosts.netns import Lab, why_no_lab
-from orbench.results.profile import read_records
+from orbench.results.point import Point
+from orbench.results.profile import ProfileRecord, read_records
 from orbench.results.store import RunStore
-from orbench.summary.profiles import DEFERRED_NOTE_SHARE, profile_comparisons, worker_profiles
+from orbench.summary.profiles import (
+    DEFERRED_NOTE_SHARE,
+    format_profile_table,
+    jit_note,
+    profile_comparisons,
+    worker_profiles,
+)
 
 from tests.conftest import campaign_error, require_targets, run_cli
 
@@ -59,6 +67,30 @@ def test_samples_taken_where_interrupts_came_back_on():
                   "main;_raw_spin_unlock_irq_[k];copy_[k]": 2})
     assert deferred_share(p) == pytest.approx(4 / 16)
     assert deferred_share(_profile({})) == 0.0
+
+
+def test_a_jvms_jit_compiler_is_left_out_and_said(tmp_path):
+    """Stacks of a JIT compiler thread are the JVM compiling during the trial: out of the worker's CPU per call
+    and of the added-time table, and said in a note with their own CPU per call."""
+    point = {"host_pair": "local", "placement": "same-core", "mode": "twoway", "payload_bytes": 32168,
+             "payload_type": "octets", "target": "jacorb"}
+    compiler = f"start_thread;JavaThread::thread_main_inner;{JIT_COMPILER_FRAME};C2Compiler::compile_method"
+    folded = {"jacorb": f"main;marshal 6\nmain;send_[k] 2\n{compiler};PhaseChaitin::Split 8\n",
+              "java-socket": "main;send_[k] 4\n"}
+    records = []
+    for target, text in folded.items():
+        (tmp_path / "profiles").mkdir(exist_ok=True)
+        (tmp_path / "profiles" / f"{target}.folded").write_text(text)
+        records.append(ProfileRecord(Point.from_record({**point, "target": target}), "client", "local",
+                                     "async-profiler", "async-profiler 4.2", "cpu", 1000, 10,
+                                     sum(parse_folded(text).values()), f"profiles/{target}.folded"))
+    (tmp_path / "profiles" / "profiles.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in records))
+    comparisons = profile_comparisons(RunStore(tmp_path), {"jacorb": {"baseline": "java-socket"}, "java-socket": {}})
+    c = next(c for c in comparisons if c.role == "client")
+    assert c.orb is not None and c.orb.jit_samples == 8 and c.orb.sampled_cpu_ns == 800 and c.orb.jit_cpu_ns == 800
+    assert {d.frame for d in c.added} == {"main", "marshal", "send_[k]"} and c.added_cpu_ns == 400
+    assert jit_note(c).startswith("the JIT compiler took 50% of its samples (0.80 us per call) and 0%")
+    assert "the JIT compiler took" in format_profile_table([c])
 
 
 def test_bad_profile_settings_name_the_key(write_campaign):

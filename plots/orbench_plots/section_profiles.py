@@ -18,7 +18,13 @@ from pathlib import Path
 from orbench.paths import repo_root
 from orbench.results.profile import ProfileRecord
 from orbench.results.store import RunStore
-from orbench.summary.profiles import DEFERRED_NOTE_SHARE, ProfileComparison, deferred_note, profile_comparisons
+from orbench.summary.profiles import (
+    DEFERRED_NOTE_SHARE,
+    ProfileComparison,
+    deferred_note,
+    jit_note,
+    profile_comparisons,
+)
 
 CONVERTER = "java/target/profiler/jfr-converter.jar"
 TOP = 10
@@ -79,7 +85,7 @@ def _block(run_dir: Path, c: ProfileComparison) -> str:
         return f"<p><b>{_esc(c.role)}</b>: no comparison: {_esc(c.why_missing)}. {links}</p>"
     counted = "" if c.orb.counted_cpu_ns is None or c.base.counted_cpu_ns is None else (
         f" (the kernel counted {c.orb.counted_cpu_ns / 1000:.2f} and {c.base.counted_cpu_ns / 1000:.2f} µs)")
-    deferred = f"{_esc(note)}. " if (note := deferred_note(c)) else ""
+    notes = "".join(f"{_esc(note[0].upper() + note[1:])}. " for note in (jit_note(c), deferred_note(c)) if note)
     rows = "".join(
         f"<tr><td class='num'>{d.self_ns / 1000:+.3f}</td><td class='num'>{d.orb_self_ns / 1000:.3f}</td>"
         f"<td class='num'>{d.base_self_ns / 1000:.3f}</td><td class='num'>{d.total_ns / 1000:+.3f}</td>"
@@ -90,7 +96,7 @@ def _block(run_dir: Path, c: ProfileComparison) -> str:
             f"added {(c.added_cpu_ns or 0) / 1000:+.2f} µs{counted}, {(c.added_kernel_ns or 0) / 1000:+.2f} µs of "
             f"it in the kernel (functions marked _[k]); {_esc(c.orb.record.version)}, "
             f"{_esc(c.orb.record.event)}, {c.orb.profile.samples} and {c.base.profile.samples} samples. "
-            f"{deferred}{links}</p>"
+            f"{notes}{links}</p>"
             "<table><tr><th>added self µs/call</th><th>middleware self</th><th>baseline self</th>"
             "<th>added total</th><th>function</th></tr>" + rows + "</table>")
 

@@ -10,7 +10,7 @@ middleware minus its baseline) says which functions the middleware adds time in,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # The annotations async-profiler appends to a Java frame (JIT-compiled, inlined, interpreted, C1): part of its
 # name in the flame graph (its colour), not of its identity, since a method's compilation differs from run to run.
@@ -22,6 +22,9 @@ KERNEL_MARK = "_[k]"
 # clock in a VM without a hardware PMU) cannot fire while they are off: a sample due then is taken at the next of
 # these, so their self time is time spent with interrupts off before them, in this task or the one switched from.
 IRQ_REENABLE = frozenset({"finish_task_switch", "_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq"})
+# Every stack of a HotSpot JIT compiler thread passes here: its samples are the JVM compiling code during the
+# trial, not work a call does.
+JIT_COMPILER_FRAME = "CompileBroker::compiler_thread_loop"
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,12 @@ def share(profile: Profile, frame: str) -> float:
         return 0.0
     hit = sum(n for stack, n in profile.stacks.items() if frame in {frame_name(f) for f in stack.split(";")})
     return hit / total
+
+
+def split_off(profile: Profile, frame: str) -> tuple[Profile, int]:
+    """The profile without the stacks that have `frame` anywhere, and how many samples those stacks had."""
+    kept = {stack: n for stack, n in profile.stacks.items() if frame not in stack.split(";")}
+    return replace(profile, stacks=kept), profile.samples - sum(kept.values())
 
 
 def deferred_share(profile: Profile) -> float:

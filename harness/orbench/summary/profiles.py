@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from orbench.anatomy.folded import (
+    JIT_COMPILER_FRAME,
     FrameCost,
     FrameDelta,
     Profile,
@@ -22,6 +23,7 @@ from orbench.anatomy.folded import (
     frame_costs,
     kernel_self_ns,
     parse_folded,
+    split_off,
 )
 from orbench.results.point import Point
 from orbench.results.profile import ROLES, ProfileRecord, read_records
@@ -33,14 +35,20 @@ class WorkerProfile:
     """One worker's profile at one point, per call."""
 
     record: ProfileRecord
-    profile: Profile
-    costs: dict[str, FrameCost]
+    profile: Profile                # every stack, as the profiler folded them
+    costs: dict[str, FrameCost]     # per function, without the JIT compiler's stacks
     counted_cpu_ns: float | None    # the kernel's count of the worker's CPU per call in the same trial
+    jit_samples: int = 0            # samples in a JVM's JIT compiler threads (anatomy/folded.JIT_COMPILER_FRAME)
 
     @property
     def sampled_cpu_ns(self) -> float:
-        """The CPU per call the samples add up to."""
-        return self.profile.samples * self.profile.period_ns / self.record.calls
+        """The CPU per call the samples add up to, the JIT compiler's left out."""
+        return (self.profile.samples - self.jit_samples) * self.profile.period_ns / self.record.calls
+
+    @property
+    def jit_cpu_ns(self) -> float:
+        """The JIT compiler's samples per call, as CPU time."""
+        return self.jit_samples * self.profile.period_ns / self.record.calls
 
     @property
     def deferred_share(self) -> float:
@@ -97,8 +105,9 @@ def worker_profiles(store: RunStore) -> tuple[dict[tuple[Point, str], WorkerProf
             continue
         trial = counted.get(record.point)
         cpu_us = getattr(trial, f"{record.role}_cpu_us", None) if trial is not None else None
-        out[(record.point, record.role)] = WorkerProfile(record, profile, frame_costs(profile, record.calls),
-                                                         None if cpu_us is None else cpu_us * 1000)
+        work, jit = split_off(profile, JIT_COMPILER_FRAME)
+        out[(record.point, record.role)] = WorkerProfile(record, profile, frame_costs(work, record.calls),
+                                                         None if cpu_us is None else cpu_us * 1000, jit)
     return out, missing
 
 
@@ -138,8 +147,7 @@ def format_profile_table(comparisons: list[ProfileComparison], top: int = 8) -> 
                      f" us: added {(c.added_cpu_ns or 0) / 1000:+.2f} us, {(c.added_kernel_ns or 0) / 1000:+.2f} us of it in"
                      f" the kernel ({c.orb.record.profiler}, "
                      f"{c.orb.profile.samples} and {c.base.profile.samples} samples)")
-        if deferred := deferred_note(c):
-            lines.append(f"  {deferred}")
+        lines.extend(f"  {note}" for note in (jit_note(c), deferred_note(c)) if note)
         lines.append(f"  {'added self us/call':>18}  {'added total':>11}  function")
         for d in c.top_added(top):
             lines.append(f"  {d.self_ns / 1000:>+18.3f}  {d.total_ns / 1000:>+11.3f}  {d.frame}")
@@ -160,3 +168,13 @@ def deferred_note(c: ProfileComparison) -> str:
     return (f"{c.orb.deferred_share:.0%} of its samples and {c.base.deferred_share:.0%} of the baseline's were taken "
             "where interrupts came back on (finish_task_switch, _raw_spin_unlock_irqrestore): time spent with them "
             "off before that point, in this worker or the one it switched from, not in those functions")
+
+
+def jit_note(c: ProfileComparison) -> str:
+    """A sentence on a JVM's JIT compiler running during the trial, when either worker's did; else ''."""
+    if c.orb is None or c.base is None or not (c.orb.jit_samples or c.base.jit_samples):
+        return ""
+    return (f"the JIT compiler took {c.orb.jit_samples / c.orb.profile.samples:.0%} of its samples "
+            f"({c.orb.jit_cpu_ns / 1000:.2f} us per call) and {c.base.jit_samples / c.base.profile.samples:.0%} of "
+            f"the baseline's ({c.base.jit_cpu_ns / 1000:.2f} us): the JVM was still compiling; left out of the "
+            "figures above and the table")
