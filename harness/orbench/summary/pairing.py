@@ -56,7 +56,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
-            added = _orb_added(trial_p50[point], trial_p50[base])
+            added = paired_difference(trial_p50[point], trial_p50[base])
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -78,8 +78,9 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
     return out
 
 
-def _orb_added(orb: dict[TrialKey, float], base: dict[TrialKey, float]) -> dict[str, Any] | None:
-    """ORB-added latency from the paired trials: over launches when the pairs span two or more (the mean of
+def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float]) -> dict[str, Any] | None:
+    """One point's trial p50s less another's at the same group (an ORB's less its baseline's: ORB-added latency),
+    from the paired trials: over launches when the pairs span two or more (the mean of
     each launch's median paired difference, t over launches), else within the one launch (stats.py: the median
     of paired differences with its sign-test interval, or below 6 pairs the mean with t, which ci_method says)."""
     per_launch = paired_by_launch(orb, base)

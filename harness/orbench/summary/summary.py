@@ -61,7 +61,7 @@ def summarize(store: RunStore) -> RunSummary:
     fits = [from_json(KnownAnswerFit, f) for f in known_answer_fits(
         (p.group, s.orb_added_latency_ns.baseline if s.orb_added_latency_ns else None, s.known_answer.known_ns,
          _replicates(s)) for p, s in points.items() if s.known_answer is not None)]
-    warnings = run_warnings(points, manifest, by_point, fits)
+    warnings = run_warnings(points, manifest, by_point, fits, trial_p50)
     found = capacities(by_point, manifest.get("campaign") or {},
                        {name: info["baseline"] for name, info in targets_info.items() if info.get("baseline")})
     return RunSummary(
