@@ -171,8 +171,10 @@ def deferred_note(c: ProfileComparison) -> str:
 
 
 def jit_note(c: ProfileComparison) -> str:
-    """A sentence on a JVM's JIT compiler running during the trial, when either worker's did; else ''."""
-    if c.orb is None or c.base is None or not (c.orb.jit_samples or c.base.jit_samples):
+    """A sentence on a JVM's JIT compiler running during the trial, when either worker's took 1% of its samples
+    or more; else ''."""
+    if c.orb is None or c.base is None or max(c.orb.jit_samples / max(1, c.orb.profile.samples),
+                                              c.base.jit_samples / max(1, c.base.profile.samples)) < 0.01:
         return ""
     return (f"the JIT compiler took {c.orb.jit_samples / c.orb.profile.samples:.0%} of its samples "
             f"({c.orb.jit_cpu_ns / 1000:.2f} us per call) and {c.base.jit_samples / c.base.profile.samples:.0%} of "
