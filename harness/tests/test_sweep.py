@@ -111,16 +111,14 @@ def test_fairness_settle_bottleneck_and_crossing():
 
 
 def test_a_capacity_censored_below_names_its_baseline_when_the_floor_missed_the_bound_too():
-    def slo(target: str, censored: str | None) -> Capacity:
+    def slo(target: str, below: int, above: int = 0) -> Capacity:
         point = Point(placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64, target=target)
-        below = int(censored[0]) if censored and "below" in censored else 0
+        censored = (f"{below} of 3 launches below the lowest step" if below
+                    else f"{above} of 3 launches above the highest step")
         return Capacity(point=point, kind="slo", arrivals="poisson", per_launch=(1.0, 2.0, 3.0), censored=censored,
                         launches_below=below, note="the clients' CPU" if target == "jacorb" else None)
-    found = with_floor_notes([slo("omniorb", "3 of 3 launches below the lowest step"),
-                              slo("jacorb", "1 of 3 launches below the lowest step"),
-                              slo("grpc-cpp", "2 of 3 launches below the lowest step"),
-                              slo("c-socket", "2 of 3 launches below the lowest step"),
-                              slo("java-socket", "3 of 3 launches above the highest step")],
+    found = with_floor_notes([slo("omniorb", 3), slo("jacorb", 1), slo("grpc-cpp", 2), slo("c-socket", 2),
+                              slo("java-socket", 0, above=3)],
                              {"omniorb": "c-socket", "jacorb": "java-socket", "grpc-cpp": "cpp-grpc-floor"})
     notes = {c.point.target: c.note for c in found}
     assert "its baseline c-socket was over the bound at its lightest step too (2 of 3 launches)" in notes["omniorb"]

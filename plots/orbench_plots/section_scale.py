@@ -409,7 +409,8 @@ def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
                      "lambda E[S²] / 2(1 − rho), from the server's own measured service times S, and its capacity "
                      "is 1/E[S]. The measured wait is a step's mean latency less its own mean service time, minus "
                      "the same for the lightest step of the launch (less that step's own small wait). A step draws "
-                     "one path of arrivals, whose own mean wait differs from that expectation by chance: \"for the arrivals sent\" is the mean wait of the very send times the clients drew "
+                     "one path of arrivals, whose own mean wait differs from that expectation by chance: \"for the "
+                     "arrivals sent\" is the mean wait of the very send times the clients drew "
                      "(Lindley's recursion at the mean service time).</p>" + queueing_table(summary.queueing_checks))
     return "\n".join(parts)
 

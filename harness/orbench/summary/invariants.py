@@ -30,8 +30,6 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
 
 from __future__ import annotations
 
-import numpy as np
-
 from orbench.results.point import Point
 from orbench.results.run_warnings import RunWarning
 from orbench.summary.model import Anatomy, PointSummary
@@ -86,13 +84,15 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary],
             if slower is None or slower["ci95_low"] is None or slower["ci95_low"] <= 0:
                 continue
             low, high, estimate = slower["ci95_low"], slower["ci95_high"], slower["estimate"]
-            theirs = float(np.median(list(trial_p50[other].values())))
+            theirs = points[other].p50_ci95_ns
+            if theirs is None or not theirs.estimate:
+                continue
             cause = cause_text(points, slow=point, fast=other)
             out.append(RunWarning(
                 "baseline suspect", point.label,
                 f"C socket baseline slower than {other.target}: its p50 {estimate / 1e3:+.2f} us over theirs "
-                f"({theirs / 1e3:.2f} us) paired by trial, interval [{low / 1e3:+.2f}, {high / 1e3:+.2f}] us "
-                f"entirely above zero; the C baseline's number is suspect; {cause}", low / theirs))
+                f"({theirs.estimate / 1e3:.2f} us) paired by trial, interval [{low / 1e3:+.2f}, {high / 1e3:+.2f}] us "
+                f"entirely above zero; the C baseline's number is suspect; {cause}", low / theirs.estimate))
     return out
 
 

@@ -46,6 +46,11 @@ class WorkerProfile:
         return (self.profile.samples - self.jit_samples) * self.profile.period_ns / self.record.calls
 
     @property
+    def jit_share(self) -> float:
+        """The share of its samples in the JIT compiler's threads."""
+        return self.jit_samples / self.profile.samples if self.profile.samples else 0.0
+
+    @property
     def jit_cpu_ns(self) -> float:
         """The JIT compiler's samples per call, as CPU time."""
         return self.jit_samples * self.profile.period_ns / self.record.calls
@@ -173,10 +178,9 @@ def deferred_note(c: ProfileComparison) -> str:
 def jit_note(c: ProfileComparison) -> str:
     """A sentence on a JVM's JIT compiler running during the trial, when either worker's took 1% of its samples
     or more; else ''."""
-    if c.orb is None or c.base is None or max(c.orb.jit_samples / max(1, c.orb.profile.samples),
-                                              c.base.jit_samples / max(1, c.base.profile.samples)) < 0.01:
+    if c.orb is None or c.base is None or max(c.orb.jit_share, c.base.jit_share) < 0.01:
         return ""
-    return (f"the JIT compiler took {c.orb.jit_samples / c.orb.profile.samples:.0%} of its samples "
-            f"({c.orb.jit_cpu_ns / 1000:.2f} us per call) and {c.base.jit_samples / c.base.profile.samples:.0%} of "
+    return (f"the JIT compiler took {c.orb.jit_share:.0%} of its samples "
+            f"({c.orb.jit_cpu_ns / 1000:.2f} us per call) and {c.base.jit_share:.0%} of "
             f"the baseline's ({c.base.jit_cpu_ns / 1000:.2f} us): the JVM was still compiling; left out of the "
             "figures above and the table")
