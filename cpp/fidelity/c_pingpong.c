@@ -8,6 +8,9 @@
  *       WARMUP untimed, then CALLS timed calls; one little-endian int64 (ns) per timed call to SAMPLES_FILE.
  *       oneway: a FLUSH request after the calls; prints the receiver's messages/s from the first timed call
  *       to the FLUSH's reply (all oneways were read by then: one connection keeps their order).
+ *   orbench-c-pingpong slices HOST PORT twoway|oneway
+ *       one connection; for each stdin line "PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE" the run above on it,
+ *       then "done" on stdout.
  * Buffers come from aligned_alloc(4096): the kernel's receive copy runs several times slower into a buffer a few
  * bytes ahead of the sender's page offset (cpp/csocket/socket_io.hpp); the reference is the fast case. */
 #define _GNU_SOURCE
@@ -85,12 +88,8 @@ static int serve(const char *host, const char *port) {
   }
 }
 
-static int call(const char *host, const char *port, char **argv) {
-  int oneway = strcmp(argv[0], "oneway") == 0;
-  size_t payload_bytes = strtoul(argv[1], NULL, 10), calls = strtoul(argv[2], NULL, 10);
-  size_t warmup = strtoul(argv[3], NULL, 10);
-  int fd = open_socket(host, port, 0);
-  if (fd < 0) return perror("connect"), 1;
+/* One run on an open connection: WARMUP untimed calls, then CALLS timed ones, their samples to SAMPLES_PATH. */
+static int run(int fd, int oneway, size_t payload_bytes, size_t calls, size_t warmup, const char *samples_path) {
   char *request = aligned_alloc(4096, 12 + payload_bytes + 4096);
   uint32_t header[3] = {oneway ? ONEWAY : TWOWAY, 0, (uint32_t)payload_bytes}, flush[3] = {FLUSH, 0, 0};
   memcpy(request, header, 12);
@@ -112,9 +111,33 @@ static int call(const char *host, const char *port, char **argv) {
     if (write_all(fd, flush, 12) != 0 || read_exactly(fd, reply, 24) != 0) return 1;
     printf("receiver_msgs_per_s %.1f\n", calls * 1e9 / (double)(now_ns() - first));
   }
-  FILE *out = fopen(argv[4], "wb");
+  FILE *out = fopen(samples_path, "wb");
   if (out == NULL || fwrite(samples, sizeof *samples, calls, out) != calls || fclose(out) != 0) {
-    return fprintf(stderr, "orbench-c-pingpong: cannot write %s\n", argv[4]), 1;
+    return fprintf(stderr, "orbench-c-pingpong: cannot write %s\n", samples_path), 1;
+  }
+  free(request);
+  free(samples);
+  return 0;
+}
+
+static int call(const char *host, const char *port, char **argv) {
+  int fd = open_socket(host, port, 0);
+  if (fd < 0) return perror("connect"), 1;
+  return run(fd, strcmp(argv[0], "oneway") == 0, strtoul(argv[1], NULL, 10), strtoul(argv[2], NULL, 10),
+             strtoul(argv[3], NULL, 10), argv[4]);
+}
+
+/* One connection, one run per line of stdin ("PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE"), each answered with
+ * "done" once its samples are written: the harness alternates these runs with its own worker's trials. */
+static int slices(const char *host, const char *port, const char *mode) {
+  int fd = open_socket(host, port, 0);
+  if (fd < 0) return perror("connect"), 1;
+  size_t payload_bytes, calls, warmup;
+  char path[4096];
+  while (scanf("%zu %zu %zu %4095s", &payload_bytes, &calls, &warmup, path) == 4) {
+    if (run(fd, strcmp(mode, "oneway") == 0, payload_bytes, calls, warmup, path) != 0) return 1;
+    printf("done\n");
+    fflush(stdout);
   }
   return 0;
 }
@@ -122,7 +145,9 @@ static int call(const char *host, const char *port, char **argv) {
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "server") == 0) return serve(argv[2], argv[3]);
   if (argc == 9 && strcmp(argv[1], "client") == 0) return call(argv[2], argv[3], argv + 4);
+  if (argc == 5 && strcmp(argv[1], "slices") == 0) return slices(argv[2], argv[3], argv[4]);
   fprintf(stderr, "usage: orbench-c-pingpong server HOST PORT\n"
-                  "       orbench-c-pingpong client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n");
+                  "       orbench-c-pingpong client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n"
+                  "       orbench-c-pingpong slices HOST PORT twoway|oneway\n");
   return 2;
 }

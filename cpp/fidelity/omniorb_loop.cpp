@@ -13,6 +13,9 @@
 //       (omniORB serves a connection's requests in order, on that connection's thread by default, so its reply
 //       means every push before it was dispatched); prints the receiver's messages/s from the first timed call
 //       to the second one's reply.
+//   orbench-omniorb-loop slices IOR twoway|oneway
+//       one ORB and object reference; for each stdin line "PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE" the run
+//       above, then "done" on stdout.
 #include <time.h>
 #include <unistd.h>
 
@@ -88,13 +91,9 @@ int serve(const std::string& host) {
   return 0;
 }
 
-int call(const char* ior, bool oneway, CORBA::ULong payload_bytes, size_t calls, size_t warmup,
-         const char* samples_path) {
-  int argc = 1;
-  const char* args[] = {"orbench-omniorb-loop", nullptr};
-  CORBA::ORB_var orb = CORBA::ORB_init(argc, const_cast<char**>(args));
-  CORBA::Object_var object = orb->string_to_object(ior);
-  orbench::Bench_var bench = orbench::Bench::_narrow(object.in());
+// One run on the object: WARMUP untimed calls, then CALLS timed ones, their samples to SAMPLES_PATH.
+int run(orbench::Bench_ptr bench, bool oneway, CORBA::ULong payload_bytes, size_t calls, size_t warmup,
+        const char* samples_path) {
   orbench::Octets payload;
   payload.length(payload_bytes);
   for (CORBA::ULong i = 0; i < payload_bytes; ++i) payload[i] = static_cast<CORBA::Octet>(i & 0xff);
@@ -125,8 +124,33 @@ int call(const char* ior, bool oneway, CORBA::ULong payload_bytes, size_t calls,
     std::fprintf(stderr, "orbench-omniorb-loop: cannot write %s\n", samples_path);
     return 1;
   }
-  orb->destroy();
   return 0;
+}
+
+// The client's ORB and object reference; `lines`: one run per stdin line "PAYLOAD_BYTES CALLS WARMUP
+// SAMPLES_FILE", each answered "done" (the harness alternates these runs with its own worker's trials).
+int call(const char* ior, bool oneway, CORBA::ULong payload_bytes, size_t calls, size_t warmup,
+         const char* samples_path, bool lines) {
+  int argc = 1;
+  const char* args[] = {"orbench-omniorb-loop", nullptr};
+  CORBA::ORB_var orb = CORBA::ORB_init(argc, const_cast<char**>(args));
+  CORBA::Object_var object = orb->string_to_object(ior);
+  orbench::Bench_var bench = orbench::Bench::_narrow(object.in());
+  int status = 0;
+  if (!lines) {
+    status = run(bench.in(), oneway, payload_bytes, calls, warmup, samples_path);
+  } else {
+    unsigned long size = 0;
+    size_t n = 0, w = 0;
+    char path[4096];
+    while (status == 0 && std::scanf("%lu %zu %zu %4095s", &size, &n, &w, path) == 4) {
+      status = run(bench.in(), oneway, static_cast<CORBA::ULong>(size), n, w, path);
+      std::printf("done\n");
+      std::fflush(stdout);
+    }
+  }
+  orb->destroy();
+  return status;
 }
 
 }  // namespace
@@ -137,7 +161,10 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::string(argv[1]) == "server") return serve(argv[2]);
     if (argc == 8 && std::string(argv[1]) == "client") {
       return call(argv[2], std::string(argv[3]) == "oneway", static_cast<CORBA::ULong>(std::strtoul(argv[4], nullptr, 10)),
-                  std::strtoull(argv[5], nullptr, 10), std::strtoull(argv[6], nullptr, 10), argv[7]);
+                  std::strtoull(argv[5], nullptr, 10), std::strtoull(argv[6], nullptr, 10), argv[7], false);
+    }
+    if (argc == 4 && std::string(argv[1]) == "slices") {
+      return call(argv[2], std::string(argv[3]) == "oneway", 0, 0, 0, nullptr, true);
     }
   } catch (const CORBA::Exception& error) {
     std::fprintf(stderr, "orbench-omniorb-loop: CORBA exception %s\n", error._name());
@@ -145,6 +172,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: orbench-omniorb-loop server HOST\n"
-               "       orbench-omniorb-loop client IOR twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n");
+               "       orbench-omniorb-loop client IOR twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE\n"
+               "       orbench-omniorb-loop slices IOR twoway|oneway\n");
   return 2;
 }

@@ -38,8 +38,8 @@ ROWS = ("sockperf", "c-pingpong", "c-pingpong-oneway", "java-pingpong", "python-
 def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
-    store, result = run_fidelity([16], pairs=6, calls=500, warmup=500, sockperf_seconds=1.0, root=tmp_path,
-                                 rows=ROWS)
+    store, result = run_fidelity([16, 1024], pairs=6, slices=2, calls=300, warmup=500, rewarm=100,
+                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
@@ -48,23 +48,31 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
     # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
     for name in ("c-pingpong-oneway", "omniorb-loop-oneway"):
-        (oneway,) = comps[name]["rows"]
-        assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
+        for oneway in comps[name]["rows"]:
+            assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
     for name, comp in comps.items():
-        (row,) = comp["rows"]
-        assert row["pairs"] == 6, name
-        assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
-        # The same calls on the same CPU, measured twice: far apart only if a side measured something else
-        # (a round trip against half of one, the wrong payload, a reference that did not run).
-        assert 0.4 < row["ratio"] < 2.5, (name, row)
+        slices = 1 if name == "sockperf" else 2  # sockperf is a process per run: it cannot alternate
+        assert comp["slices"] == slices, name
+        for row in comp["rows"]:
+            assert row["pairs"] == 6 and row["slices"] == 6 * slices, name
+            assert len(row["launch_ratios"]) == 6, name
+            assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
+            # The same calls on the same CPU, measured twice: far apart only if a side measured something else
+            # (a round trip against half of one, the wrong payload, a reference that did not run).
+            assert 0.4 < row["ratio"] < 2.5, (name, row)
+            assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
+            assert row["verdict"] in ("within", "beyond", "unresolved"), name
         run_dir = store.path / comp["run"]
         trials = [t for t in RunStore(run_dir).read_trials() if t.ok]
-        # A pair is fresh processes: each orbench trial a launch of its own.
-        assert sorted(t.launch for t in trials) == list(range(6)), name
-        assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
-        assert row["verdict"] in ("within", "beyond", "unresolved"), name
+        # Fresh processes per launch, `slices` orbench trials per size and launch, each paired with a slice.
+        assert sorted({t.launch for t in trials}) == list(range(6)), name
+        sizes = len(comp["rows"])
+        assert len(trials) == 6 * slices * sizes, name
     for name in ("omniorb-loop", "omniorb-loop-oneway", "c-pingpong", "java-pingpong", "python-pingpong"):
-        assert len(list((store.samples_dir / name).glob("*.i64"))) == 6, name
+        samples = sorted((store.samples_dir / name).glob("*.i64"))
+        assert len(samples) == 6 * 2 * 2, name
+        # Each slice ran the calls asked at its own size: a reference kept one connection across sizes.
+        assert all(p.stat().st_size == 300 * 8 for p in samples), name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 
     html = section(store.path)
@@ -99,8 +107,8 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
     """And with awake_cpus, every CPU either placement pins a worker to is kept awake, and the result says so."""
     require_targets("c-socket")
     require_references()
-    store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, calls=300, warmup=300,
-                                 root=tmp_path, rows=("c-pingpong",), awake_cpus=True)
+    store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, slices=2, calls=300,
+                                 warmup=300, root=tmp_path, rows=("c-pingpong",), awake_cpus=True)
     pinned = [resolve(p) for p in ("same-core", "split-core")]
     assert result["awake_cpus"]["cpus"] == sorted(set().union(*(p.cpus("server") | p.cpus("client") for p in pinned)))
     assert "kept awake" in format_result(result)

@@ -27,10 +27,18 @@ def _us(ns: float | None) -> str:
     return "" if ns is None else f"{ns / 1e3:.2f}"
 
 
+def _repetitions(row: dict[str, Any]) -> str:
+    """Launches x slices per launch; a run from before slices has one pair (one slice) per launch."""
+    pairs = row.get("pairs")
+    if not pairs:
+        return ""
+    return f"{pairs} × {row.get('slices', pairs) // pairs}"
+
+
 def _table(comp: dict[str, Any], goal: float | None) -> str:
     scale = "p50 / 2" if comp.get("halved") else "p50"
     head = ("payload", f"orbench {comp['target']} {comp['mode']} {scale} (µs)", f"{comp['reference']} {'p50 of RTT/2' if comp.get('halved') else 'p50'} (µs)",
-            "ratio (median)", "95% interval", "ratio range", "pairs", "load average")
+            "ratio (median)", "95% interval", "ratio range", "launches × slices", "load average")
     oneway = any(r.get("throughput_ratio") is not None for r in comp["rows"])
     if oneway:  # the receiver's messages/s, orbench over the reference: below 1, orbench's receiver is slower
         head += ("receiver msgs/s orbench / reference",)
@@ -43,7 +51,7 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
         cells = [f"{r['payload_bytes']} B", _us(r.get("orbench_p50_ns")), _us(r.get("reference_p50_ns")),
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),
                  "" if ci[0] is None else f"{ci[0]:.3f} – {ci[1]:.3f}" + (f" ({r['verdict']})" if r.get("verdict") else ""),
-                 "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}", str(r.get("pairs") or ""),
+                 "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}", _repetitions(r),
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
         if oneway:
             cells.append("" if r.get("throughput_ratio") is None else f"{r['throughput_ratio']:.3f}")
@@ -65,9 +73,12 @@ def section(fidelity_dir: Path) -> str:
                       for name, why in (data.get("missing") or {}).items())
     intro = (f"Run <code>{html.escape(fidelity_dir.resolve().name)}</code>, placement "
              f"{html.escape(data['placement'])}: orbench's workers, run by the harness as in any campaign, against "
-             "references making the same calls with nothing of orbench's around them, same pinning, alternating "
-             "trial by trial, with fresh processes on both sides for every pair; each pair gives a ratio, the table shows "
-             "their median and its distribution-free 95% interval (within: all of it at or under the goal; beyond: all "
-             "of it over; unresolved: it straddles the goal). A ratio near 1 means the harness adds nothing "
+             "references making the same calls with nothing of orbench's around them, same pinning. Fresh processes "
+             "on both sides for every launch; within a launch the two alternate in short slices (an orbench trial, "
+             "then as many calls of the reference), so both see the same moment of the machine. A launch's ratio "
+             "is the median of its slices' ratios; the table shows the median over launches and its "
+             "distribution-free 95% interval (within: all of it at or under the goal; beyond: all of it over; "
+             "unresolved: it straddles the goal) and the range of the launches' ratios. A ratio near 1 means the "
+             "harness adds nothing "
              "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
     return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{tables}{missing}"

@@ -1,14 +1,22 @@
 """The fidelity experiment (`orbench fidelity`, `make bench-fidelity`): is the harness itself invisible? Each row sets one of orbench's
 workers, run by the harness as in any campaign, against a reference that makes the same calls with nothing of
-orbench's around it, with the same CPU placement, alternating: after each orbench trial at a size, one reference
-run at that size. Each pair gives a ratio (orbench p50 / reference p50); a row reports their median, its
-distribution-free 95% interval (stats/intervals.median_interval) and their range.
+orbench's around it, with the same CPU placement, alternating in short slices: after each orbench trial at a
+size, one reference run (a slice) of as many calls at that size, on a reference client that keeps its connection.
+Each adjacent pair gives a ratio (orbench p50 / reference p50); a launch's ratio is the median of its pairs', and a
+row reports the median of the launches' ratios, its distribution-free 95% interval
+(stats/intervals.median_interval) and their range.
 
-A pair is fresh processes on both sides: every orbench trial is a launch of its own (new server and client
-workers), the reference's server is restarted with each launch and its client started for each run. On a small
-VM a ping-pong's p50 moves with the process and its connection (the same plain C client, launched eight times
-in a row against one server, read 5.9 to 10.9 us at 1 B, each run steady within itself), so pairs that kept one
-orbench process against many reference processes compared one draw with many.
+Why slices: a small VM's speed changes for a fraction of a second at a time, under every program (a c-socket
+launch's trial p50s at 1 B sat at 17.6 us or at 22-25 us, switching every 0.3-0.8 s), and at split-core every call
+pays a wake-up of the other CPU whose cost moves with the host (a plain C ping-pong's p50 over 500 calls: 43 to
+103 us at 1 B within one run). Slices a few tens of ms long, back to back, see the same phase: two plain C clients
+alternating 500-call slices, split-core, 1 B, read a median ratio of 1.000 and 1.001 over 120 pairs (half the
+pairs within about 5%), while each client's own slices ranged over a factor of two.
+
+Why launches: a ping-pong's p50 also moves with the process and its connection (the same plain C client, launched
+eight times in a row against one server, read 5.9 to 10.9 us at 1 B, each run steady within itself). So each
+launch is fresh processes on both sides (new orbench workers, the reference's server and client restarted), and
+the row's interval is over launches.
 
 - `sockperf`: orbench's C socket baseline (`c-socket`) in echo mode, its p50 halved, against sockperf's TCP
   ping-pong, which reports half the round trip (RTT/2). On the wire, orbench sends P + 12 bytes (OBSK header and
@@ -27,17 +35,20 @@ orbench process against many reference processes compared one draw with many.
 - `python-pingpong`, `python-pingpong-oneway`: the same for the Python socket baseline against
   harness/workers/python/fidelity_pingpong.py, the same program on the socket module (the workers' interpreter).
 
-Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run. Warm-up: sockperf
-leaves its first 400 ms out of its statistics, so orbench's trials (and the omniORB loop's runs) get 20000
-untimed calls by default, 0.3-0.6 s: right after another program has had the CPU, the first 100-odd ms of a
-ping-pong can run at twice its steady latency. Every process runs in the harness's own session, like the
-workers (targets/workers.py: under Linux autogroup scheduling a session of its own is a scheduler group of its own).
+Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run. Warm-up: the first
+slice at a size on either side gets `warmup` untimed calls (the JIT's compilations, the connection's buffers),
+each later one `rewarm`; both sides alike, so whatever the other program's turn on the CPU costs, each side
+pays it. sockperf cannot alternate on one connection: its row runs one sockperf run (a process, of which it
+leaves the first 400 ms out) after one orbench trial per launch. Every process runs in the harness's own session,
+like the workers (targets/workers.py: under Linux autogroup scheduling a session of its own is a scheduler group of
+its own).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -85,10 +96,12 @@ modes = {modes}
 payload_bytes = {sizes}
 placements = ["{placement}"]
 launches = {pairs}
-trials = 1
+trials = {slices}
 calls = {calls}
 warmup = {warmup}
 jvm_warmup = {warmup}
+rewarm = {rewarm}
+jvm_rewarm = {rewarm}
 """
 
 
@@ -101,14 +114,15 @@ class ReferenceRun:
 
 
 class Reference(Protocol):
-    """A program making the same calls as one orbench target and mode (ROWS), measured after each of its trials."""
+    """A program making the same calls as one orbench target and mode (ROWS), measured after each of its trials;
+    started again for every orbench launch."""
 
     name: str
     halve_orbench: bool  # compare orbench's p50 / 2 (a round trip against a reference's RTT/2)
     describe: str
 
     def start(self) -> None: ...
-    def measure(self, payload_bytes: int, trial: int) -> ReferenceRun: ...
+    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun: ...
     def stop(self) -> None: ...
 
 
@@ -171,7 +185,7 @@ class Sockperf:
                 stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
         _wait_listening(self.host, self.port, self.server, "sockperf server", self.log)
 
-    def measure(self, payload_bytes: int, trial: int) -> ReferenceRun:
+    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
         msg = payload_bytes + SOCKPERF_EXTRA_BYTES
         argv = self.placement.prefix("client") + ["sockperf", "ping-pong", "--tcp", "-i", self.host, "-p",
                                                   str(self.port), "-m", str(msg), "-t", f"{self.seconds:g}"]
@@ -188,25 +202,77 @@ class Sockperf:
         _stop(self.server)
 
 
+class SliceClient:
+    """A reference's client in its `slices` mode: one process and connection for a launch, one run per line it is
+    sent ("PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE"), answered with "done" once the run's samples are written."""
+
+    def __init__(self, argv: list[str], what: str, log: Path, samples: Path):
+        self.argv, self.what, self.log, self.samples = argv, what, log, samples
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.samples.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as err:
+            # Unbuffered bytes: select() sees the pipe, not what a reader's buffer already holds.
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                         bufsize=0)
+
+    def run(self, payload_bytes: int, calls: int, warmup: int, name: str) -> ReferenceRun:
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        path = self.samples / name
+        out = b""
+        try:
+            self.proc.stdin.write(f"{payload_bytes} {calls} {warmup} {path}\n".encode())
+            deadline = time.monotonic() + 120 + (calls + warmup) * 0.002
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
+                if not ready:
+                    continue
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break  # the client is gone
+                out += chunk
+                if out.endswith(b"done\n"):
+                    return self._result(path, out.decode(errors="replace"))
+        except OSError:
+            pass
+        with open(self.log, "a") as log:
+            log.write(f"$ {' '.join(self.argv)} <<< {payload_bytes} {calls} {warmup}\n{out.decode(errors='replace')}")
+        status = self.proc.poll()
+        raise UserError(f"{self.what} client {'exited with status ' + str(status) if status is not None else 'hung'}"
+                        f" in a run of {calls} calls at {payload_bytes} B; its output is in {self.log}")
+
+    @staticmethod
+    def _result(path: Path, out: str) -> ReferenceRun:
+        m = re.search(r"receiver_msgs_per_s ([\d.]+)", out)
+        samples = read_samples(path)
+        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
+                            float(m.group(1)) if m else None)
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        self.proc = None
+
+
 class OmniorbLoop:
-    """orbench-omniorb-loop: its server restarted with each orbench launch, one client run of `calls` calls per
-    pair."""
+    """orbench-omniorb-loop: its server and slice client restarted with each orbench launch, one run of `calls`
+    calls after each orbench trial."""
 
     halve_orbench = False
 
-    def __init__(self, name: str, mode: str, placement: Placement, host: str, calls: int, warmup: int, logs: Path,
+    def __init__(self, name: str, mode: str, placement: Placement, host: str, calls: int, logs: Path,
                  samples: Path):
         self.name, self.mode = name, mode
         operation = "oneway push(octets)" if mode == "oneway" else "twoway send(octets)"
         self.describe = (f"orbench omniorb {operation} p50 vs orbench-omniorb-loop (cpp/fidelity/omniorb_loop.cpp): "
                          "the same stub call in a bare loop, one clock read pair per call, to a servant that does "
                          "nothing" + ("; receiver throughput as orbench / reference" if mode == "oneway" else ""))
-        self.placement, self.host, self.calls, self.warmup = placement, host, calls, warmup
+        self.placement, self.host, self.calls = placement, host, calls
         self.executable = repo_root() / LOOP_EXECUTABLE
         self.log = logs / f"{name}.log"
         self.samples = samples
-        self.ior = ""
         self.server: subprocess.Popen | None = None
+        self.client: SliceClient | None = None
 
     def start(self) -> None:
         if not self.executable.is_file():
@@ -215,34 +281,22 @@ class OmniorbLoop:
             self.server = subprocess.Popen(self.placement.prefix("server") + [str(self.executable), "server", self.host],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True)
         assert self.server.stdout is not None
-        self.ior = self.server.stdout.readline().strip()
-        if not self.ior.startswith("IOR:"):
+        ior = self.server.stdout.readline().strip()
+        if not ior.startswith("IOR:"):
             _stop(self.server)
             raise UserError(f"orbench-omniorb-loop server printed no IOR; its stderr is in {self.log}")
+        self.client = SliceClient(self.placement.prefix("client") + [str(self.executable), "slices", ior, self.mode],
+                                  self.name, self.log, self.samples)
+        self.client.start()
 
-    def measure(self, payload_bytes: int, trial: int) -> ReferenceRun:
-        self.samples.mkdir(parents=True, exist_ok=True)
-        path = self.samples / f"{self.name}-{payload_bytes}B-t{trial}.i64"
-        argv = self.placement.prefix("client") + [str(self.executable), "client", self.ior, self.mode,
-                                                  str(payload_bytes), str(self.calls), str(self.warmup), str(path)]
-        return _run_client(argv, path, self.calls + self.warmup, self.log, self.name)
+    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
+        assert self.client is not None
+        return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
 
     def stop(self) -> None:
+        if self.client is not None:
+            self.client.stop()
         _stop(self.server)
-
-
-def _run_client(argv: list[str], samples_path: Path, calls: int, log: Path, what: str) -> ReferenceRun:
-    """One run of a reference's client: its samples file read, its oneway receiver rate (a
-    `receiver_msgs_per_s N` line) taken from its output, which goes to the log."""
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120 + calls * 0.002)
-    with open(log, "a") as out:
-        out.write(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
-    if proc.returncode != 0:
-        raise UserError(f"{what} client failed (exit {proc.returncode}); its output is in {log}")
-    m = re.search(r"receiver_msgs_per_s ([\d.]+)", proc.stdout)
-    samples = read_samples(samples_path)
-    return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
-                        float(m.group(1)) if m else None)
 
 
 def _java_pingpong() -> list[str]:
@@ -265,15 +319,15 @@ _PINGPONGS = {
 
 class Pingpong:
     """A plain ping-pong program (orbench-c-pingpong, JavaPingpong on java.net.Socket, fidelity_pingpong.py on
-    Python's socket module): its server restarted with each orbench launch, one client run of `calls` calls per
-    pair."""
+    Python's socket module): its server and slice client restarted with each orbench launch, one run of `calls`
+    calls after each orbench trial."""
 
     halve_orbench = False
 
-    def __init__(self, name: str, mode: str, placement: Placement, host: str, calls: int, warmup: int, logs: Path,
+    def __init__(self, name: str, mode: str, placement: Placement, host: str, calls: int, logs: Path,
                  samples: Path):
         self.name, self.mode = name, mode
-        self.placement, self.host, self.calls, self.warmup = placement, host, calls, warmup
+        self.placement, self.host, self.calls = placement, host, calls
         self.language = name.split("-")[0]
         path, what, self.make_target = _PINGPONGS[self.language]
         self.describe = (f"orbench {ROWS[name][0]} {mode} p50 vs {what} client and server moving the same bytes"
@@ -281,8 +335,8 @@ class Pingpong:
         self.executable = repo_root() / path
         self.log = logs / f"{name}.log"
         self.samples = samples
-        self.port = 0
         self.server: subprocess.Popen | None = None
+        self.client: SliceClient | None = None
 
     def _command(self) -> list[str]:
         if self.language == "java":
@@ -294,22 +348,23 @@ class Pingpong:
     def start(self) -> None:
         if not self.executable.is_file():
             raise UserError(f"{self.executable} is missing (built by `make {self.make_target}`)")
-        self.port = _free_port(self.host)
+        port = _free_port(self.host)
         with open(self.log, "ab") as out:
             self.server = subprocess.Popen(
-                self.placement.prefix("server") + self._command() + ["server", self.host, str(self.port)],
+                self.placement.prefix("server") + self._command() + ["server", self.host, str(port)],
                 stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
-        _wait_listening(self.host, self.port, self.server, f"{self.name} server", self.log)
+        _wait_listening(self.host, port, self.server, f"{self.name} server", self.log)
+        self.client = SliceClient(self.placement.prefix("client") + self._command()
+                                  + ["slices", self.host, str(port), self.mode], self.name, self.log, self.samples)
+        self.client.start()
 
-    def measure(self, payload_bytes: int, trial: int) -> ReferenceRun:
-        self.samples.mkdir(parents=True, exist_ok=True)
-        path = self.samples / f"{self.name}-{payload_bytes}B-t{trial}.i64"
-        argv = self.placement.prefix("client") + self._command() + [
-            "client", self.host, str(self.port), self.mode, str(payload_bytes), str(self.calls), str(self.warmup),
-            str(path)]
-        return _run_client(argv, path, self.calls + self.warmup, self.log, self.name)
+    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
+        assert self.client is not None
+        return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
 
     def stop(self) -> None:
+        if self.client is not None:
+            self.client.stop()
         _stop(self.server)
 
 
@@ -321,31 +376,42 @@ def verdict(low: float | None, high: float | None) -> str:
     return "within" if high <= GOAL_RATIO else "beyond" if low > GOAL_RATIO else "unresolved"
 
 
-def _row(ref: Reference, size: int, pairs: list[tuple[float, ReferenceRun]],
-         throughputs: list[tuple[float, float]] | None = None) -> dict[str, Any]:
-    """One size of one comparison: `pairs` is (orbench trial p50 on the reference's scale, reference run);
-    `throughputs` (oneway) is (orbench trial's receiver msgs/s, the reference's)."""
-    ratios = [o / r.p50_ns for o, r in pairs]
+def _launch_ratio(pairs: list[tuple[float, float]]) -> float:
+    """One launch's ratio: the median of its adjacent pairs' ratios (orbench / reference)."""
+    return float(np.median([o / r for o, r in pairs]))
+
+
+def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
+         throughputs: dict[int, list[tuple[float, float]]] | None = None) -> dict[str, Any]:
+    """One size of one comparison: `launches` maps a launch to its pairs (orbench trial p50 on the reference's
+    scale, the reference's slice after it); `throughputs` (oneway) to its (orbench trial's receiver msgs/s, the
+    reference's). The interval is over launches: slices of one launch share its processes."""
+    pairs = [pair for launch in sorted(launches) for pair in launches[launch]]
+    ratios = [_launch_ratio([(o, r.p50_ns) for o, r in launches[k]]) for k in sorted(launches) if launches[k]]
     interval = median_interval(ratios) if ratios else None
-    ratio = interval.estimate if interval else None
+    slice_ratios = [o / r.p50_ns for o, r in pairs]
     extra: dict[str, Any] = {}
-    if throughputs:
-        tput = [o / r for o, r in throughputs]
+    if throughputs and any(throughputs.values()):
+        tput = [_launch_ratio(throughputs[k]) for k in sorted(throughputs) if throughputs[k]]
         t_interval = median_interval(tput)
-        extra = {"orbench_throughput_msgs_per_s": float(np.median([o for o, _ in throughputs])),
-                 "reference_throughput_msgs_per_s": float(np.median([r for _, r in throughputs])),
+        every = [pair for k in sorted(throughputs) for pair in throughputs[k]]
+        extra = {"orbench_throughput_msgs_per_s": float(np.median([o for o, _ in every])),
+                 "reference_throughput_msgs_per_s": float(np.median([r for _, r in every])),
                  "throughput_ratio": t_interval.estimate, "throughput_ratio_ci": [t_interval.low, t_interval.high],
                  "throughput_ratio_range": [min(tput), max(tput)]}
     return extra | {
-        "payload_bytes": size, "pairs": len(pairs),
+        "payload_bytes": size, "pairs": len(ratios), "slices": len(pairs),
         "orbench_p50_ns": float(np.median([o for o, _ in pairs])) if pairs else None,
         "reference_p50_ns": float(np.median([r.p50_ns for _, r in pairs])) if pairs else None,
         "orbench_trials_p50_ns": [o for o, _ in pairs],
         "reference_runs_p50_ns": [r.p50_ns for _, r in pairs],
         "reference_observations": sum(r.observations for _, r in pairs),
-        "ratio": ratio,
+        "ratio": interval.estimate if interval else None,
         "ratio_ci": [interval.low, interval.high] if interval else None,
         "ratio_range": [min(ratios), max(ratios)] if ratios else None,
+        "launch_ratios": ratios,
+        "slice_ratio_iqr": [float(np.percentile(slice_ratios, 25)), float(np.percentile(slice_ratios, 75))]
+        if slice_ratios else None,
         "verdict": verdict(interval.low, interval.high) if interval else "unresolved",
         "loadavg_1m": [r.loadavg_1m for _, r in pairs],
     }
@@ -359,13 +425,15 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "omniorb-loop-oneway": ("omniorb", "oneway")}
 
 
-def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 20,
-                 calls: int = 10000, warmup: int = 20000, sockperf_seconds: float = 1.0, root: Path | None = None,
-                 rows: tuple[str, ...] = tuple(ROWS), awake_cpus: bool = False) -> tuple[RunStore, dict[str, Any]]:
+def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
+                 slices: int = 20, calls: int = 1000, warmup: int = 10000, rewarm: int = 200,
+                 sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
+                 awake_cpus: bool = False) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
     results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and one campaign run per row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
-    call also wakes the other CPU, which the plain programs pay too). With `awake_cpus` both sides run with the
+    call also wakes the other CPU, which the plain programs pay too). `pairs` launches, each of `slices` orbench
+    trials per size, each trial followed by a reference slice. With `awake_cpus` both sides run with the
     pinned CPUs kept from halting (running/awake.py), as a campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
@@ -384,40 +452,43 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     store = RunStore.create("fidelity", root)
     awake = AwakeCPUs(set().union(*(resolve(pl).worker_cpus() for pl in placements)) if awake_cpus else ())
     with awake:
-        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, calls, warmup, sockperf_seconds,
-                                   suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
+        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, slices, calls, warmup, rewarm,
+                                   sockperf_seconds, suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
                        for pl in placements for name in runnable]
     result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
               **({"awake_cpus": awake.as_dict()} if awake_cpus else {}),
-              "calls": calls, "warmup": warmup, "pairs": pairs,
+              "calls": calls, "warmup": warmup, "rewarm": rewarm, "pairs": pairs, "slices": slices,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
 
 
-def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, calls: int,
-             warmup: int, sockperf_seconds: float, suffix: str = "") -> dict[str, Any]:
-    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here), one
-    trial per launch, each trial followed by a reference run at its size; the reference's server restarts with
-    every launch."""
+def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, slices: int,
+             calls: int, warmup: int, rewarm: int, sockperf_seconds: float, suffix: str = "") -> dict[str, Any]:
+    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here),
+    `slices` trials per size and launch, each followed by a reference slice of as many calls at its size; the
+    reference's server and client restart with every launch."""
     target_name, mode = ROWS[name]
     if name == "sockperf":
         sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
+        slices = 1  # one sockperf process per pair: it cannot alternate with orbench on one connection
     path = store.path / f"{name}{suffix}.toml"
     path.write_text(CAMPAIGN.format(name=name, targets=[target_name], modes=[mode], sizes=sizes, placement=placement,
-                                    pairs=pairs, calls=calls, warmup=warmup))
+                                    pairs=pairs, slices=slices, calls=calls, warmup=warmup, rewarm=rewarm))
     campaign = read_campaign(path, targets={target_name: replace(get_target(target_name), baseline=None)})
     host = campaign.host_pairs()[0].bind_address  # where the orbench server binds: the reference binds there too
+    samples = store.samples_dir / f"{name}{suffix}"
     ref: Reference
     if name == "sockperf":
         ref = Sockperf(pl, host, sockperf_seconds, store.logs_dir)
     elif "pingpong" in name:
-        ref = Pingpong(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / f"{name}{suffix}")
+        ref = Pingpong(name, mode, pl, host, calls, store.logs_dir, samples)
     else:
-        ref = OmniorbLoop(name, mode, pl, host, calls, warmup, store.logs_dir, store.samples_dir / f"{name}{suffix}")
-    measured: dict[tuple[int, int], ReferenceRun] = {}
-    server_launch = 0  # the orbench launch the reference's server was started for
+        ref = OmniorbLoop(name, mode, pl, host, calls, store.logs_dir, samples)
+    measured: dict[tuple[int, int, int], ReferenceRun] = {}  # (size, launch, trial)
+    warmed: set[tuple[int, int]] = set()  # (size, launch) the reference has had its full warm-up at
+    server_launch = 0  # the orbench launch the reference was started for
 
     def after_trial(runner: Runner, trial: Trial) -> None:
         # The orbench workers sit idle (blocked in a read) while the reference runs.
@@ -429,7 +500,10 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
             ref.start()
             server_launch = trial.launch
         size = trial.point.payload_bytes
-        measured[(size, trial.launch)] = ref.measure(size, trial.launch)
+        first = (size, trial.launch) not in warmed
+        warmed.add((size, trial.launch))
+        measured[(size, trial.launch, trial.trial)] = ref.measure(size, trial.launch, trial.trial,
+                                                                  warmup if first else rewarm)
 
     run = RunStore.create(f"{name}{suffix}", store.path)
     try:
@@ -438,17 +512,19 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     finally:
         ref.stop()
     ok = [t for t in run.read_trials() if t.ok and t.p50_ns]
-    p50 = {(t.point.payload_bytes, t.launch): float(t.p50_ns) for t in ok}
-    tput = {(t.point.payload_bytes, t.launch): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
+    p50 = {(t.point.payload_bytes, t.launch, t.trial): float(t.p50_ns) for t in ok}
+    tput = {(t.point.payload_bytes, t.launch, t.trial): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
     per_size = []
     for size in sizes:
-        keys = [(s, t) for s, t in sorted(measured) if s == size and (s, t) in p50]
-        pairs = [(p50[k] / (2 if ref.halve_orbench else 1), measured[k]) for k in keys]
-        throughputs = [(tput[k], measured[k].throughput_msgs_per_s) for k in keys
-                       if k in tput and measured[k].throughput_msgs_per_s]
-        per_size.append(_row(ref, size, pairs, throughputs))
+        launches: dict[int, list[tuple[float, ReferenceRun]]] = {}
+        throughputs: dict[int, list[tuple[float, float]]] = {}
+        for key in sorted(k for k in measured if k[0] == size and k in p50):
+            launches.setdefault(key[1], []).append((p50[key] / (2 if ref.halve_orbench else 1), measured[key]))
+            if key in tput and measured[key].throughput_msgs_per_s:
+                throughputs.setdefault(key[1], []).append((tput[key], measured[key].throughput_msgs_per_s))
+        per_size.append(_row(size, launches, throughputs))
     return {"reference": name, "target": target_name, "mode": mode, "halved": ref.halve_orbench,
-            "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
+            "slices": slices, "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
 
 
 def _interval_text(ci: list[float | None] | None) -> str:
@@ -463,7 +539,7 @@ def format_result(result: dict[str, Any]) -> str:
         lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}{where}: {comp['what']}")
         scale = "p50 / 2" if comp["halved"] else "p50"
         lines.append(f"{'payload':>9} {'orbench ' + scale:>16} {'reference':>12} {'ratio':>6}  95% interval    "
-                     f"pairs  load     vs {result['goal_ratio']}")
+                     f"launches x slices  load     vs {result['goal_ratio']}")
         for r in comp["rows"]:
             if r["ratio"] is None:
                 lines.append(f"{r['payload_bytes']:>8}B  no paired measurement")
@@ -472,7 +548,7 @@ def format_result(result: dict[str, Any]) -> str:
             tput = (f"  receiver msgs/s orbench/reference {r['throughput_ratio']:.3f} "
                     f"{_interval_text(r.get('throughput_ratio_ci'))}" if r.get("throughput_ratio") is not None else "")
             lines.append(f"{r['payload_bytes']:>8}B {r['orbench_p50_ns'] / 1e3:>13.2f} us {r['reference_p50_ns'] / 1e3:>9.2f} us "
-                         f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>4}"
+                         f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>8} x {r.get('slices', r['pairs']) // max(r['pairs'], 1):<6}"
                          f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}{tput}")
         lines.append("")
     for name, why in result.get("missing", {}).items():

@@ -4,6 +4,8 @@ header of kind, 0 and payload length, little-endian, and the payload in one send
 
     fidelity_pingpong.py server HOST PORT    serves one connection after another until its stdin closes
     fidelity_pingpong.py client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE
+    fidelity_pingpong.py slices HOST PORT twoway|oneway    one connection, the client's run per stdin line
+                                                           "PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE", "done" after each
 
 The client writes one little-endian int64 (ns, time.perf_counter_ns) per timed call to SAMPLES_FILE; oneway ends
 with a FLUSH round trip and prints the receiver's messages/s from the first timed call to its reply."""
@@ -48,10 +50,15 @@ def serve(host, port):
             sock.close()
 
 
-def call(host, port, mode, payload_bytes, calls, warmup, samples_file):
-    oneway = mode == "oneway"
+def connect(host, port):
     sock = socket.create_connection((host, port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def run(sock, mode, payload_bytes, calls, warmup, samples_file):
+    """One run on an open connection: `warmup` untimed calls, then `calls` timed ones."""
+    oneway = mode == "oneway"
     request = HEADER.pack(ONEWAY if oneway else TWOWAY, 0, payload_bytes) + bytes(i & 0xFF for i in range(payload_bytes))
     flush = HEADER.pack(FLUSH, 0, 0)
     reply = memoryview(bytearray(24))
@@ -78,14 +85,26 @@ def call(host, port, mode, payload_bytes, calls, warmup, samples_file):
         out.write(struct.pack(f"<{calls}q", *samples))
 
 
+def slices(host, port, mode):
+    """One connection, one run per stdin line ("PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE"), each answered with
+    "done": the harness alternates these runs with its own worker's trials."""
+    sock = connect(host, port)
+    for line in sys.stdin:
+        payload_bytes, calls, warmup, samples_file = line.split()
+        run(sock, mode, int(payload_bytes), int(calls), int(warmup), samples_file)
+        print("done", flush=True)
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "server":
         serve(argv[2], int(argv[3]))
     elif len(argv) == 9 and argv[1] == "client":
-        call(argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]), int(argv[7]), argv[8])
+        run(connect(argv[2], int(argv[3])), argv[4], int(argv[5]), int(argv[6]), int(argv[7]), argv[8])
+    elif len(argv) == 5 and argv[1] == "slices":
+        slices(argv[2], int(argv[3]), argv[4])
     else:
         sys.exit("usage: fidelity_pingpong.py server HOST PORT | "
-                 "client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE")
+                 "client HOST PORT twoway|oneway PAYLOAD_BYTES CALLS WARMUP SAMPLES_FILE | slices HOST PORT twoway|oneway")
 
 
 if __name__ == "__main__":
