@@ -203,8 +203,9 @@ def test_yoko_concurrency_models(tmp_path):
 def test_glassfish_selector_against_reader_threads(tmp_path):
     select = served(observe("glassfish", "select", "omniorb", tmp_path))
     readers = served(observe("glassfish", "reader-per-connection", "omniorb", tmp_path))
-    # One SelectorThread watches every connection; without it each connection has a reader of its own from
-    # the ORB's pool ("p: default-threadpool"), made when it connects.
-    assert named(select.names, "SelectorThread") == 1 and named(readers.names, "SelectorThread") == 0
+    # A SelectorThread watches the connections; without it each connection has a reader of its own from the
+    # ORB's pool ("p: default-threadpool"), made when it connects. Usually one selector thread; a CI run once
+    # saw 3 at once, so the setting's mark is "some" against "none", with fewer threads than connections.
+    assert named(select.names, "SelectorThread") >= 1 and named(readers.names, "SelectorThread") == 0
     assert readers.connected - readers.base >= CLIENTS, readers
     assert select.connected - select.base < CLIENTS, select
