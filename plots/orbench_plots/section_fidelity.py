@@ -27,14 +27,6 @@ def _us(ns: float | None) -> str:
     return "" if ns is None else f"{ns / 1e3:.2f}"
 
 
-def _repetitions(row: dict[str, Any]) -> str:
-    """Launches x slices per launch; a run from before slices has one pair (one slice) per launch."""
-    pairs = row.get("pairs")
-    if not pairs:
-        return ""
-    return f"{pairs} × {row.get('slices', pairs) // pairs}"
-
-
 def _table(comp: dict[str, Any], goal: float | None) -> str:
     scale = "p50 / 2" if comp.get("halved") else "p50"
     head = ("payload", f"orbench {comp['target']} {comp['mode']} {scale} (µs)", f"{comp['reference']} {'p50 of RTT/2' if comp.get('halved') else 'p50'} (µs)",
@@ -51,7 +43,9 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
         cells = [f"{r['payload_bytes']} B", _us(r.get("orbench_p50_ns")), _us(r.get("reference_p50_ns")),
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),
                  "" if ci[0] is None else f"{ci[0]:.3f} – {ci[1]:.3f}" + (f" ({r['verdict']})" if r.get("verdict") else ""),
-                 "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}", _repetitions(r),
+                 "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}",
+                 # slices per launch: a run from before slices had one (a pair per launch)
+                 f"{r['pairs']} × {comp.get('slices', 1)}" if r.get("pairs") else "",
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
         if oneway:
             cells.append("" if r.get("throughput_ratio") is None else f"{r['throughput_ratio']:.3f}")

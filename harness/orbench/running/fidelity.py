@@ -254,7 +254,25 @@ class SliceClient:
         self.proc = None
 
 
-class OmniorbLoop:
+class _Sliced:
+    """What the sliced references share: a server and a SliceClient, both restarted with each orbench launch."""
+
+    name: str
+    calls: int
+    server: subprocess.Popen | None = None
+    client: SliceClient | None = None
+
+    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
+        assert self.client is not None
+        return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.stop()
+        _stop(self.server)
+
+
+class OmniorbLoop(_Sliced):
     """orbench-omniorb-loop: its server and slice client restarted with each orbench launch, one run of `calls`
     calls after each orbench trial."""
 
@@ -271,8 +289,6 @@ class OmniorbLoop:
         self.executable = repo_root() / LOOP_EXECUTABLE
         self.log = logs / f"{name}.log"
         self.samples = samples
-        self.server: subprocess.Popen | None = None
-        self.client: SliceClient | None = None
 
     def start(self) -> None:
         if not self.executable.is_file():
@@ -288,16 +304,6 @@ class OmniorbLoop:
         self.client = SliceClient(self.placement.prefix("client") + [str(self.executable), "slices", ior, self.mode],
                                   self.name, self.log, self.samples)
         self.client.start()
-
-    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
-        assert self.client is not None
-        return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
-
-    def stop(self) -> None:
-        if self.client is not None:
-            self.client.stop()
-        _stop(self.server)
-
 
 def _java_pingpong() -> list[str]:
     """The Java reference's command: the JVM on PATH with the java-socket worker's heap and collector flags."""
@@ -317,7 +323,7 @@ _PINGPONGS = {
 }
 
 
-class Pingpong:
+class Pingpong(_Sliced):
     """A plain ping-pong program (orbench-c-pingpong, JavaPingpong on java.net.Socket, fidelity_pingpong.py on
     Python's socket module): its server and slice client restarted with each orbench launch, one run of `calls`
     calls after each orbench trial."""
@@ -335,8 +341,6 @@ class Pingpong:
         self.executable = repo_root() / path
         self.log = logs / f"{name}.log"
         self.samples = samples
-        self.server: subprocess.Popen | None = None
-        self.client: SliceClient | None = None
 
     def _command(self) -> list[str]:
         if self.language == "java":
@@ -357,16 +361,6 @@ class Pingpong:
         self.client = SliceClient(self.placement.prefix("client") + self._command()
                                   + ["slices", self.host, str(port), self.mode], self.name, self.log, self.samples)
         self.client.start()
-
-    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
-        assert self.client is not None
-        return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
-
-    def stop(self) -> None:
-        if self.client is not None:
-            self.client.stop()
-        _stop(self.server)
-
 
 def verdict(low: float | None, high: float | None) -> str:
     """Against the goal, from the ratio's 95% interval: `within` (all of it at or under GOAL_RATIO), `beyond` (all
@@ -389,7 +383,6 @@ def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
     pairs = [pair for launch in sorted(launches) for pair in launches[launch]]
     ratios = [_launch_ratio([(o, r.p50_ns) for o, r in launches[k]]) for k in sorted(launches) if launches[k]]
     interval = median_interval(ratios) if ratios else None
-    slice_ratios = [o / r.p50_ns for o, r in pairs]
     extra: dict[str, Any] = {}
     if throughputs and any(throughputs.values()):
         tput = [_launch_ratio(throughputs[k]) for k in sorted(throughputs) if throughputs[k]]
@@ -410,8 +403,6 @@ def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
         "ratio_ci": [interval.low, interval.high] if interval else None,
         "ratio_range": [min(ratios), max(ratios)] if ratios else None,
         "launch_ratios": ratios,
-        "slice_ratio_iqr": [float(np.percentile(slice_ratios, 25)), float(np.percentile(slice_ratios, 75))]
-        if slice_ratios else None,
         "verdict": verdict(interval.low, interval.high) if interval else "unresolved",
         "loadavg_1m": [r.loadavg_1m for _, r in pairs],
     }
@@ -548,7 +539,7 @@ def format_result(result: dict[str, Any]) -> str:
             tput = (f"  receiver msgs/s orbench/reference {r['throughput_ratio']:.3f} "
                     f"{_interval_text(r.get('throughput_ratio_ci'))}" if r.get("throughput_ratio") is not None else "")
             lines.append(f"{r['payload_bytes']:>8}B {r['orbench_p50_ns'] / 1e3:>13.2f} us {r['reference_p50_ns'] / 1e3:>9.2f} us "
-                         f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>8} x {r.get('slices', r['pairs']) // max(r['pairs'], 1):<6}"
+                         f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>8} x {comp.get('slices', 1):<6}"
                          f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}{tput}")
         lines.append("")
     for name, why in result.get("missing", {}).items():
