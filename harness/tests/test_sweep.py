@@ -12,7 +12,7 @@ from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.point import Point, PointGroup
-from orbench.running.load_usage import bottleneck
+from orbench.running.load_usage import LoadSampler, bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last
 from orbench.summary.capacity import crossing, with_floor_notes
@@ -34,6 +34,32 @@ trials = 1
 calls = 300
 warmup = 100
 """
+
+
+def test_the_load_sampler_starts_no_thread_per_trial():
+    # A thread started right before a trial slows it (load_usage.py): one sampling thread serves every trial.
+    import os
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    worker = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        LoadSampler(worker.pid, [os.getpid()]).stop()
+        threads = threading.active_count()
+        for _ in range(3):
+            sampler = LoadSampler(worker.pid, [os.getpid()])
+            time.sleep(0.2)
+            assert threading.active_count() == threads  # while it samples
+            sampler.stop()
+            times = [r.at_ns for r in sampler.readings]
+            assert len(times) >= 3 and times == sorted(times)  # the thread read it while it ran, in order
+            # The busy loop: one CPU's worth, as a share of the CPUs it may use.
+            assert sampler.fields(times[0], times[-1])["server_cpu_util"] * len(os.sched_getaffinity(worker.pid)) > 0.8
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 def test_slo_parses_absolute_and_relative_bounds():

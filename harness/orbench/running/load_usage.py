@@ -3,12 +3,19 @@ and the server's thread count while it ran (issue of every multi-client run on a
 share CPUs with each other and, same-core, with the server; a capacity reached because the clients' CPU was
 full describes the client machine, not the middleware).
 
-A sampler thread reads, every SAMPLE_PERIOD_S while the trial runs, each worker's CPU clock (the scheduler's
+A sampling thread reads, every SAMPLE_PERIOD_S while the trial runs, each worker's CPU clock (the scheduler's
 exact on-CPU time, every thread, ended ones included: anatomy/snapshot.process_cpu_ns) and the server's number
 of threads (/proc/PID/task), with the time on CLOCK_MONOTONIC, the clock the workers report their first and
 last timed call on. The CPU used over the timed calls is then interpolated at those two instants: warm-up
 calls and barriers before and after are left out. Local workers only (a remote worker's clock is read on its
 host; there the fields stay empty).
+
+The thread is one per harness process, started with the run and kept: a thread started just before each trial
+(as this module did) slowed the trial after it. `orbench fidelity`'s split-core c-socket oneway row at 16 and
+128 B (anatomy on first rounds) read 1.18-1.21 times the plain C program's p50 with a sampling thread per trial
+and 1.02-1.03 with one for the run; driven without the harness (tests/measure_task_start.py), a thread started
+before each trial made it 1.08 against 1.03, and the server's CPU took about twice the function-call interrupts
+(the IPIs of remote wake-ups) per trial, 305-314 against 140.
 """
 
 from __future__ import annotations
@@ -54,8 +61,48 @@ def _client_cpu(pids: list[int]) -> int | None:
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
+class _SamplingThread:
+    """The harness's one sampling thread: it reads every active sampler each SAMPLE_PERIOD_S and sleeps without
+    a timeout while none is active. Lane threads (host pairs run at once) may each have a sampler active."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._active: list[LoadSampler] = []
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Starts the thread if it is not running; the runner calls it before its first trial."""
+        with self._changed:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="load-sampler", daemon=True)
+                self._thread.start()
+
+    def add(self, sampler: LoadSampler) -> None:
+        self.start()
+        with self._changed:
+            self._active.append(sampler)
+            self._changed.notify()
+
+    def remove(self, sampler: LoadSampler) -> None:
+        with self._changed:
+            self._active = [s for s in self._active if s is not sampler]
+
+    def _loop(self) -> None:
+        while True:
+            with self._changed:
+                while not self._active:
+                    self._changed.wait()
+                self._changed.wait(SAMPLE_PERIOD_S)
+                active = list(self._active)
+            for sampler in active:
+                sampler.read_if_active()
+
+
+SAMPLING = _SamplingThread()
+
+
 class LoadSampler:
-    """Started just before a trial's `run` command(s), stopped after the answers."""
+    """Started just before a trial's `run` command(s), stopped after the answers; SAMPLING reads it between."""
 
     def __init__(self, server_pid: int, client_pids: list[int]):
         self.server_pid, self.client_pids = server_pid, list(client_pids)
@@ -69,10 +116,11 @@ class LoadSampler:
         self.client_cpus = len(allowed) or None
         self.shared = self._shared_cpus()
         self.readings: list[_Reading] = []
-        self._stop = threading.Event()
+        # Readings come from this thread and SAMPLING's: one at a time, so that they stay in time order.
+        self._lock = threading.Lock()
+        self._active = True
         self._read()
-        self._thread = threading.Thread(target=self._loop, name="load-sampler", daemon=True)
-        self._thread.start()
+        SAMPLING.add(self)
 
     def _shared_cpus(self) -> bool:
         """Whether the server and the clients may only run on the same CPUs (same-core placement)."""
@@ -87,14 +135,16 @@ class LoadSampler:
         self.readings.append(_Reading(time.monotonic_ns(), process_cpu_ns(self.server_pid),
                                       _client_cpu(self.client_pids), _threads(self.server_pid)))
 
-    def _loop(self) -> None:
-        while not self._stop.wait(SAMPLE_PERIOD_S):
-            self._read()
+    def read_if_active(self) -> None:
+        with self._lock:
+            if self._active:
+                self._read()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2.0)
-        self._read()
+        SAMPLING.remove(self)
+        with self._lock:
+            self._active = False
+            self._read()
 
     def _at(self, at_ns: int, field: str) -> float | None:
         """A cumulative counter interpolated at `at_ns` between the readings around it."""

@@ -44,6 +44,7 @@ from orbench.running.awake import AwakeCPUs
 from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
+from orbench.running.load_usage import SAMPLING
 from orbench.running.measure import TrialPlan, measure_single
 from orbench.running.profiled import (
     ProfileSettings,
@@ -284,6 +285,8 @@ class Runner:
     def run(self) -> int:
         """Returns the number of failed trials; raises KeyboardInterrupt after cleaning up."""
         self.progress.start(self.campaign, self.store)
+        # Before the first trial: a thread started just before a trial slows it (load_usage.py).
+        SAMPLING.start()
         self._start_manifest()
         status = "failed"
         awake = self._awake_cpus()
