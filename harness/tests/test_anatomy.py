@@ -4,6 +4,7 @@ and the C socket baseline's real workers, whose wire bytes are known to the byte
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ from orbench.anatomy.delta import Window, process_delta, trial_fields, wire_delt
 from orbench.anatomy.netstat import TCP_EVENTS, parse_netstat, tcp_events
 from orbench.anatomy.procfs import parse_stat
 from orbench.anatomy.snapshot import local_shell, take_snapshot
+from orbench.anatomy.sockdiag import tcp_sockets
 from orbench.anatomy.strace import StraceError, StraceSession, parse_strace_summary
 from orbench.anatomy.tcpinfo import parse_ss
 from orbench.targets.descriptor import get_target
@@ -161,6 +163,45 @@ def test_ss_parsing():
     assert (s.local, s.peer, s.bytes_out, s.bytes_received, s.data_segs_out, s.data_segs_in, s.retrans) == \
         ("127.0.0.1:58440", "127.0.0.1:45645", 88, 24, 7, 6, 3)
     assert sockets[5].peer == "[::ffff:127.0.0.1]:2" and sockets[5].bytes_out == 0
+
+
+def test_sock_diag_reads_what_ss_reads():
+    # The harness reads local sockets over netlink (sockdiag.py) instead of starting `ss`: the same counters.
+    pairs = []
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        listener = socket.socket(family)
+        listener.bind((host, 0))
+        listener.listen()
+        client = socket.create_connection(listener.getsockname()[:2])
+        server, _ = listener.accept()
+        for _ in range(20):
+            client.sendall(b"x" * 1500)
+        server.sendall(b"y" * 7)
+        time.sleep(0.05)
+        pairs.append((listener, client, server))
+    try:
+        read = tcp_sockets()
+        shown = parse_ss(subprocess.run(["ss", "-tinHe"], capture_output=True, text=True, check=True).stdout)
+        assert read is not None
+        for _, client, server in pairs:
+            for sock in (client, server):
+                inode = os.fstat(sock.fileno()).st_ino
+                assert read[inode] == shown[inode]
+            assert read[os.fstat(client.fileno()).st_ino].bytes_out == 30000
+            assert read[os.fstat(server.fileno()).st_ino].data_segs_out == 1
+    finally:
+        for sockets in pairs:
+            for sock in sockets:
+                sock.close()
+
+
+def test_a_local_snapshot_starts_no_process(child, monkeypatch):
+    # A process started right before a trial slows it (sockdiag.py): reading this machine starts none.
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a local snapshot started a process: {args}")
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    assert child.pid in take_snapshot([child.pid], sockets=True).processes
 
 
 def test_strace_summary_parsing():

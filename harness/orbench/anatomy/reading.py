@@ -4,10 +4,18 @@ Before the command: a snapshot of both processes (one script run when both worke
 host) and the server's stats line; after its answer, the same again; then the per-call fields (delta.py). In
 the anatomy mode (campaign key `anatomy = "syscalls"`), a traced trial also has strace attached to both workers
 for the command (strace.py).
+
+Each reading is followed by SETTLE_S of nothing: reading the workers' /proc entries right before a trial slowed
+it. Split-core, c-socket oneway 16 and 128 B against the plain C reference of `orbench fidelity`, trials of
+1000 calls: 1.10-1.19 times the reference's p50 with the reading right before each trial, 1.07-1.08 with 5 ms
+after it, 0.98-1.02 with 10 or 20 ms, 1.01-1.02 with no reading (a busy loop as long as the reading: 1.02-1.04).
+Which of the kernel's paths leaves that state behind was not found; leaving out any one of the files read did
+not remove it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,6 +27,8 @@ from orbench.anatomy.strace import StraceSession, SyscallCount, syscall_fields
 # counters around every trial), syscalls (counters, and after each point one more trial per target with strace
 # attached, kept apart in traced.csv), off (nothing).
 MODES = ("counters", "syscalls", "off")
+# After each reading, before the trial's calls (or the next trial's): 10 ms sufficed where 5 did not (above).
+SETTLE_S = 0.015
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,7 @@ class AnatomyReading:
         self.traces: list[tuple[str, StraceSession]] = []
         if trace_dirs is not None:
             self._attach(trace_dirs)
+        time.sleep(SETTLE_S)
 
     def _read(self) -> tuple[HostSnapshot, HostSnapshot, dict | None]:
         w = self.workers
@@ -79,6 +90,7 @@ class AnatomyReading:
         """The trial's anatomy fields; `window_calls`: the calls the `run` command made (warm-up + timed)."""
         counts = self._detach()
         after = self._read()
+        time.sleep(SETTLE_S)
         window = Window(self.workers.client_pid, self.workers.server_pid, self.before[0], after[0], self.before[1],
                         after[1], self.workers.same_host)
         fields = trial_fields(window, window_calls, timed_calls, client_memory, memory_between(self.before[2], after[2]))

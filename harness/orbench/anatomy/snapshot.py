@@ -4,7 +4,8 @@ worker are measured by the same commands.
 
 The script prints sections `@NAME [PID]` followed by their text; parse_snapshot turns them back into counters.
 It forks a handful of short commands per process (cat, grep, ls, sed, od; one ss), some tens of milliseconds in all,
-and runs between trials, never during one.
+and runs between trials, never during one. On this machine the harness reads the same files itself and the
+sockets over sock_diag (sockdiag.py), starting no process: one started right before a trial slows it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from orbench.anatomy.netstat import parse_netstat
 from orbench.anatomy.procfs import ProcessCounters, process_counters
+from orbench.anatomy.sockdiag import tcp_sockets
 from orbench.anatomy.syscount import MEMFD_NAME
 from orbench.anatomy.syscount import SNAPSHOT_PART as SYSCOUNT_PART
 from orbench.anatomy.tcpinfo import SocketCounters, parse_socket_inodes, parse_ss
@@ -96,8 +98,10 @@ def process_cpu_ns(pid: int) -> int | None:
         return None
 
 
-def parse_snapshot(text: str, taken_at: float = 0.0, clocks: dict[int, int] | None = None) -> HostSnapshot:
-    """`clocks`: the processes' CPU clocks read by the harness (a local host), else those the script printed."""
+def parse_snapshot(text: str, taken_at: float = 0.0, clocks: dict[int, int] | None = None,
+                   tcp: dict[int, SocketCounters] | None = None) -> HostSnapshot:
+    """`clocks`: the processes' CPU clocks read by the harness (a local host), else those the script printed;
+    `tcp`: the TCP sockets read by the harness (sockdiag.py), else those of the text's `ss` section."""
     sections = split_sections(text)
     pids = {pid for (_, pid) in sections if pid is not None}
     if clocks is None:
@@ -110,7 +114,8 @@ def parse_snapshot(text: str, taken_at: float = 0.0, clocks: dict[int, int] | No
                                     clocks.get(pid))
         if counters is not None:
             processes[pid] = counters
-    tcp = parse_ss(sections.get(("ss", None), ""))
+    if tcp is None:
+        tcp = parse_ss(sections.get(("ss", None), ""))
     sockets = {pid: {i: tcp[i] for i in parse_socket_inodes(sections.get(("fds", pid), "")) if i in tcp}
                for pid in processes}
     return HostSnapshot(taken_at, processes, sockets, parse_netstat(sections.get(("netstat", None), "")))
@@ -156,8 +161,8 @@ def _syscount_words(pid: int, fds: dict[str, str]) -> str | None:
 
 def local_snapshot_text(pids: Iterable[int], sockets: bool = True) -> str:
     """The snapshot script's output for processes on this machine, read by the harness itself: the same
-    files, with one `ss` the only command it starts (the script forks a dozen short ones per process, and the
-    workers' CPUs idle meanwhile, right before a trial)."""
+    files, with `ss` (with `sockets`) the only command it starts. take_snapshot reads the sockets over
+    sock_diag instead and starts nothing (sockdiag.py says why)."""
     parts: list[str] = []
     for pid in pids:
         stat = _read(f"/proc/{pid}/stat")
@@ -192,7 +197,8 @@ def take_snapshot(pids: Iterable[int], shell: Shell = local_shell, sockets: bool
     same files as the script, local_snapshot_text)."""
     pids = list(pids)
     if local:
-        text = local_snapshot_text(pids, sockets)
+        tcp = tcp_sockets() if sockets else None
+        text = local_snapshot_text(pids, sockets and tcp is None)
         clocks = {pid: ns for pid in pids if (ns := process_cpu_ns(pid)) is not None}
-        return parse_snapshot(text, time.monotonic(), clocks)
+        return parse_snapshot(text, time.monotonic(), clocks, tcp)
     return parse_snapshot(shell(snapshot_script(pids, sockets, clocks=True)), time.monotonic())
