@@ -35,7 +35,8 @@ the row's interval is over launches.
 - `python-pingpong`, `python-pingpong-oneway`: the same for the Python socket baseline against
   harness/workers/python/fidelity_pingpong.py, the same program on the socket module (the workers' interpreter).
 
-Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run. Warm-up: the first
+Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run, its anatomy counters
+read around each size's first trial in a launch, as the shipped campaigns read them. Warm-up: the first
 slice at a size on either side gets `warmup` untimed calls (the JIT's compilations, the connection's buffers),
 each later one `rewarm`; both sides alike, so whatever the other program's turn on the CPU costs, each side
 pays it. sockperf cannot alternate on one connection: its row runs one sockperf run (a process, of which it
@@ -102,6 +103,7 @@ warmup = {warmup}
 jvm_warmup = {warmup}
 rewarm = {rewarm}
 jvm_rewarm = {rewarm}
+anatomy_trials = "first-round"
 """
 
 
