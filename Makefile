@@ -10,7 +10,7 @@ CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
 # nlohmann-json for the C++ workers' command loop, util-linux for taskset (CPU pinning), chromium for the
 # report's browser test, sockperf for make bench-fidelity; OpenSSH client for campaigns on remote hosts, and its
-# server plus iproute2 for the tests' network-namespace hosts (iproute2's ss also reads the workers' TCP counters);
+# server plus iproute2 for the tests' network-namespace hosts (iproute2's ss also reads a remote host's TCP counters);
 # strace for the anatomy mode's syscall counts; linux-perf (perf record, the C++ workers' profiler) and jattach
 # (attaches async-profiler to a running JVM) for the profile mode; gRPC C++ with protoc and its C++ plugin
 # (grpc-cpp), ZeroC Ice C++ and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java); Apache Thrift

@@ -13,7 +13,7 @@ from orbench.errors import UserError
 from orbench.hosts.placement import resolve
 from orbench.paths import repo_root
 from orbench.results.store import RunStore
-from orbench.running.fidelity import GOAL_RATIO, format_result, run_fidelity, verdict
+from orbench.running.fidelity import GOAL_RATIO, ReferenceRun, _row, format_result, run_fidelity, verdict
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import require_targets
@@ -47,9 +47,13 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert set(comps) == set(ROWS) and not result["missing"]
     assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
     # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
+    # And the mean time per call, orbench's trial against the slice after it.
     for name in ("c-pingpong-oneway", "omniorb-loop-oneway"):
         for oneway in comps[name]["rows"]:
             assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
+            assert 0.4 < oneway["mean_ratio"] < 2.5 and oneway["mean_verdict"] in ("within", "beyond", "unresolved")
+            assert oneway["mean_ratio_ci"][0] <= oneway["mean_ratio"] <= oneway["mean_ratio_ci"][1]
+    assert all("mean_ratio" not in row for row in comps["c-pingpong"]["rows"])
     for name, comp in comps.items():
         slices = 1 if name == "sockperf" else 2  # sockperf is a process per run: it cannot alternate
         assert comp["slices"] == slices, name
@@ -93,6 +97,21 @@ def test_section_reads_a_run_from_before_the_omniorb_row(tmp_path):
     (tmp_path / "fidelity.json").write_text(json.dumps(old))
     html = section(tmp_path)
     assert "c-socket echo vs sockperf" in html and "7.98" in html and "1.170" in html and "0.970 – 1.380" in html
+
+
+def test_a_oneway_row_judges_the_mean_as_well_as_the_p50():
+    # Six launches of two slices: p50s 10% apart everywhere, means equal but for one launch.
+    ref = ReferenceRun(p50_ns=1000.0, observations=300, loadavg_1m=0.1, mean_ns=2000.0)
+    launches = {k: [(1100.0, ref), (1100.0, ref)] for k in range(6)}
+    means = {k: [(2000.0 * (1.5 if k == 0 else 1.0), 2000.0)] * 2 for k in range(6)}
+    row = _row(16, launches, means=means)
+    assert row["ratio"] == pytest.approx(1.1) and row["verdict"] == "beyond"
+    assert row["mean_ratio"] == pytest.approx(1.0) and row["mean_ratio_range"] == pytest.approx([1.0, 1.5])
+    assert row["mean_verdict"] in ("within", "unresolved")
+    assert "mean 1.000" in format_result({"goal_ratio": GOAL_RATIO, "comparisons": [
+        {"target": "c-socket", "mode": "oneway", "reference": "c-pingpong-oneway", "what": "", "halved": False,
+         "slices": 2, "rows": [row]}]})
+    assert "mean_ratio" not in _row(16, launches)
 
 
 def test_verdict_reads_the_interval_against_the_goal():

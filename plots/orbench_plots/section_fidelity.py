@@ -34,6 +34,9 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
     oneway = any(r.get("throughput_ratio") is not None for r in comp["rows"])
     if oneway:  # the receiver's messages/s, orbench over the reference: below 1, orbench's receiver is slower
         head += ("receiver msgs/s orbench / reference",)
+    means = any(r.get("mean_ratio") is not None for r in comp["rows"])
+    if means:  # a flood's p50 can be how often a write found room; its mean time per call is its rate
+        head += ("mean time per call orbench / reference", "its 95% interval")
     out = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for r in comp["rows"]:
         ratio, spread, load = r.get("ratio"), r.get("ratio_range"), r.get("loadavg_1m")
@@ -49,6 +52,10 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
         if oneway:
             cells.append("" if r.get("throughput_ratio") is None else f"{r['throughput_ratio']:.3f}")
+        if means:
+            mci = r.get("mean_ratio_ci") or [None, None]
+            cells += ["" if r.get("mean_ratio") is None else f"{r['mean_ratio']:.3f}",
+                      "" if mci[0] is None else f"{mci[0]:.3f} – {mci[1]:.3f} ({r.get('mean_verdict', '')})"]
         out.append("<tr>" + "".join(f"<td class='num'>{html.escape(c)}</td>" for c in cells) + "</tr>")
     where = f" ({comp['placement']})" if comp.get("placement") else ""
     return (f"<h3>{html.escape(comp['target'])} {html.escape(comp['mode'])} vs {html.escape(comp['reference'])}"

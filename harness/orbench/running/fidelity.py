@@ -28,8 +28,9 @@ the row's interval is over launches.
   `push(octets)`, client time per call and the receiver's messages/s.
 - `c-pingpong` (twoway) and `c-pingpong-oneway`: orbench's C socket baseline against `orbench-c-pingpong`
   (cpp/fidelity/c_pingpong.c), a plain C client and server of a few dozen lines moving the same bytes (a 12-byte
-  header and the payload in one send(); a 24-byte reply). Oneway compares the client's time per call and the
-  receiver's throughput (messages from the first timed call to a final round trip).
+  header and the payload in one send(); a 24-byte reply). Oneway compares the client's time per call, its p50
+  and its mean (a flood that fills the socket buffer makes the p50 how often a write found room, the mean its
+  rate), and the receiver's throughput (messages from the first timed call to a final round trip).
 - `java-pingpong`, `java-pingpong-oneway`: the same for the Java socket baseline against JavaPingpong, the same
   program on plain java.net.Socket (the JVM on PATH, the worker's heap and collector flags).
 - `python-pingpong`, `python-pingpong-oneway`: the same for the Python socket baseline against
@@ -113,6 +114,7 @@ class ReferenceRun:
     observations: int
     loadavg_1m: float
     throughput_msgs_per_s: float | None = None  # oneway: the receiver's
+    mean_ns: float | None = None  # the mean time per call (sliced references)
 
 
 class Reference(Protocol):
@@ -249,7 +251,7 @@ class SliceClient:
         m = re.search(r"receiver_msgs_per_s ([\d.]+)", out)
         samples = read_samples(path)
         return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), os.getloadavg()[0],
-                            float(m.group(1)) if m else None)
+                            float(m.group(1)) if m else None, float(samples.mean()) if samples.size else None)
 
     def stop(self) -> None:
         _stop(self.proc)
@@ -377,23 +379,37 @@ def _launch_ratio(pairs: list[tuple[float, float]]) -> float:
     return float(np.median([o / r for o, r in pairs]))
 
 
+def _launch_ratios(by_launch: dict[int, list[tuple[float, float]]], prefix: str) -> dict[str, Any]:
+    """`prefix`_ratio, _ratio_ci, _ratio_range: the median over launches of each launch's median pair ratio."""
+    ratios = [_launch_ratio(by_launch[k]) for k in sorted(by_launch) if by_launch[k]]
+    if not ratios:
+        return {}
+    interval = median_interval(ratios)
+    return {f"{prefix}_ratio": interval.estimate, f"{prefix}_ratio_ci": [interval.low, interval.high],
+            f"{prefix}_ratio_range": [min(ratios), max(ratios)]}
+
+
 def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
-         throughputs: dict[int, list[tuple[float, float]]] | None = None) -> dict[str, Any]:
+         throughputs: dict[int, list[tuple[float, float]]] | None = None,
+         means: dict[int, list[tuple[float, float]]] | None = None) -> dict[str, Any]:
     """One size of one comparison: `launches` maps a launch to its pairs (orbench trial p50 on the reference's
     scale, the reference's slice after it); `throughputs` (oneway) to its (orbench trial's receiver msgs/s, the
-    reference's). The interval is over launches: slices of one launch share its processes."""
+    reference's); `means` (oneway) to its (orbench trial's mean time per call, the reference slice's). The
+    interval is over launches: slices of one launch share its processes."""
     pairs = [pair for launch in sorted(launches) for pair in launches[launch]]
     ratios = [_launch_ratio([(o, r.p50_ns) for o, r in launches[k]]) for k in sorted(launches) if launches[k]]
     interval = median_interval(ratios) if ratios else None
     extra: dict[str, Any] = {}
     if throughputs and any(throughputs.values()):
-        tput = [_launch_ratio(throughputs[k]) for k in sorted(throughputs) if throughputs[k]]
-        t_interval = median_interval(tput)
         every = [pair for k in sorted(throughputs) for pair in throughputs[k]]
         extra = {"orbench_throughput_msgs_per_s": float(np.median([o for o, _ in every])),
                  "reference_throughput_msgs_per_s": float(np.median([r for _, r in every])),
-                 "throughput_ratio": t_interval.estimate, "throughput_ratio_ci": [t_interval.low, t_interval.high],
-                 "throughput_ratio_range": [min(tput), max(tput)]}
+                 **_launch_ratios(throughputs, "throughput")}
+    if means and any(means.values()):
+        # A oneway flood's p50 can be how often a write found room in the socket buffer; the mean is its rate.
+        extra |= _launch_ratios(means, "mean")
+        mean_ci = extra.get("mean_ratio_ci") or [None, None]
+        extra["mean_verdict"] = verdict(mean_ci[0], mean_ci[1])
     return extra | {
         "payload_bytes": size, "pairs": len(ratios), "slices": len(pairs),
         "orbench_p50_ns": float(np.median([o for o, _ in pairs])) if pairs else None,
@@ -507,15 +523,19 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     ok = [t for t in run.read_trials() if t.ok and t.p50_ns]
     p50 = {(t.point.payload_bytes, t.launch, t.trial): float(t.p50_ns) for t in ok}
     tput = {(t.point.payload_bytes, t.launch, t.trial): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
+    mean = {(t.point.payload_bytes, t.launch, t.trial): float(t.mean_ns) for t in ok if t.mean_ns}
     per_size = []
     for size in sizes:
         launches: dict[int, list[tuple[float, ReferenceRun]]] = {}
         throughputs: dict[int, list[tuple[float, float]]] = {}
+        means: dict[int, list[tuple[float, float]]] = {}
         for key in sorted(k for k in measured if k[0] == size and k in p50):
             launches.setdefault(key[1], []).append((p50[key] / (2 if ref.halve_orbench else 1), measured[key]))
             if key in tput and measured[key].throughput_msgs_per_s:
                 throughputs.setdefault(key[1], []).append((tput[key], measured[key].throughput_msgs_per_s))
-        per_size.append(_row(size, launches, throughputs))
+            if mode == "oneway" and key in mean and measured[key].mean_ns:
+                means.setdefault(key[1], []).append((mean[key], measured[key].mean_ns))
+        per_size.append(_row(size, launches, throughputs, means))
     return {"reference": name, "target": target_name, "mode": mode, "halved": ref.halve_orbench,
             "slices": slices, "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
 
@@ -540,6 +560,9 @@ def format_result(result: dict[str, Any]) -> str:
             load = r["loadavg_1m"]
             tput = (f"  receiver msgs/s orbench/reference {r['throughput_ratio']:.3f} "
                     f"{_interval_text(r.get('throughput_ratio_ci'))}" if r.get("throughput_ratio") is not None else "")
+            if r.get("mean_ratio") is not None:
+                tput += (f"  mean {r['mean_ratio']:.3f} {_interval_text(r.get('mean_ratio_ci'))} "
+                         f"{r.get('mean_verdict', '')}")
             lines.append(f"{r['payload_bytes']:>8}B {r['orbench_p50_ns'] / 1e3:>13.2f} us {r['reference_p50_ns'] / 1e3:>9.2f} us "
                          f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>8} x {comp.get('slices', 1):<6}"
                          f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}{tput}")

@@ -30,7 +30,7 @@ READ_CALLS = ("read", "readv", "recv", "recvfrom", "recvmsg", "recvmmsg", "pread
 def segments_out(pid: int) -> int:
     """Data segments sent so far by every TCP socket of a local process."""
     sockets = take_snapshot([pid]).sockets.get(pid, {})
-    assert sockets, f"no TCP socket of process {pid} seen by `ss -tinHe` (iproute2 installed?)"
+    assert sockets, f"no TCP socket of process {pid} seen over sock_diag (or `ss -tinHe`, iproute2, where sock_diag cannot be read)"
     return sum(s.data_segs_out for s in sockets.values())
 
 
