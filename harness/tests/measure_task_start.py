@@ -9,17 +9,18 @@ trial; run `sh -c true`; run `sh -c true` and then wait 100 ms. Per variant it p
 orbench's trial p50 / the adjacent reference slice's p50, and the function-call interrupts (on x86 the IPIs of
 remote wake-ups, /proc/interrupts CAL) the server's CPU took per orbench trial.
 
-What it showed on a 2-vCPU KVM guest (kernel 6.18, haltpoll cpuidle), 16 B, 40 pairs of 1000 calls: nothing
-1.028 (140 IPIs per trial), a thread started and ended 1.084 (305), a thread left waiting 1.089 (314), a process
-1.079 (310), a process then 100 ms 1.016 (64). Why a new task doubles the wake-up IPIs for tens of milliseconds is
-not established here; the harness therefore starts no thread or process between a trial's readings and its calls
-(running/load_usage.py, anatomy/sockdiag.py).
+What it showed on a 2-vCPU KVM guest (kernel 6.18, haltpoll cpuidle), 16 B, three runs of 40, 20 and 40 pairs of
+1000 calls (ratio; IPIs per trial): nothing 1.028-1.069 (95-140), a thread started and ended 1.084-1.120
+(244-305), a thread left waiting 1.076-1.109 (218-314), a process 1.079-1.115 (212-316), a process then 100 ms
+1.016-1.121 (36-64). The interrupt counts separate the variants in every run, the ratios in most: a task started
+right before a trial about doubles the wake-up IPIs for tens of milliseconds. Why is not established here; the
+harness starts no thread or process between a trial's readings and its calls (running/load_usage.py,
+anatomy/sockdiag.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -28,8 +29,7 @@ import time
 from pathlib import Path
 
 from orbench.hosts.placement import resolve
-from orbench.paths import repo_root
-from orbench.running.fidelity import PINGPONG_EXECUTABLE, SliceClient
+from orbench.running.fidelity import Pingpong
 from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import get_target
 from orbench.targets.workers import ClientWorker, ServerWorker
@@ -45,36 +45,44 @@ def function_call_irqs(cpus: set[int]) -> int:
     return 0
 
 
-def nothing() -> None:
-    pass
-
-
-def thread_ended() -> None:
-    t = threading.Thread(target=nothing)
-    t.start()
-    t.join()
-
-
 def process() -> None:
     subprocess.run(["sh", "-c", "true"], check=True)
 
 
-def process_then_wait() -> None:
+def thread_ended() -> None:
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
+
+
+# Each variant: what runs before an orbench trial, and what after it (the thread left waiting is let go).
+def nothing():
+    return lambda: None
+
+
+def thread_left_waiting():
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait)
+    thread.start()
+    return lambda: (done.set(), thread.join())
+
+
+def started_and_gone(start):
+    def before():
+        start()
+        return lambda: None
+    return before
+
+
+def process_then_wait():
     process()
     time.sleep(0.1)
+    return lambda: None
 
 
-class ThreadLeftWaiting:
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self.done.wait)
-
-    def __call__(self) -> None:
-        self.thread.start()
-
-    def after(self) -> None:
-        self.done.set()
-        self.thread.join()
+VARIANTS = {"nothing": nothing, "thread started and ended": started_and_gone(thread_ended),
+            "thread left waiting": thread_left_waiting, "process": started_and_gone(process),
+            "process, then 100 ms": process_then_wait}
 
 
 def main() -> None:
@@ -90,52 +98,38 @@ def main() -> None:
     server = ServerWorker("c-socket", placement.prefix("server") + target.server_command("127.0.0.1", 0),
                           scratch / "server.log")
     client = ClientWorker("c-socket", placement.prefix("client") + target.client_command(), scratch / "client.log")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    pingpong = str(repo_root() / PINGPONG_EXECUTABLE)
-    plain_server = subprocess.Popen(placement.prefix("server") + [pingpong, "server", "127.0.0.1", str(port)],
-                                    stdin=subprocess.PIPE)
-    time.sleep(0.3)
-    plain = SliceClient(placement.prefix("client") + [pingpong, "slices", "127.0.0.1", str(port), "oneway"],
-                        "plain", scratch / "plain.log", scratch)
+    # The plain C program of `orbench fidelity`'s c-pingpong-oneway row, started as that row starts it.
+    plain = Pingpong("c-pingpong-oneway", "oneway", placement, "127.0.0.1", args.calls, scratch, scratch)
     try:
         client.call({"cmd": "hello"})
         client.call({"cmd": "connect", "endpoint": server.endpoint})
         plain.start()
         server_cpus = placement.cpus("server")
 
-        def orbench_trial(calls: int, warmup: int, before=nothing) -> tuple[float, int]:
-            before()
+        def orbench_trial(warmup: int) -> tuple[float, int]:
             irqs = function_call_irqs(server_cpus)
             path = scratch / "orbench.i64"
             client.call({"cmd": "run", "mode": "oneway", "payload_type": "octets", "payload_bytes": args.size,
-                         "calls": calls, "warmup": warmup, "samples_file": str(path), "sync_timeout_ms": 20000})
-            irqs = function_call_irqs(server_cpus) - irqs
-            if isinstance(before, ThreadLeftWaiting):
-                before.after()
-            return statistics.median(read_samples(path)), irqs
+                         "calls": args.calls, "warmup": warmup, "samples_file": str(path), "sync_timeout_ms": 20000})
+            return statistics.median(read_samples(path)), function_call_irqs(server_cpus) - irqs
 
-        orbench_trial(args.calls, 10000)
-        plain.run(args.size, args.calls, 10000, "warm")
-        variants = {"nothing": lambda: nothing, "thread started and ended": lambda: thread_ended,
-                    "thread left waiting": ThreadLeftWaiting, "process": lambda: process,
-                    "process, then 100 ms": lambda: process_then_wait}
+        orbench_trial(10000)
+        plain.measure(args.size, 0, 0, 10000)
         print(f"c-socket oneway {args.size} B {args.placement}, {args.pairs} pairs of {args.calls} calls against "
               f"orbench-c-pingpong; before each orbench trial:")
-        for name, make in variants.items():
+        for name, before in VARIANTS.items():
             ratios, irqs = [], []
             for k in range(args.pairs):
-                reference = plain.run(args.size, args.calls, 200, f"ref{k}")
-                p50, n = orbench_trial(args.calls, 200, make())
+                reference = plain.measure(args.size, 0, k + 1, 200)
+                after = before()
+                p50, n = orbench_trial(200)
+                after()
                 ratios.append(p50 / reference.p50_ns)
                 irqs.append(n)
             print(f"  {name:<26} orbench / plain p50 {statistics.median(ratios):.3f}   function-call IRQs on the "
                   f"server's CPU per trial {statistics.median(irqs):.0f}")
     finally:
         plain.stop()
-        plain_server.stdin.close()
-        plain_server.wait(timeout=10)
         client.stop()
         server.stop()
 

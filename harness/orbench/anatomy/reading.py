@@ -8,7 +8,7 @@ for the command (strace.py).
 Each reading is followed by SETTLE_S of nothing: reading the workers' /proc entries right before a trial slowed
 it. Split-core, c-socket oneway 16 and 128 B against the plain C reference of `orbench fidelity`, trials of
 1000 calls: 1.10-1.19 times the reference's p50 with the reading right before each trial, 1.07-1.08 with 5 ms
-after it, 0.98-1.02 with 10 or 20 ms, 1.01-1.02 with no reading (a busy loop as long as the reading: 1.02-1.04).
+after it, 0.98-1.02 with 10 or 20 ms, 1.00-1.03 with no reading (a busy loop as long as the reading: 1.02-1.04).
 Which of the kernel's paths leaves that state behind was not found; leaving out any one of the files read did
 not remove it.
 """

@@ -3,9 +3,9 @@ over the kernel's sock_diag netlink interface (the interface `ss` uses), without
 
 Why not `ss`: a process (or a thread) started by the harness just before a trial slows the trial after it. With
 a split-core oneway flood (c-socket 16 B, trials of 1000 calls against a plain C client's), `sh -c true` run
-right before each trial made it 1.08 times the plain client's p50 against 1.03 without, and the server's CPU took
-twice the function-call interrupts (the IPIs of remote wake-ups) per trial, 310 against 140; with 100 ms between
-the process and the trial, 1.02 and 64 (tests/measure_task_start.py). The anatomy reads its counters right
+right before each trial made it 1.08-1.12 times the plain client's p50 against 1.03-1.07 without, and the server's
+CPU took twice the function-call interrupts (the IPIs of remote wake-ups) per trial, 212-316 against 95-140; with
+100 ms between the process and the trial, 36-64 (tests/measure_task_start.py, three runs). The anatomy reads its counters right
 before a trial, so locally it now starts nothing; a remote host still runs the snapshot script (snapshot.py).
 
 The counters are those tcpinfo.parse_ss reads from `ss -tinHe`, from the same struct tcp_info (linux/tcp.h).

@@ -379,14 +379,14 @@ def _launch_ratio(pairs: list[tuple[float, float]]) -> float:
     return float(np.median([o / r for o, r in pairs]))
 
 
-def _launch_ratios(by_launch: dict[int, list[tuple[float, float]]], prefix: str) -> dict[str, Any]:
-    """`prefix`_ratio, _ratio_ci, _ratio_range: the median over launches of each launch's median pair ratio."""
+def _over_launches(by_launch: dict[int, list[tuple[float, float]]], name: str) -> dict[str, Any]:
+    """`name`, `name`_ci, `name`_range: the median over launches of each launch's ratio (_launch_ratio), its
+    distribution-free interval and the launches' range; nothing without a launch."""
     ratios = [_launch_ratio(by_launch[k]) for k in sorted(by_launch) if by_launch[k]]
     if not ratios:
         return {}
     interval = median_interval(ratios)
-    return {f"{prefix}_ratio": interval.estimate, f"{prefix}_ratio_ci": [interval.low, interval.high],
-            f"{prefix}_ratio_range": [min(ratios), max(ratios)]}
+    return {name: interval.estimate, f"{name}_ci": [interval.low, interval.high], f"{name}_range": [min(ratios), max(ratios)]}
 
 
 def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
@@ -397,31 +397,28 @@ def _row(size: int, launches: dict[int, list[tuple[float, ReferenceRun]]],
     reference's); `means` (oneway) to its (orbench trial's mean time per call, the reference slice's). The
     interval is over launches: slices of one launch share its processes."""
     pairs = [pair for launch in sorted(launches) for pair in launches[launch]]
-    ratios = [_launch_ratio([(o, r.p50_ns) for o, r in launches[k]]) for k in sorted(launches) if launches[k]]
-    interval = median_interval(ratios) if ratios else None
+    p50s = {k: [(o, r.p50_ns) for o, r in v] for k, v in launches.items()}
+    main = _over_launches(p50s, "ratio")
     extra: dict[str, Any] = {}
     if throughputs and any(throughputs.values()):
         every = [pair for k in sorted(throughputs) for pair in throughputs[k]]
         extra = {"orbench_throughput_msgs_per_s": float(np.median([o for o, _ in every])),
                  "reference_throughput_msgs_per_s": float(np.median([r for _, r in every])),
-                 **_launch_ratios(throughputs, "throughput")}
+                 **_over_launches(throughputs, "throughput_ratio")}
     if means and any(means.values()):
         # A oneway flood's p50 can be how often a write found room in the socket buffer; the mean is its rate.
-        extra |= _launch_ratios(means, "mean")
-        mean_ci = extra.get("mean_ratio_ci") or [None, None]
-        extra["mean_verdict"] = verdict(mean_ci[0], mean_ci[1])
+        extra |= _over_launches(means, "mean_ratio")
+        extra["mean_verdict"] = verdict(*extra.get("mean_ratio_ci", [None, None]))
     return extra | {
-        "payload_bytes": size, "pairs": len(ratios), "slices": len(pairs),
+        "payload_bytes": size, "pairs": sum(1 for v in launches.values() if v), "slices": len(pairs),
         "orbench_p50_ns": float(np.median([o for o, _ in pairs])) if pairs else None,
         "reference_p50_ns": float(np.median([r.p50_ns for _, r in pairs])) if pairs else None,
         "orbench_trials_p50_ns": [o for o, _ in pairs],
         "reference_runs_p50_ns": [r.p50_ns for _, r in pairs],
         "reference_observations": sum(r.observations for _, r in pairs),
-        "ratio": interval.estimate if interval else None,
-        "ratio_ci": [interval.low, interval.high] if interval else None,
-        "ratio_range": [min(ratios), max(ratios)] if ratios else None,
-        "launch_ratios": ratios,
-        "verdict": verdict(interval.low, interval.high) if interval else "unresolved",
+        "ratio": main.get("ratio"), "ratio_ci": main.get("ratio_ci"), "ratio_range": main.get("ratio_range"),
+        "launch_ratios": [_launch_ratio(p50s[k]) for k in sorted(p50s) if p50s[k]],
+        "verdict": verdict(*main.get("ratio_ci", [None, None])),
         "loadavg_1m": [r.loadavg_1m for _, r in pairs],
     }
 

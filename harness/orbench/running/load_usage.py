@@ -13,9 +13,9 @@ host; there the fields stay empty).
 The thread is one per harness process, started with the run and kept: a thread started just before each trial
 (as this module did) slowed the trial after it. `orbench fidelity`'s split-core c-socket oneway row at 16 and
 128 B (anatomy on first rounds) read 1.18-1.21 times the plain C program's p50 with a sampling thread per trial
-and 1.02-1.03 with one for the run; driven without the harness (tests/measure_task_start.py), a thread started
-before each trial made it 1.08 against 1.03, and the server's CPU took about twice the function-call interrupts
-(the IPIs of remote wake-ups) per trial, 305-314 against 140.
+and 1.02-1.03 with one for the run; driven without the harness (tests/measure_task_start.py, three runs), a
+thread started before each trial made it 1.08-1.12 against 1.03-1.07, and the server's CPU took about twice the
+function-call interrupts (the IPIs of remote wake-ups) per trial, 218-314 against 95-140.
 """
 
 from __future__ import annotations
