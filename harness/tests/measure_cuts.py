@@ -2,6 +2,7 @@
 
     cd harness && ../.venv/bin/python -m tests.measure_cuts CUT [--campaign quick] [--pairs 4] [--results DIR]
     cd harness && ../.venv/bin/python -m tests.measure_cuts code --other-checkout /path/to/main [--pairs 4]
+    cd harness && ../.venv/bin/python -m tests.measure_cuts checkout --other-checkout /path/to/main [--pairs 4]
 
 A is the campaign with the cut off, B with it on, both with fixed repetitions (the campaign's launches, trials
 and calls: no budget, so both run the same repetitions); the runs alternate A B A B ... so drift hits both alike.
@@ -9,10 +10,13 @@ CUT is one of:
 - steady_max_s: steady-state chunks bounded by time (B) or by steady_max_calls only (A);
 - anatomy_trials: the anatomy counters read on the first round only (B) or around every trial (A);
 - rewarm: the campaign's rewarm and jvm_rewarm (B) against 1000 and 2000 calls (A, quick's values before);
-- all: the three together;
+- rewarm_modes: the rewarm before the later trials of the campaign's rewarm_modes only (B) or of every mode (A);
+- all: the four together;
 - code: this checkout (B) against another one (A, e.g. main before the cuts: the anatomy read in-process, the
   skip rule without a second pass over the samples), both on the other checkout's campaign file with every cut
-  key left out.
+  key left out;
+- checkout: this checkout with its own campaign file (B) against another checkout with its own (A): a release
+  of the campaign against the one before it, code and keys together.
 Prints, per A/B pair, what `orbench compare` flags (a cut that moves no number flags about as many rows as the
 A/A pairs do), each side's cross-run capture (`orbench agreement`), and each side's wall time and timed share.
 """
@@ -38,6 +42,7 @@ CUT_OFF: dict[str, dict[str, Any]] = {
     "steady_max_s": {"steady_max_s": None},
     "anatomy_trials": {"anatomy_trials": "all"},
     "rewarm": {"rewarm": 1000, "jvm_rewarm": 2000},
+    "rewarm_modes": {"rewarm_modes": ["twoway", "oneway"]},
 }
 CUT_OFF["all"] = {k: v for cut in list(CUT_OFF.values()) for k, v in cut.items()}
 # Keys a checkout before the cuts does not know, left out of both sides of `code`.
@@ -100,19 +105,26 @@ def wall(run_dir: Path) -> tuple[float, float]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("cut", choices=[*CUT_OFF, "code"])
+    p.add_argument("cut", choices=[*CUT_OFF, "code", "checkout"])
     p.add_argument("--campaign", default="quick", help="a campaign name, or a file (FILE.toml)")
     p.add_argument("--pairs", type=int, default=4)
     p.add_argument("--results", default="/tmp/orbench-cuts")
-    p.add_argument("--other-checkout", help="with `code`: the checkout of side A")
+    p.add_argument("--other-checkout", help="with code or checkout: the checkout of side A")
     args = p.parse_args()
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     here = [sys.executable, "-m", "orbench"]
-    if args.cut == "code":
+    if args.cut in ("code", "checkout"):
         if not args.other_checkout:
-            sys.exit("code: give --other-checkout PATH (the checkout of side A)")
+            sys.exit(f"{args.cut}: give --other-checkout PATH (the checkout of side A)")
         other = Path(args.other_checkout)
+    if args.cut == "checkout":
+        mine = tomllib.loads((campaigns_dir() / f"{args.campaign}.toml").read_text())
+        theirs = tomllib.loads((other / "harness" / "campaigns" / f"{args.campaign}.toml").read_text())
+        a_side = (write_campaign(fixed(theirs, f"{args.campaign}-a", {}), results / "a.toml"),
+                  [str(other / ".venv" / "bin" / "orbench")])
+        b_side = (write_campaign(fixed(mine, f"{args.campaign}-b", {}), results / "b.toml"), here)
+    elif args.cut == "code":
         data = tomllib.loads((other / "harness" / "campaigns" / f"{args.campaign}.toml").read_text())
         data = {k: v for k, v in data.items() if k not in NEW_KEYS}
         a_side = (write_campaign(fixed(data, f"{args.campaign}-a", {}), results / "a.toml"),

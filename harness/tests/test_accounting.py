@@ -155,3 +155,40 @@ def test_a_budget_run_plans_reports_and_ends_within_its_budget(write_campaign, r
     assert code == 0, err
     plans = repetition_plans(json.loads((results_root / "budget" / "latest" / "manifest.json").read_text()))
     assert plans[0].source.startswith("previous run ") and plans[0].after_launch is None
+
+
+LEAN = """
+name = "lean"
+targets = ["c-socket"]
+modes = ["twoway", "oneway"]
+payload_bytes = [1, 100]
+launches = 2
+trials = 2
+calls = 200
+warmup = 100
+rewarm = 100
+rewarm_modes = ["oneway"]
+steady_cv_pct = 2
+steady_chunk_calls = 100
+steady_max_s = 0.2
+anatomy_trials = "first-launch"
+"""
+
+
+def test_warm_up_goes_only_where_it_is_measured_to_matter(write_campaign, results_root):
+    """anatomy_trials = "first-launch" reads the counters on the first round of the first launch only;
+    rewarm_modes leaves twoway's later trials without a rewarm; no trial right after the steady-state chunks
+    gets one unless a reading came in between, and no later point's chunks do."""
+    require_targets("c-socket")
+    code, _out, err = run_cli("run", str(write_campaign(LEAN)), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "lean" / "latest").resolve()
+    trials = RunStore(run_dir).read_trials()
+    assert len(trials) == 2 * 2 * 2 * 2 and all(t.ok for t in trials)
+    assert {(t.launch, t.trial) for t in trials if t.anatomy_calls is not None} == {(0, 0)}
+    assert {(t.launch, t.trial, t.point.mode, t.warmup) for t in trials} == {
+        (0, 0, "twoway", 0), (0, 1, "twoway", 0), (1, 0, "twoway", 0), (1, 1, "twoway", 0),
+        (0, 0, "oneway", 100), (0, 1, "oneway", 100), (1, 0, "oneway", 0), (1, 1, "oneway", 100)}
+    steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
+    # The full warm-up once per launch, at the worker's first point; none before a later point's chunks.
+    assert sorted(s["warmup_calls"] for s in steady) == [0] * (len(steady) - 2) + [100, 100]

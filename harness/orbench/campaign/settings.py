@@ -64,6 +64,7 @@ class Settings:
     jvm_warmup: int
     rewarm: int | None
     jvm_rewarm: int | None
+    rewarm_modes: tuple[str, ...]   # the modes whose later trials get the rewarm; the others none
     steady_cv_pct: float | None
     steady_chunk_calls: int | None
     steady_window: int
@@ -118,6 +119,7 @@ class Settings:
             max_launches=int(d["max_launches"]),
             calls=int(d["calls"]), warmup=int(d["warmup"]), jvm_warmup=int(d["jvm_warmup"]),
             rewarm=_opt_int(d.get("rewarm")), jvm_rewarm=_opt_int(d.get("jvm_rewarm")),
+            rewarm_modes=tuple(d.get("rewarm_modes") or d["modes"]),
             steady_cv_pct=_opt_float(d.get("steady_cv_pct")), steady_chunk_calls=_opt_int(d.get("steady_chunk_calls")),
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
             steady_max_s=_opt_float(d.get("steady_max_s")),

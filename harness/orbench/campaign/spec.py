@@ -52,13 +52,15 @@ class Campaign:
         """The same campaign with some settings changed (a drawn order seed, --anatomy, a plan's launches)."""
         return replace(self, settings=self.settings.replace(**changes))
 
-    def warmup_for(self, target: Target, first: bool = True) -> int:
+    def warmup_for(self, target: Target, first: bool = True, mode: str | None = None) -> int:
         """Warm-up calls before a trial: the full warm-up before the first trial a worker runs at a point,
-        `rewarm` (`jvm_rewarm`) before the later ones."""
+        `rewarm` (`jvm_rewarm`) before the later ones of a mode in `rewarm_modes`, none before the others'."""
         s = self.settings
         full = s.jvm_warmup if target.is_jvm else s.warmup
         if first:
             return full
+        if mode is not None and mode not in s.rewarm_modes:
+            return 0
         later = s.jvm_rewarm if target.is_jvm else s.rewarm
         return full if later is None else later
 

@@ -242,7 +242,7 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
     with `budget_left_s`, the most precision that fits it, else the least time to the target."""
     baselines = {t.name: t.baseline for t in campaign.targets if t.baseline}
     rows = rows_of(evidence, baselines)
-    costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials == "first-round")
+    costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials in ("first-round", "first-launch"))
     ratio = launch_ratio([r.data for g in rows.values() for r in g.values()])
     bounds = Bounds.of(campaign, launches_done, budget_left_s is not None)
     aim = "budget" if budget_left_s is not None else "target"

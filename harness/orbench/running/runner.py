@@ -71,9 +71,10 @@ from orbench.running.schedule import (
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
 from orbench.running.soak.point import run_soak_point
-from orbench.running.steady import SteadyState, warm_until_steady
+from orbench.running.steady import SteadyState, chunk_p50, warm_until_steady
 from orbench.running.stopping import StoppingRule
 from orbench.running.sweep import SweepState
+from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE, Target
 from orbench.targets.server_settings import Unsupported, server_setting
 
@@ -704,11 +705,12 @@ class Runner:
         started = time.time()
         try:
             first = session.first_at(point)
+            just_warmed = False
             if first and self.steady is not None:
                 self._warm_until_steady(session, point, clock)
-                first = False  # warm now: the trial gets the short rewarm
+                first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
             clock.warmup_phase = "full_warmup" if first else "rewarm"
-            measurement = self._measure(session, point, trial, first, offered, clock)
+            measurement = self._measure(session, point, trial, first, offered, clock, just_warmed)
         except WorkerError as exc:
             measurement = Measurement(status="failed", error=str(exc))
             self._check_pair(lane)
@@ -801,22 +803,39 @@ class Runner:
         return planned or self.campaign.settings.calls
 
     def _plan(self, session: TargetSession, point: Point, trial: int | None, first: bool,
-              offered_rate_hz: float | None = None, clock: PhaseClock | None = None) -> TrialPlan:
+              offered_rate_hz: float | None = None, clock: PhaseClock | None = None,
+              just_warmed: bool = False) -> TrialPlan:
         """A latency trial's plan, or (trial None) the anatomy mode's traced trial's; `first`: the first trial
-        these workers run at the point (the full warm-up); `offered_rate_hz`: a sweep step's rate in all."""
+        these workers run at the point (the full warm-up); `just_warmed`: the steady-state chunks ran right
+        before it; `offered_rate_hz`: a sweep step's rate in all."""
         s = self.campaign.settings
-        # anatomy_trials = "first-round": the later rounds read nothing, so nothing idles the CPU before them.
-        unread = s.anatomy == "off" or (s.anatomy_trials == "first-round" and bool(trial))
-        anatomy = "traced" if trial is None else ("off" if unread else "counters")
+        anatomy = "traced" if trial is None else ("counters" if self._reads_anatomy(trial) else "off")
         sweep = self.campaign.load_plan.sweep
         planned = self.planned.calls(point.group) if self.planned is not None else None
         calls = (sweep.step_calls_per_client(offered_rate_hz) if sweep is not None and offered_rate_hz is not None
                  else planned or s.calls)
-        return self._trial_plan(calls=calls, warmup=self.campaign.warmup_for(session.target, first),
+        # Right after the steady-state chunks the worker is as warm as it gets: a rewarm is only needed when the
+        # anatomy's reading (and its settle) idles the CPU in between.
+        warmup = (0 if just_warmed and anatomy == "off"
+                  else self.campaign.warmup_for(session.target, first, point.mode))
+        return self._trial_plan(calls=calls, warmup=warmup,
                                 samples_file=self.store.samples_path(point, trial, self.launch) if trial is not None
                                 else self.store.traced_samples_path(point),
                                 anatomy=anatomy, clock=clock, offered_rate_hz=offered_rate_hz,
                                 seed=trial_seed(self.launch_seed, point, trial or 0))
+
+    def _reads_anatomy(self, trial: int) -> bool:
+        """Whether a latency trial reads the anatomy counters: every trial, the first round of each group in
+        each launch ("first-round"), or in the first launch only ("first-launch"); the trials that read nothing
+        have nothing idle the CPU right before them."""
+        s = self.campaign.settings
+        if s.anatomy == "off":
+            return False
+        if s.anatomy_trials == "first-round":
+            return trial == 0
+        if s.anatomy_trials == "first-launch":
+            return trial == 0 and self.launch == 0
+        return True
 
     def _trial_plan(self, *, calls: int, warmup: int, samples_file: Path, anatomy: str, clock: PhaseClock | None,
                     offered_rate_hz: float | None = None, seed: int | None = None) -> TrialPlan:
@@ -828,8 +847,10 @@ class Runner:
                          store_root=self.store.path, stall_timeout_s=s.stall_timeout_s)
 
     def _measure(self, session: TargetSession, point: Point, trial: int, first: bool,
-                 offered_rate_hz: float | None = None, clock: PhaseClock | None = None) -> Measurement:
-        return measure_for(point)(session, point, self._plan(session, point, trial, first, offered_rate_hz, clock))
+                 offered_rate_hz: float | None = None, clock: PhaseClock | None = None,
+                 just_warmed: bool = False) -> Measurement:
+        return measure_for(point)(session, point, self._plan(session, point, trial, first, offered_rate_hz, clock,
+                                                             just_warmed))
 
     def _warm_until_steady(self, session: TargetSession, point: Point, clock: PhaseClock) -> None:
         """Untimed chunks until the worker's latency is steady (steady.py); the record goes into the manifest's
@@ -837,15 +858,19 @@ class Runner:
         assert self.steady is not None
         measure = measure_for(point)
         # The fixed warm-up once per worker launch, at its first point (the JIT's first compilations); at later
-        # points the short rewarm, and the chunks go on until the latency is steady there too.
-        full = self.campaign.warmup_for(session.target, not session.fixed_warmup_done)
+        # points none: the chunks are the warm-up there, and go on until the latency is steady there too.
+        full = self.campaign.warmup_for(session.target) if not session.fixed_warmup_done else 0
         chunks = clock.chunks(full_warmup=not session.fixed_warmup_done)
         session.fixed_warmup_done = True
 
         def chunk(n: int, warmup: int) -> Measurement:
-            return measure(session, point, self._trial_plan(
-                calls=self.steady.chunk_calls, warmup=warmup,
-                samples_file=self.store.warmup_samples_path(point, self.launch, n), anatomy="off", clock=chunks))
+            plan = self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
+                                    samples_file=self.store.warmup_samples_path(point, self.launch, n),
+                                    anatomy="off", clock=chunks)
+            m = measure(session, point, plan)
+            if m.status == "ok" and plan.samples_file.exists():  # one client's samples (a group's are per client)
+                m = replace(m, p50_ns=chunk_p50(read_samples(plan.samples_file)))
+            return m
 
         record = warm_until_steady(self.steady, full, chunk)
         with self._lock:
