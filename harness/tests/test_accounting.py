@@ -155,6 +155,11 @@ def test_a_budget_run_plans_reports_and_ends_within_its_budget(write_campaign, r
     assert code == 0, err
     plans = repetition_plans(json.loads((results_root / "budget" / "latest" / "manifest.json").read_text()))
     assert plans[0].source.startswith("previous run ") and plans[0].after_launch is None
+    # A budget its pilot launch uses up: no plan, and the end says what was reached all the same.
+    code, out, err = run_cli("run", str(write_campaign(
+        BUDGET.format(budget="3s").replace('name = "budget"', 'name = "budget-pilot"'))))
+    assert code == 0, err
+    assert "no plan was made" in err and "ORB-added omniorb: reached" in err
 
 
 LEAN = """

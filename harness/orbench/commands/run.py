@@ -20,7 +20,7 @@ from orbench.results.accounting import TimeAccount, time_account
 from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore, open_run
 from orbench.running.runner import Runner
-from orbench.summary.precision import format_reached
+from orbench.summary.precision import format_reached, format_reached_unplanned
 from orbench.summary.summary import write_summary
 from orbench.summary.table import format_table
 
@@ -115,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     planned = [p for p in repetition_plans(store.read_manifest()) if p.groups]
     if planned:
         print(format_reached(planned[-1], summary), file=sys.stderr)
+    elif campaign.settings.budget_s is not None and not interrupted:
+        print(format_reached_unplanned(summary), file=sys.stderr)
     print(f"results: {store.path}")
     if campaign.settings.profile:
         print(f"profiles: orbench profiles {store.path} (where each middleware's time goes, per call)")

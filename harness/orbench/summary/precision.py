@@ -60,3 +60,17 @@ def format_reached(plan: RepetitionPlan, summary: RunSummary) -> str:
         aim = f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else ""
         lines.append(f"  {r.label}: {r.row}: expected {half_width_text(r.expected_ns)}, reached {got}{aim}")
     return "\n".join(lines)
+
+
+def format_reached_unplanned(summary: RunSummary) -> str:
+    """The end of a budget run that made no plan (its pilot launch used the budget): the ORB-added half-widths
+    reached, with nothing expected to compare them with."""
+    rows = [(p.point.group.label, p.point.target, reached_half_width(p, "ORB-added"))
+            for p in summary.points if p.orb_added_latency_ns is not None]
+    if not rows:
+        return ""
+    lines = ["precision (95% half-width) reached; no plan was made (the pilot launch used the budget, so nothing "
+             "was expected):"]
+    lines += [f"  {label}: ORB-added {target}: reached {'-' if hw is None else f'±{fmt_ns(hw)}'}"
+              for label, target, hw in rows]
+    return "\n".join(lines)
