@@ -197,3 +197,13 @@ def test_warm_up_goes_only_where_it_is_measured_to_matter(write_campaign, result
     steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
     # The full warm-up once per launch, at the worker's first point; none before a later point's chunks.
     assert sorted(s["warmup_calls"] for s in steady) == [0] * (len(steady) - 2) + [100, 100]
+
+
+def test_rewarm_modes_names_the_modes_that_get_a_rewarm(write_campaign):
+    for modes, oneway, twoway in (('["oneway"]', 100, 0), ("[]", 0, 0), (None, 100, 100)):
+        text = LEAN.replace('rewarm_modes = ["oneway"]\n', "" if modes is None else f"rewarm_modes = {modes}\n")
+        campaign = read_campaign(write_campaign(text))
+        target = campaign.targets[0]
+        assert (campaign.warmup_for(target, False, "oneway"), campaign.warmup_for(target, False, "twoway")) == (
+            oneway, twoway), modes
+        assert campaign.warmup_for(target) == 100  # the full warm-up whatever the mode

@@ -119,7 +119,7 @@ class Settings:
             max_launches=int(d["max_launches"]),
             calls=int(d["calls"]), warmup=int(d["warmup"]), jvm_warmup=int(d["jvm_warmup"]),
             rewarm=_opt_int(d.get("rewarm")), jvm_rewarm=_opt_int(d.get("jvm_rewarm")),
-            rewarm_modes=tuple(d.get("rewarm_modes") or d["modes"]),
+            rewarm_modes=tuple(d["modes"] if d.get("rewarm_modes") is None else d["rewarm_modes"]),
             steady_cv_pct=_opt_float(d.get("steady_cv_pct")), steady_chunk_calls=_opt_int(d.get("steady_chunk_calls")),
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
             steady_max_s=_opt_float(d.get("steady_max_s")),

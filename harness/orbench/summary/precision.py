@@ -35,6 +35,10 @@ def reached_half_width(point: PointSummary, row: str) -> float | None:
     return None if ci is None else ci.half_width
 
 
+def _reached_text(ns: float | None) -> str:
+    return "-" if ns is None else f"±{fmt_ns(ns)}"
+
+
 def reached(plan: RepetitionPlan, summary: RunSummary) -> list[Reached]:
     points = {p.point: p for p in summary.points}
     out = []
@@ -56,9 +60,9 @@ def format_reached(plan: RepetitionPlan, summary: RunSummary) -> str:
     lines = [f"precision (95% half-width) expected by the last plan and reached: {sum(met)} of {len(met)} rows at "
              "or under their aim" if met else "precision (95% half-width) expected by the last plan and reached:"]
     for r in rows:
-        got = "-" if r.reached_ns is None else f"±{fmt_ns(r.reached_ns)}"
         aim = f" (aim ±{fmt_ns(r.target_ns)})" if r.target_ns else ""
-        lines.append(f"  {r.label}: {r.row}: expected {half_width_text(r.expected_ns)}, reached {got}{aim}")
+        lines.append(f"  {r.label}: {r.row}: expected {half_width_text(r.expected_ns)}, "
+                     f"reached {_reached_text(r.reached_ns)}{aim}")
     return "\n".join(lines)
 
 
@@ -71,6 +75,5 @@ def format_reached_unplanned(summary: RunSummary) -> str:
         return ""
     lines = ["precision (95% half-width) reached; no plan was made (the pilot launch used the budget, so nothing "
              "was expected):"]
-    lines += [f"  {label}: ORB-added {target}: reached {'-' if hw is None else f'±{fmt_ns(hw)}'}"
-              for label, target, hw in rows]
+    lines += [f"  {label}: ORB-added {target}: reached {_reached_text(hw)}" for label, target, hw in rows]
     return "\n".join(lines)
