@@ -13,6 +13,7 @@ from orbench.summary.table import P50_LEGEND, columns, interval_over
 
 from orbench_plots import figures as payload_figures
 from orbench_plots import section_fidelity, section_jmh, section_placement, section_scale, section_time
+from orbench_plots.drawing import drawing_in_parallel
 from orbench_plots.gclog import parse_gc_log, pause_summary
 from orbench_plots.load_figures import at_base_load, make_load_figures
 from orbench_plots.sample_figures import make_sample_figures
@@ -284,11 +285,12 @@ def make_report(run_dir: Path | str) -> Path:
     store = RunStore(run_dir)
     summary = current_summary(store)
     manifest = store.read_manifest()
-    figures = make_figures(summary, run_dir / "figures")
-    figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
-    figures += make_anatomy_figures(summary, run_dir / "figures")
-    figures += section_scale.make_figures(summary, run_dir / "figures")
-    figures += make_shape_figures(summary, run_dir / "figures")
+    with drawing_in_parallel():
+        figures = make_figures(summary, run_dir / "figures")
+        figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
+        figures += make_anatomy_figures(summary, run_dir / "figures")
+        figures += section_scale.make_figures(summary, run_dir / "figures")
+        figures += make_shape_figures(summary, run_dir / "figures")
     out = run_dir / "report.html"
     out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
     return out

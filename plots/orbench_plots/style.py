@@ -17,6 +17,8 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from orbench.results.point import PointSlice  # noqa: E402
 from orbench.summary.model import PointSummary  # noqa: E402
 
+from orbench_plots.drawing import draw  # noqa: E402
+
 # One colour per target across every figure, so a reader follows a target from plot to plot.
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
            "c-socket": "#2ca02c", "java-socket": "#9467bd", "java-nio": "#8c564b", "java-jni": "#e377c2",
@@ -68,9 +70,14 @@ def _us_axis(ax) -> None:
 
 
 def save(fig, path: Path, dpi: int = 110) -> None:
-    """Every figure is written the same way: laid out, saved, and closed so a long report does not hold them all."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    """Every figure is written the same way: laid out, saved (in a child process inside
+    drawing.drawing_in_parallel), and closed so a long report does not hold them all."""
+
+    def work() -> None:
+        fig.tight_layout()
+        fig.savefig(path, dpi=dpi)
+
+    draw(work, Path(path))
     plt.close(fig)
 
 
