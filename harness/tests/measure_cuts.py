@@ -33,7 +33,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from orbench.paths import campaigns_dir
+from orbench.paths import campaigns_dir, repo_root
 from orbench.results.store import open_run
 from orbench.summary.agreement import agreement
 
@@ -78,13 +78,20 @@ def fixed(data: dict[str, Any], name: str, changes: dict[str, Any]) -> dict[str,
     return out
 
 
-def run(orbench: list[str], campaign: Path, results: Path) -> Path:
+def run(orbench: list[str], campaign: Path, results: Path, checkout: Path) -> Path:
+    """One run of `campaign` by `orbench`, which must be the orbench of `checkout`: a side that silently ran
+    the other checkout's code would make the A/B an A/A."""
     env = {**os.environ, "ORBENCH_RESULTS": str(results)}
     proc = subprocess.run([*orbench, "run", str(campaign), "--no-report"], env=env, capture_output=True, text=True)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("results: ")), None)
     if line is None:
         sys.exit(f"{campaign}: the run failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return Path(line.split(": ", 1)[1])
+    run_dir = Path(line.split(": ", 1)[1])
+    ran = Path(json.loads((run_dir / "manifest.json").read_text())["command"][0]).resolve()
+    if not ran.is_relative_to(checkout.resolve()):
+        sys.exit(f"{run_dir}: ran the orbench at {ran}, not the one of {checkout} ({' '.join(orbench)}): make that "
+                 f"command import its own checkout's harness (python -P, so the working directory does not win)")
+    return run_dir
 
 
 def flagged(orbench: list[str], a: Path, b: Path, scratch: Path) -> int:
@@ -139,7 +146,8 @@ def main() -> None:
     runs: dict[str, list[Path]] = {"A": [], "B": []}
     for k in range(args.pairs):
         for side, (campaign, orbench) in (("A", a_side), ("B", b_side)):
-            runs[side].append(run(orbench, campaign, results))
+            checkout = other if side == "A" and args.cut in ("code", "checkout") else repo_root()
+            runs[side].append(run(orbench, campaign, results, checkout))
             print(f"pair {k + 1}: {side} {runs[side][-1]}", flush=True)
     print(f"\n{args.cut}: A = cut off, B = cut on, {args.pairs} pairs, run alternately")
     ab = [flagged(here, a, b, results) for a, b in zip(runs["A"], runs["B"])]
