@@ -10,7 +10,7 @@ from orbench.results.point import PointGroup
 from orbench.results.store import RunStore
 from orbench.results.trial import Measurement
 from orbench.running.schedule import launch_order, round_order
-from orbench.running.steady import SteadyState, warm_until_steady
+from orbench.running.steady import Chunk, SteadyState, warm_until_steady
 from orbench.stats.launches import over_launches, paired_by_launch, variance_split
 from orbench.summary.summary import read_summary
 
@@ -78,11 +78,11 @@ def test_each_launch_draws_its_own_group_order_and_keeps_pairs_adjacent():
 def test_steady_state_stops_when_the_chunks_agree_and_at_the_bound():
     rule = SteadyState(cv_pct=2.0, chunk_calls=100, window=3, max_calls=2000)
     falling = iter([50.0, 40.0, 30.0, 20.5, 20.0, 20.2, 99.0])
-    record = warm_until_steady(rule, 500, lambda n, w: Measurement(status="ok", p50_ns=next(falling)))
+    record = warm_until_steady(rule, 500, lambda n, w: Chunk(Measurement(status="ok", p50_ns=next(falling))))
     assert record.reached and record.chunk_p50s_ns == [50.0, 40.0, 30.0, 20.5, 20.0, 20.2]
     assert record.steady_calls == 600 and record.warmup_calls == 500
     noisy = iter([10.0, 20.0] * 50)
-    record = warm_until_steady(rule, 0, lambda n, w: Measurement(status="ok", p50_ns=next(noisy)))
+    record = warm_until_steady(rule, 0, lambda n, w: Chunk(Measurement(status="ok", p50_ns=next(noisy))))
     assert not record.reached and record.steady_calls == 2000
 
 

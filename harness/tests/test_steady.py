@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 from orbench.results.trial import Measurement
-from orbench.running.steady import SteadyState, chunk_p50, warm_until_steady
+from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
 
 
 def rule(max_s: float | None = None) -> SteadyState:
@@ -13,16 +13,16 @@ def rule(max_s: float | None = None) -> SteadyState:
 
 def test_chunks_end_once_the_last_window_agrees():
     p50s = iter([500.0, 300.0, 200.0, 201.0, 200.0, 999.0])
-    record = warm_until_steady(rule(), 1000, lambda n, w: Measurement(status="ok", p50_ns=next(p50s)))
+    record = warm_until_steady(rule(), 1000, lambda n, w: Chunk(Measurement(status="ok", p50_ns=next(p50s))))
     assert record.reached and record.stopped_by == "steady" and record.chunk_p50s_ns == [500, 300, 200, 201, 200]
 
 
 def test_the_time_bound_leaves_the_fixed_warm_up_out():
     """A JVM's fixed warm-up (here 0.3 s in the first chunk) must not use up the chunks' bound (0.1 s): the
     chunks after it still run, and are judged, until the bound."""
-    def chunk(n: int, warmup: int) -> Measurement:
+    def chunk(n: int, warmup: int) -> Chunk:
         time.sleep(0.3 if warmup else 0.002)
-        return Measurement(status="ok", p50_ns=100.0 + 50.0 * (n % 2))  # never steady
+        return Chunk(Measurement(status="ok", p50_ns=100.0 + 50.0 * (n % 2)))  # never steady
 
     record = warm_until_steady(rule(max_s=0.1), 10000, chunk)
     assert record.stopped_by == "max_s" and len(record.chunk_p50s_ns) > 3 and record.cv_pct is not None
@@ -34,3 +34,29 @@ def test_a_chunks_statistic_leaves_out_the_restart_of_a_oneway_flood():
     assert chunk_p50(samples) == 1000.0 and float(np.median(samples)) == 1000.0
     samples = np.array([9000] * 100 + [1000] * 100 + [1100] * 100, dtype=np.int64)
     assert chunk_p50(samples) == 1050.0 and float(np.median(samples)) == 1100.0
+
+
+def test_oneway_chunks_end_within_their_own_noise_but_not_while_they_fall():
+    """A flood whose chunk p50s jump by 10% with calls as noisy inside each chunk is steady (for a oneway
+    point only); chunks still falling, each steady inside, are not."""
+    rng = np.random.default_rng(7)
+
+    def flood(n: int, warmup: int) -> Chunk:
+        # Past the skipped first third, four runs of calls at 0.8, 1.2, 0.9 and 1.1 times the chunk's level: a
+        # p50 at the level, a standard error of 9% of it; the levels alternate by 10% from chunk to chunk.
+        level = 10000.0 * (1.0 + 0.1 * (n % 2))
+        samples = np.repeat(np.array([1.0, 0.8, 1.2, 0.9, 1.1]) * level, [100, 50, 50, 50, 50]).astype(np.int64)
+        return Chunk(Measurement(status="ok", p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
+
+    ten = SteadyState(cv_pct=2.0, chunk_calls=100, window=3, max_calls=1000)
+    assert warm_until_steady(ten, 0, flood).stopped_by == "max_calls"  # the 2% rule alone: to the bound
+    record = warm_until_steady(ten, 0, flood, noise_counts=True)
+    assert record.stopped_by == "within_noise" and len(record.chunk_p50s_ns) == 3
+    assert all(se is not None and se > 0 for se in record.chunk_se_ns)
+
+    def falling(n: int, warmup: int) -> Chunk:
+        samples = np.full(300, 50000 - 5000 * min(n, 8), dtype=np.int64) + rng.integers(0, 20, 300)
+        return Chunk(Measurement(status="ok", p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
+
+    record = warm_until_steady(rule(), 0, falling, noise_counts=True)
+    assert record.stopped_by == "steady" and len(record.chunk_p50s_ns) == 11  # only once it stopped falling

@@ -71,7 +71,7 @@ from orbench.running.schedule import (
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
 from orbench.running.soak.point import run_soak_point
-from orbench.running.steady import SteadyState, chunk_p50, warm_until_steady
+from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
 from orbench.running.stopping import StoppingRule
 from orbench.running.sweep import SweepState
 from orbench.stats.stats import read_samples
@@ -863,18 +863,19 @@ class Runner:
         chunks = clock.chunks(full_warmup=not session.fixed_warmup_done)
         session.fixed_warmup_done = True
 
-        def chunk(n: int, warmup: int) -> Measurement:
+        def chunk(n: int, warmup: int) -> Chunk:
             plan = self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
                                     samples_file=self.store.warmup_samples_path(point, self.launch, n),
                                     anatomy="off", clock=chunks)
             m = measure(session, point, plan)
             # One client's calls in order; N clients' file is their samples one client after another, whose
-            # first third is client 0's calls, so a group's chunk keeps its whole p50.
-            if m.status == "ok" and point.clients == 1:
-                m = replace(m, p50_ns=chunk_p50(read_samples(plan.samples_file)))
-            return m
+            # first third is client 0's calls, so a group's chunk keeps its whole p50 and has no noise of its own.
+            if m.status != "ok" or point.clients != 1:
+                return Chunk(m)
+            samples = read_samples(plan.samples_file)
+            return Chunk(replace(m, p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
 
-        record = warm_until_steady(self.steady, full, chunk)
+        record = warm_until_steady(self.steady, full, chunk, noise_counts=point.mode == "oneway")
         with self._lock:
             self.manifest.setdefault("steady_state", []).append({**point.as_record(), "launch": self.launch,
                                                                  **record.as_dict()})

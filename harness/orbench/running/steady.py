@@ -6,6 +6,11 @@ JVM may still be compiling, and JacORB's first pairs of a run were 10-15 us slow
 a benchmark only once the coefficient of variation of its last few iterations is below a threshold; here an
 iteration is a chunk of calls, its statistic the p50 of the chunk's later calls, and the bound keeps a worker that never settles
 from eating the campaign (it is then timed anyway, and the summary warns).
+
+A oneway flood's chunk p50 moves with how the receiver batches (from 16 KB, 10-40% from one 300-call chunk to
+the next however warm), so a fixed threshold ends its chunks only at the bound. For oneway points the chunks
+also count as steady when their p50s vary no more than twice the noise each chunk shows within itself
+(NOISE_ALLOWANCE, chunk_p50_se): what is left is the flood's own noise, not a trend the chunks could still show.
 """
 
 from __future__ import annotations
@@ -29,9 +34,35 @@ DEFAULT_MAX_CHUNKS = 20
 CHUNK_SKIP_FRACTION = 1 / 3
 
 
+# Oneway chunks are steady once their p50s' spread is within this many times their own standard error.
+NOISE_ALLOWANCE = 2.0
+# The blocks a chunk's counted calls are cut into to see its own noise.
+NOISE_BLOCKS = 4
+
+
 def chunk_p50(samples: np.ndarray) -> float:
     """A steady-state chunk's p50: over its calls past the first third (CHUNK_SKIP_FRACTION)."""
     return float(np.median(samples[int(samples.size * CHUNK_SKIP_FRACTION):]))
+
+
+def chunk_p50_se(samples: np.ndarray) -> float | None:
+    """The standard error of chunk_p50 from the chunk's own calls: the spread of the medians of NOISE_BLOCKS
+    consecutive blocks of them, over sqrt(blocks). Blocks, not a bootstrap: a flood's calls come in runs (the
+    receiver's batches), which independent draws would not see. None for too few calls."""
+    counted = samples[int(samples.size * CHUNK_SKIP_FRACTION):]
+    if counted.size < 4 * NOISE_BLOCKS:
+        return None
+    medians = [float(np.median(b)) for b in np.array_split(counted, NOISE_BLOCKS)]
+    return float(np.std(medians, ddof=1) / np.sqrt(NOISE_BLOCKS))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """What one chunk gave: its measurement (p50_ns the chunk statistic) and, when known, that p50's standard
+    error from within the chunk (chunk_p50_se)."""
+
+    measurement: Measurement
+    p50_se_ns: float | None = None
 
 
 @dataclass(frozen=True)
@@ -65,9 +96,12 @@ class SteadyRecord:
     reached: bool = False
     cv_pct: float | None = None  # over the last `window` chunk p50s when it stopped
     chunk_p50s_ns: list[float] = field(default_factory=list)
+    chunk_se_ns: list[float | None] = field(default_factory=list)  # each p50's standard error within its chunk
     error: str = ""
     seconds: float = 0.0       # what the chunks took, fixed warm-up included
-    stopped_by: str = ""       # "steady", "max_calls", "max_s" or "error"
+    # "steady" (within cv_pct), "within_noise" (a oneway flood's chunks within their own noise), "max_calls",
+    # "max_s" or "error"
+    stopped_by: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,11 +115,21 @@ def cv_pct(values: list[float]) -> float | None:
     return float(x.std(ddof=1) / x.mean() * 100.0)
 
 
-def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int], Measurement]) -> SteadyRecord:
-    """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct, or the
-    chunks' calls reach rule.max_calls, or (rule.max_s) their time does. The first chunk carries the fixed
-    warm-up. A chunk that fails ends the warm-up (the record says why; the trial that follows meets the same
-    problem and reports it)."""
+def within_noise(p50s: list[float], ses: list[float | None]) -> bool:
+    """Whether chunk p50s vary (their sample standard deviation) no more than NOISE_ALLOWANCE times the mean of
+    their standard errors within each chunk."""
+    if len(p50s) < 2 or any(se is None for se in ses):
+        return False
+    return float(np.std(p50s, ddof=1)) <= NOISE_ALLOWANCE * float(np.mean([se for se in ses if se is not None]))
+
+
+def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int], Chunk],
+                      noise_counts: bool = False) -> SteadyRecord:
+    """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct (or, with
+    `noise_counts`, a oneway point's, no more than their own noise: within_noise), or the chunks' calls reach
+    rule.max_calls, or (rule.max_s) their time does. The first chunk carries the fixed warm-up. A chunk that
+    fails ends the warm-up (the record says why; the trial that follows meets the same problem and reports
+    it)."""
     record = SteadyRecord(warmup_calls=warmup, chunk_calls=rule.chunk_calls, window=rule.window)
     started = time.monotonic()
     # The time bound counts from the end of the first chunk: the fixed warm-up it carries (a JVM's 10000 calls,
@@ -96,18 +140,24 @@ def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int]
             if rule.max_s is not None and chunks_from is not None and time.monotonic() - chunks_from >= rule.max_s:
                 record.stopped_by = "max_s"
                 return record
-            m = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
+            c = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
+            m = c.measurement
             if m.status != "ok" or m.p50_ns is None:
                 record.error, record.stopped_by = m.error or m.status, "error"
                 return record
             if chunks_from is None:
                 chunks_from = time.monotonic()
             record.chunk_p50s_ns.append(float(m.p50_ns))
+            record.chunk_se_ns.append(None if c.p50_se_ns is None else round(c.p50_se_ns, 1))
             record.steady_calls += rule.chunk_calls
             if len(record.chunk_p50s_ns) >= rule.window:
                 record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
                 if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
                     record.reached, record.stopped_by = True, "steady"
+                    return record
+                if noise_counts and within_noise(record.chunk_p50s_ns[-rule.window:],
+                                                 record.chunk_se_ns[-rule.window:]):
+                    record.reached, record.stopped_by = True, "within_noise"
                     return record
         record.stopped_by = "max_calls"
         return record
