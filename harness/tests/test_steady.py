@@ -49,8 +49,8 @@ def test_oneway_chunks_end_within_their_own_noise_but_not_while_they_fall():
         return Chunk(Measurement(status="ok", p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
 
     ten = SteadyState(cv_pct=2.0, chunk_calls=100, window=3, max_calls=1000)
-    assert warm_until_steady(ten, 0, flood).stopped_by == "max_calls"  # the 2% rule alone: to the bound
-    record = warm_until_steady(ten, 0, flood, noise_counts=True)
+    assert warm_until_steady(ten, 0, flood, "twoway").stopped_by == "max_calls"  # the 2% rule alone: to the bound
+    record = warm_until_steady(ten, 0, flood, "oneway")
     assert record.stopped_by == "within_noise" and len(record.chunk_p50s_ns) == 3
     assert all(se is not None and se > 0 for se in record.chunk_se_ns)
 
@@ -58,5 +58,5 @@ def test_oneway_chunks_end_within_their_own_noise_but_not_while_they_fall():
         samples = np.full(300, 50000 - 5000 * min(n, 8), dtype=np.int64) + rng.integers(0, 20, 300)
         return Chunk(Measurement(status="ok", p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
 
-    record = warm_until_steady(rule(), 0, falling, noise_counts=True)
+    record = warm_until_steady(rule(), 0, falling, "oneway")
     assert record.stopped_by == "steady" and len(record.chunk_p50s_ns) == 11  # only once it stopped falling

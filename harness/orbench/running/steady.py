@@ -34,22 +34,28 @@ DEFAULT_MAX_CHUNKS = 20
 CHUNK_SKIP_FRACTION = 1 / 3
 
 
-# Oneway chunks are steady once their p50s' spread is within this many times their own standard error.
+# The modes whose chunks may also end within their own noise, and by how many times their standard error.
+NOISE_MODES = ("oneway",)
 NOISE_ALLOWANCE = 2.0
 # The blocks a chunk's counted calls are cut into to see its own noise.
 NOISE_BLOCKS = 4
 
 
+def _counted(samples: np.ndarray) -> np.ndarray:
+    """A chunk's calls past its first third (CHUNK_SKIP_FRACTION), the ones its statistic is taken over."""
+    return samples[int(samples.size * CHUNK_SKIP_FRACTION):]
+
+
 def chunk_p50(samples: np.ndarray) -> float:
-    """A steady-state chunk's p50: over its calls past the first third (CHUNK_SKIP_FRACTION)."""
-    return float(np.median(samples[int(samples.size * CHUNK_SKIP_FRACTION):]))
+    """A steady-state chunk's p50: over its counted calls (_counted)."""
+    return float(np.median(_counted(samples)))
 
 
 def chunk_p50_se(samples: np.ndarray) -> float | None:
     """The standard error of chunk_p50 from the chunk's own calls: the spread of the medians of NOISE_BLOCKS
     consecutive blocks of them, over sqrt(blocks). Blocks, not a bootstrap: a flood's calls come in runs (the
     receiver's batches), which independent draws would not see. None for too few calls."""
-    counted = samples[int(samples.size * CHUNK_SKIP_FRACTION):]
+    counted = _counted(samples)
     if counted.size < 4 * NOISE_BLOCKS:
         return None
     medians = [float(np.median(b)) for b in np.array_split(counted, NOISE_BLOCKS)]
@@ -120,13 +126,13 @@ def within_noise(p50s: list[float], ses: list[float | None]) -> bool:
     their standard errors within each chunk."""
     if len(p50s) < 2 or any(se is None for se in ses):
         return False
-    return float(np.std(p50s, ddof=1)) <= NOISE_ALLOWANCE * float(np.mean([se for se in ses if se is not None]))
+    return float(np.std(p50s, ddof=1)) <= NOISE_ALLOWANCE * float(np.mean(ses))
 
 
 def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int], Chunk],
-                      noise_counts: bool = False) -> SteadyRecord:
-    """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct (or, with
-    `noise_counts`, a oneway point's, no more than their own noise: within_noise), or the chunks' calls reach
+                      mode: str = "twoway") -> SteadyRecord:
+    """Runs chunk(number, warmup_calls) until the last rule.window chunk p50s vary at most rule.cv_pct (or, at a
+    point of a mode in NOISE_MODES, no more than their own noise: within_noise), or the chunks' calls reach
     rule.max_calls, or (rule.max_s) their time does. The first chunk carries the fixed warm-up. A chunk that
     fails ends the warm-up (the record says why; the trial that follows meets the same problem and reports
     it)."""
@@ -155,7 +161,7 @@ def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int]
                 if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
                     record.reached, record.stopped_by = True, "steady"
                     return record
-                if noise_counts and within_noise(record.chunk_p50s_ns[-rule.window:],
+                if mode in NOISE_MODES and within_noise(record.chunk_p50s_ns[-rule.window:],
                                                  record.chunk_se_ns[-rule.window:]):
                     record.reached, record.stopped_by = True, "within_noise"
                     return record
