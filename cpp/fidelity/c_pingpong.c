@@ -68,11 +68,10 @@ static int open_socket(const char *host, const char *port, int listening) {
   return ok ? fd : -1;
 }
 
-/* Serves one connection as orbench's socket baselines read (PROTOCOL.md, "How a socket baseline reads and writes"): each
- * recv() asks for what has arrived, up to 16 KB or the last message's size if larger, and the messages are cut
- * out of the buffer; a message known to be larger is read exactly to its end. The reference makes the same calls
- * as the worker it checks: a reader of a header and then a body makes one more per request and sleeps less often
- * in a oneway flood, which changes the sender's time (README, "fidelity"). */
+/* Serves one connection as orbench's socket baselines read (PROTOCOL.md, "How a socket baseline reads and
+ * writes"), so that a fidelity row compares the same calls: each recv() asks for what has arrived, up to 16 KB or
+ * the last message's size if larger, and the messages are cut out of the buffer; a message known to be larger is
+ * read exactly to its end. */
 enum { BULK = 16 * 1024, CAPACITY = 2 << 20 };
 
 static void serve_connection(int fd, char *buffer) {

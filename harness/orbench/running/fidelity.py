@@ -29,8 +29,7 @@ the row's interval is over launches.
 - `c-pingpong` (twoway) and `c-pingpong-oneway`: orbench's C socket baseline against `orbench-c-pingpong`
   (cpp/fidelity/c_pingpong.c), a plain C client and server of a few dozen lines moving the same bytes (a 12-byte
   header and the payload in one send(); a 24-byte reply) with the same calls: its server reads as the baselines'
-  do (PROTOCOL.md, "How a socket baseline reads and writes"), since a oneway sender's time depends on how often its receiver
-  sleeps, which depends on how it reads. Oneway compares the client's time per call, its p50
+  do (PROTOCOL.md, "How a socket baseline reads and writes"). Oneway compares the client's time per call, its p50
   and its mean (a flood that fills the socket buffer makes the p50 how often a write found room, the mean its
   rate), and the receiver's throughput (messages from the first timed call to a final round trip).
 - `java-pingpong`, `java-pingpong-oneway`: the same for the Java socket baseline against JavaPingpong, the same

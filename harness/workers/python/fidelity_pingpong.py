@@ -41,11 +41,10 @@ BULK, CAPACITY = 16 * 1024, 2 << 20
 
 
 def serve_connection(sock, view):
-    """Reads as orbench's socket baselines do (PROTOCOL.md, "How a socket baseline reads and writes"): each recv asks for what
-    has arrived, up to 16 KB or the last message's size if larger, and the messages are cut out of the buffer; a
-    message known to be larger is read exactly to its end. A reader of a header and then a body makes other calls
-    and sleeps less often per message, which changes a oneway sender's time; the reference is to make the same
-    calls as the worker it checks."""
+    """Reads as orbench's socket baselines do (PROTOCOL.md, "How a socket baseline reads and writes"), so that a
+    fidelity row compares the same calls: each recv asks for what has arrived, up to 16 KB or the last message's
+    size if larger, and the messages are cut out of the buffer; a message known to be larger is read exactly to its
+    end."""
     reply = bytes(24)
     begin = end = last = 0
     while True:

@@ -76,10 +76,9 @@ public final class JavaPingpong {
   }
 
   /**
-   * Reads as the java-socket server does (PROTOCOL.md, "How a socket baseline reads and writes"): each read takes what has
-   * arrived, up to 64 KB, and the messages are consumed from it as a stream. A reader of a header and then a
-   * body makes other calls and sleeps less often per message, which changes a oneway sender's time; the
-   * reference is to make the same calls as the worker it checks.
+   * Reads as the java-socket server does (PROTOCOL.md, "How a socket baseline reads and writes"), so that a
+   * fidelity row compares the same calls: each read takes what has arrived, up to 64 KB, and the messages are
+   * consumed from it as a stream.
    */
   private static void serveConnection(InputStream in, OutputStream out, byte[] buffer) throws IOException {
     byte[] header = new byte[12];
