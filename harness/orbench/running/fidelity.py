@@ -328,6 +328,14 @@ _PINGPONGS = {
 }
 
 
+def pingpong_command(language: str) -> list[str]:
+    """The command of a plain ping-pong (a key of _PINGPONGS), before its `server` or `slices` arguments."""
+    if language == "java":
+        return _java_pingpong()
+    executable = str(repo_root() / _PINGPONGS[language][0])
+    return [executable, str(repo_root() / PYTHON_PINGPONG)] if language == "python" else [executable]
+
+
 class Pingpong(_Sliced):
     """A plain ping-pong program (orbench-c-pingpong, JavaPingpong on java.net.Socket, fidelity_pingpong.py on
     Python's socket module): its server and slice client restarted with each orbench launch, one run of `calls`
@@ -348,11 +356,7 @@ class Pingpong(_Sliced):
         self.samples = samples
 
     def _command(self) -> list[str]:
-        if self.language == "java":
-            return _java_pingpong()
-        if self.language == "python":
-            return [str(self.executable), str(repo_root() / PYTHON_PINGPONG)]
-        return [str(self.executable)]
+        return pingpong_command(self.language)
 
     def start(self) -> None:
         if not self.executable.is_file():
