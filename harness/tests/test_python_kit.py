@@ -95,3 +95,25 @@ def test_run_fields_are_checked_as_every_worker_checks_them():
         parse_run_spec({**base, "calls": 1.5}, ("twoway",), ("octets",), False)
     with pytest.raises(WorkerError):
         take_load_spec({"arrivals": "poisson"})
+
+
+def test_the_socket_baselines_timed_calls_run_without_socket_timeouts():
+    """PROTOCOL.md, "No timer per call": the kit's timed loop drops the socket's SO_RCVTIMEO/SO_SNDTIMEO (a kernel
+    timer armed on every wait) and the control requests get them back."""
+    import socket
+    import struct
+
+    from orbench_worker.run import timed_io
+    from socket_client import IO_TIMEOUT_MARGIN_S, SocketConnection, set_io_timeout
+
+    def timeouts(sock: socket.socket) -> list[float]:
+        return [sum(x * k for x, k in zip(struct.unpack("ll", sock.getsockopt(socket.SOL_SOCKET, opt, 16)),
+                                          (1, 1e-6))) for opt in (socket.SO_RCVTIMEO, socket.SO_SNDTIMEO)]
+
+    a, b = socket.socketpair()
+    with a, b:
+        set_io_timeout(a, IO_TIMEOUT_MARGIN_S)
+        conn = SocketConnection(a, split_writes=False)
+        with timed_io(conn):
+            assert timeouts(a) == [0, 0]
+        assert timeouts(a) == [IO_TIMEOUT_MARGIN_S] * 2

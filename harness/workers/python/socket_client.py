@@ -7,6 +7,8 @@ from __future__ import annotations
 import socket
 import struct
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +34,16 @@ class SocketConnection:
 
     def close(self) -> None:
         self.sock.close()
+
+    @contextmanager
+    def timed_loop(self) -> Iterator[None]:
+        """No socket timeouts for the timed calls: a blocking call with one arms a kernel timer each time it waits
+        (PROTOCOL.md, "No timer per call"); the control requests keep theirs."""
+        set_io_timeout(self.sock, 0)
+        try:
+            yield
+        finally:
+            set_io_timeout(self.sock, IO_TIMEOUT_MARGIN_S)
 
     def _read_reply(self, size: int, got: int = 0) -> None:
         """Reads the rest of a reply of `size` bytes of which `got` are in the buffer: whatever is available."""

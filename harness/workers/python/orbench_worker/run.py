@@ -8,6 +8,7 @@ import sys
 import time
 from array import array
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -54,6 +55,13 @@ class Span:
 
 def received_json(counts: tuple[int, int]) -> dict:
     return {"messages": counts[0], "bytes": counts[1]}
+
+
+def timed_io(conn: Connection) -> AbstractContextManager:
+    """The connection's own setting for its timed calls, if it has one (`timed_loop`: the socket baseline drops its
+    socket timeouts there, PROTOCOL.md "No timer per call"); nothing for the others."""
+    hook = getattr(conn, "timed_loop", None)
+    return hook() if hook is not None else nullcontext()
 
 
 def untimed_calls(call: Call, n: int) -> None:
@@ -161,7 +169,8 @@ def run_calls(conn: Connection, spec: RunSpec, load: LoadSpec) -> dict:
     start_barrier, warmup_sync = before_timed_calls(conn, call, spec, load)
     seed = load.effective_seed()
     schedule = ArrivalSchedule(load.rate_hz, load.arrivals, seed) if load.rate_hz > 0 else None
-    span = timed_calls(call, samples, spec.calls, schedule)
+    with timed_io(conn):
+        span = timed_calls(call, samples, spec.calls, schedule)
     end_ns = span.end_ns
     sync = None
     if oneway or load.shared:
