@@ -1,17 +1,20 @@
 """Not a test: whether a cut of a run's time moves its numbers, measured as A/B runs on a quiet machine.
 
-    cd harness && ../.venv/bin/python -m tests.measure_cuts CUT [--campaign quick] [--pairs 4] [--results DIR]
+    cd harness && ../.venv/bin/python -m tests.measure_cuts CUT [CUT ...] [--campaign quick] [--pairs 4] [--results DIR]
     cd harness && ../.venv/bin/python -m tests.measure_cuts code --other-checkout /path/to/main [--pairs 4]
     cd harness && ../.venv/bin/python -m tests.measure_cuts checkout --other-checkout /path/to/main [--pairs 4]
 
 A is the campaign with the cut off, B with it on, both with fixed repetitions (the campaign's launches, trials
 and calls: no budget, so both run the same repetitions); the runs alternate A B A B ... so drift hits both alike.
-CUT is one of:
+CUT is one or more of (several: A has all of them off, B all on):
 - steady_max_s: steady-state chunks bounded by time (B) or by steady_max_calls only (A);
 - anatomy_trials: the anatomy counters read on the first round only (B) or around every trial (A);
 - rewarm: the campaign's rewarm and jvm_rewarm (B) against 1000 and 2000 calls (A, quick's values before);
 - rewarm_modes: the rewarm before the later trials of the campaign's rewarm_modes only (B) or of every mode (A);
-- all: the four together;
+- steady_at: the steady-state chunks at each worker's first point of a launch only (B) or at every point (A);
+- jvm_warmup: the campaign's fixed JVM warm-up (B) against 10000 calls (A, quick's value before);
+- anatomy_payload_bytes: the anatomy read at the campaign's sizes only (B) or at every size (A);
+- all: these together;
 - code: this checkout (B) against another one (A, e.g. main before the cuts: the anatomy read in-process, the
   skip rule without a second pass over the samples), both on the other checkout's campaign file with every cut
   key left out;
@@ -43,10 +46,14 @@ CUT_OFF: dict[str, dict[str, Any]] = {
     "anatomy_trials": {"anatomy_trials": "all"},
     "rewarm": {"rewarm": 1000, "jvm_rewarm": 2000},
     "rewarm_modes": {"rewarm_modes": ["twoway", "oneway"]},
+    "steady_at": {"steady_at": "every-point"},
+    "jvm_warmup": {"jvm_warmup": 10000},
+    "anatomy_payload_bytes": {"anatomy_payload_bytes": None},
 }
 CUT_OFF["all"] = {k: v for cut in list(CUT_OFF.values()) for k, v in cut.items()}
 # Keys a checkout before the cuts does not know, left out of both sides of `code`.
-NEW_KEYS = ("budget", "repetitions", "plan_from", "max_launches", "steady_max_s", "anatomy_trials")
+NEW_KEYS = ("budget", "repetitions", "plan_from", "max_launches", "steady_max_s", "anatomy_trials", "steady_at",
+            "anatomy_payload_bytes")
 
 
 def toml_value(value: Any) -> str:
@@ -112,12 +119,15 @@ def wall(run_dir: Path) -> tuple[float, float]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("cut", choices=[*CUT_OFF, "code", "checkout"])
+    p.add_argument("cuts", nargs="+", choices=[*CUT_OFF, "code", "checkout"], metavar="CUT")
     p.add_argument("--campaign", default="quick", help="a campaign name, or a file (FILE.toml)")
     p.add_argument("--pairs", type=int, default=4)
     p.add_argument("--results", default="/tmp/orbench-cuts")
     p.add_argument("--other-checkout", help="with code or checkout: the checkout of side A")
     args = p.parse_args()
+    args.cut = " ".join(args.cuts)
+    if len(args.cuts) > 1 and {"code", "checkout"} & set(args.cuts):
+        sys.exit("code and checkout each run alone")
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     here = [sys.executable, "-m", "orbench"]
@@ -141,7 +151,8 @@ def main() -> None:
         path = Path(args.campaign) if args.campaign.endswith(".toml") else campaigns_dir() / f"{args.campaign}.toml"
         data = tomllib.loads(path.read_text())
         args.campaign = data["name"]
-        a_side = (write_campaign(fixed(data, f"{args.campaign}-a", CUT_OFF[args.cut]), results / "a.toml"), here)
+        off = {k: v for cut in args.cuts for k, v in CUT_OFF[cut].items()}
+        a_side = (write_campaign(fixed(data, f"{args.campaign}-a", off), results / "a.toml"), here)
         b_side = (write_campaign(fixed(data, f"{args.campaign}-b", {}), results / "b.toml"), here)
     runs: dict[str, list[Path]] = {"A": [], "B": []}
     for k in range(args.pairs):

@@ -13,7 +13,7 @@ from orbench.results.store import RunStore
 from orbench.running.accounting import PhaseClock, RunClock
 from orbench.running.planning import evidence_of, make_plan
 
-from tests.conftest import require_targets, run_cli
+from tests.conftest import campaign_error, require_targets, run_cli
 
 
 def test_a_run_command_splits_into_warmup_timed_calls_and_the_workers_writing():
@@ -197,6 +197,33 @@ def test_warm_up_goes_only_where_it_is_measured_to_matter(write_campaign, result
     steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
     # The full warm-up once per launch, at the worker's first point; none before a later point's chunks.
     assert sorted(s["warmup_calls"] for s in steady) == [0] * (len(steady) - 2) + [100, 100]
+
+
+def test_steady_at_first_point_warms_each_worker_once_per_launch(write_campaign, results_root):
+    """steady_at = "first-point": chunks at each worker's first point of a launch only, a later point's first
+    trial rewarmed as its later ones are; anatomy_payload_bytes: only those sizes' trials read the counters."""
+    require_targets("c-socket")
+    text = LEAN.replace('name = "lean"', 'name = "lean-first"') + (
+        'steady_at = "first-point"\nanatomy_payload_bytes = [100]\n')
+    code, _out, err = run_cli("run", str(write_campaign(text)), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "lean-first" / "latest").resolve()
+    steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
+    assert sorted((s["launch"], s["warmup_calls"]) for s in steady) == [(0, 100), (1, 100)]
+    first = {(s["launch"], s["mode"], s["payload_bytes"]) for s in steady}
+    trials = RunStore(run_dir).read_trials()
+    assert len(trials) == 2 * 2 * 2 * 2 and all(t.ok for t in trials)
+    assert {(t.launch, t.trial, t.point.payload_bytes) for t in trials if t.anatomy_calls is not None} == {
+        (0, 0, 100)}
+    for t in trials:
+        right_after_chunks = (t.launch, t.point.mode, t.point.payload_bytes) in first and t.trial == 0
+        rewarmed = t.point.mode == "oneway" and not (right_after_chunks and t.anatomy_calls is None)
+        assert t.warmup == (100 if rewarmed else 0), t
+
+
+def test_anatomy_payload_bytes_must_be_sizes_of_the_campaign(write_campaign):
+    text = LEAN + "anatomy_payload_bytes = [64]\n"
+    assert "anatomy_payload_bytes" in campaign_error(write_campaign, text)
 
 
 def test_rewarm_modes_names_the_modes_that_get_a_rewarm(write_campaign):

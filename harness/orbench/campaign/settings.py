@@ -70,6 +70,7 @@ class Settings:
     steady_window: int
     steady_max_calls: int | None
     steady_max_s: float | None
+    steady_at: str                  # every-point or first-point: where the steady-state chunks run
     # order, pauses, timeouts, what is read around a trial
     order_seed: int | None
     pause_idle_workers: bool
@@ -78,6 +79,7 @@ class Settings:
     stall_timeout_s: float
     anatomy: str
     anatomy_trials: str
+    anatomy_payload_bytes: tuple[int, ...]   # empty: every size
     # the profile mode (running/profiled.py)
     profile: bool
     profile_s: float
@@ -122,11 +124,12 @@ class Settings:
             rewarm_modes=tuple(d["modes"] if d.get("rewarm_modes") is None else d["rewarm_modes"]),
             steady_cv_pct=_opt_float(d.get("steady_cv_pct")), steady_chunk_calls=_opt_int(d.get("steady_chunk_calls")),
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
-            steady_max_s=_opt_float(d.get("steady_max_s")),
+            steady_max_s=_opt_float(d.get("steady_max_s")), steady_at=str(d["steady_at"]),
             order_seed=_opt_int(d.get("order_seed")), pause_idle_workers=bool(d["pause_idle_workers"]),
             awake_cpus=bool(d["awake_cpus"]),
             sync_timeout_ms=int(d["sync_timeout_ms"]), stall_timeout_s=float(d["stall_timeout_s"]),
             anatomy=str(d["anatomy"]), anatomy_trials=str(d["anatomy_trials"]),
+            anatomy_payload_bytes=tuple(int(b) for b in d.get("anatomy_payload_bytes") or ()),
             profile=bool(d["profile"]), profile_s=float(d["profile_s"]),
             profile_payload_bytes=tuple(int(b) for b in d.get("profile_payload_bytes") or ()),
             profile_period_us=float(d["profile_period_us"]),

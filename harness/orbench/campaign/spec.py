@@ -172,10 +172,11 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
     if any(settings.get(k) is not None for k in stops) and settings["max_trials"] < settings["trials"]:
         raise UserError(f"{path}: key max_trials: value {settings['max_trials']} is below trials "
                         f"({settings['trials']}), the minimum the stopping rule runs")
-    unprofiled = [b for b in settings.get("profile_payload_bytes") or [] if b not in settings["payload_bytes"]]
-    if unprofiled:
-        raise UserError(f"{path}: key profile_payload_bytes: value {unprofiled[0]} is not one of payload_bytes "
-                        f"({settings['payload_bytes']})")
+    for key in ("profile_payload_bytes", "anatomy_payload_bytes"):
+        outside = [b for b in settings.get(key) or [] if b not in settings["payload_bytes"]]
+        if outside:
+            raise UserError(f"{path}: key {key}: value {outside[0]} is not one of payload_bytes "
+                            f"({settings['payload_bytes']})")
     resolved_jdk = None
     if jdk is not None:
         settings["jdk"] = jdk

@@ -707,8 +707,11 @@ class Runner:
             first = session.first_at(point)
             just_warmed = False
             if first and self.steady is not None:
-                self._warm_until_steady(session, point, clock)
-                first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
+                if session.fixed_warmup_done and self.campaign.settings.steady_at == "first-point":
+                    first = False  # warmed at its first point: this trial is like the point's later ones
+                else:
+                    self._warm_until_steady(session, point, clock)
+                    first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
             clock.warmup_phase = "full_warmup" if first else "rewarm"
             measurement = self._measure(session, point, trial, first, offered, clock, just_warmed)
         except WorkerError as exc:
@@ -809,7 +812,7 @@ class Runner:
         these workers run at the point (the full warm-up); `just_warmed`: the steady-state chunks ran right
         before it; `offered_rate_hz`: a sweep step's rate in all."""
         s = self.campaign.settings
-        anatomy = "traced" if trial is None else ("counters" if self._reads_anatomy(trial) else "off")
+        anatomy = "traced" if trial is None else ("counters" if self._reads_anatomy(point, trial) else "off")
         sweep = self.campaign.load_plan.sweep
         planned = self.planned.calls(point.group) if self.planned is not None else None
         calls = (sweep.step_calls_per_client(offered_rate_hz) if sweep is not None and offered_rate_hz is not None
@@ -824,12 +827,12 @@ class Runner:
                                 anatomy=anatomy, clock=clock, offered_rate_hz=offered_rate_hz,
                                 seed=trial_seed(self.launch_seed, point, trial or 0))
 
-    def _reads_anatomy(self, trial: int) -> bool:
-        """Whether a latency trial reads the anatomy counters: every trial, the first round of each group in
-        each launch ("first-round"), or in the first launch only ("first-launch"); the trials that read nothing
-        have nothing idle the CPU right before them."""
+    def _reads_anatomy(self, point: Point, trial: int) -> bool:
+        """Whether a latency trial reads the anatomy counters: at the sizes of anatomy_payload_bytes (all if
+        none), every trial, the first round of each group in each launch ("first-round"), or in the first launch
+        only ("first-launch"); the trials that read nothing have nothing idle the CPU right before them."""
         s = self.campaign.settings
-        if s.anatomy == "off":
+        if s.anatomy == "off" or (s.anatomy_payload_bytes and point.payload_bytes not in s.anatomy_payload_bytes):
             return False
         if s.anatomy_trials == "first-round":
             return trial == 0
