@@ -4,7 +4,6 @@ A bug here hangs a fidelity row or drops replies, so each server gets a stream c
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
 import subprocess
@@ -14,15 +13,15 @@ import pytest
 from orbench.paths import repo_root
 from orbench.running.fidelity import _PINGPONGS, _free_port, _wait_listening, pingpong_command
 
+from tests.conftest import missing
+
 TWOWAY, ONEWAY, FLUSH = 1, 2, 3
 
 
 def _command(language: str) -> list[str]:
     path, _, make_target = _PINGPONGS[language]
     if not (repo_root() / path).is_file():
-        if "CI" in os.environ:
-            pytest.fail(f"missing in CI: {path} (make {make_target})")
-        pytest.skip(f"{path} is missing (make {make_target})")
+        missing(f"{path} (make {make_target})")
     return pingpong_command(language)
 
 

@@ -35,7 +35,8 @@ class Call:
 
 class Connection(Protocol):
     """What a binding gives the kit once connected: its calls per mode and payload type, and the server's
-    counters and barrier. Failures raise; `error` says which error_kind they are."""
+    counters and barrier. Failures raise; `error` says which error_kind they are. A binding may also have
+    `timed_loop()`, a context the timed calls run in (timed_io)."""
 
     def prepare(self, spec: RunSpec) -> Call: ...
     def reset_counters(self) -> None: ...
