@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from orbench.results.codec import flat, from_json, nullable, optional, to_json
+from orbench.results.integrity import Damage
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
@@ -32,7 +33,8 @@ from orbench.stats.launches import LaunchValue
 #    ORB's `in` call at the same payload.
 # 5: a point's skipped trials (a sweep step past saturation, a target that cannot run the point) are counted
 #    in `trials_skipped`, no longer in `trials_failed`.
-SUMMARY_VERSION = 5
+# 6: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
+SUMMARY_VERSION = 6
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -552,6 +554,8 @@ class RunSummary:
     queueing_checks: tuple[QueueingCheck, ...] = ()
     # Each invocation shape's cost over the same ORB's `in` call at the same payload (shape_costs.py).
     shape_costs: tuple[ShapeCost, ...] = ()
+    # Trials left out of every figure above: a damaged row or samples file, named by file and row (integrity.py).
+    damaged: tuple[Damage, ...] = ()
 
     @property
     def known_answers(self) -> tuple[KnownAnswerRow, ...]:
