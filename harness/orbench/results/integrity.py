@@ -239,10 +239,10 @@ def check_samples(run_dir: Path, t: Trial, full: bool = True) -> str | None:
 
 def _impossible(samples: np.ndarray) -> str | None:
     """Latencies no clock gives: <= 0 ns, or longer than MAX_SAMPLE_NS."""
+    found = []
     for bad, what in ((samples <= 0, "<= 0 ns"), (samples > MAX_SAMPLE_NS, "longer than an hour")):
         count = int(bad.sum())
         if count:
             first = int(np.argmax(bad))
-            return (f"{count} of {samples.size} samples {what} (the first: call {first}, {int(samples[first])} ns): "
-                    "not latencies a clock gives")
-    return None
+            found.append(f"{count} of {samples.size} samples {what} (the first: call {first}, {int(samples[first])} ns)")
+    return "; ".join(found) + ": not latencies a clock gives" if found else None

@@ -111,8 +111,11 @@ _WARNED: set[tuple[Path, Damage]] = set()
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
+    write_text_atomic(path, json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
     """The file replaced only once the new one is whole: a failure leaves the old one and no temporary file."""
-    text = json.dumps(value, indent=2, sort_keys=False, default=str) + "\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text)
@@ -310,4 +313,6 @@ def open_run(spec: str | Path) -> RunStore:
             return RunStore(c.resolve())
         if (c / "latest" / "manifest.json").is_file():
             return RunStore((c / "latest").resolve())
+        if (c / "trials.csv").exists() or (c / "samples").is_dir():
+            integrity.load_manifest(c)  # a run that lost its manifest: the error names it
     raise UserError(f"no run found at {spec!r} (give a run directory, results/<campaign>, or a campaign name)")
