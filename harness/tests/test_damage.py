@@ -301,12 +301,12 @@ FATAL_DAMAGE: list[Callable[[Path], str]] = [
 
 
 @pytest.mark.parametrize("damage", FATAL_DAMAGE, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("reader", ["summarize", "export", "compare", "verify"])
+@pytest.mark.parametrize("reader", ["summarize", "export", "compare", "verify", "run"])
 def test_nothing_to_compute_on_is_one_line_naming_the_file_and_nothing_is_written(run, damage, reader, capsys):
     message = damage(run)
     before = digests(run)
     args = {"summarize": [str(run)], "export": [str(run)], "compare": [str(run), str(run)],
-            "verify": [str(run)]}[reader]
+            "verify": [str(run)], "run": ["--resume", str(run), "--no-report"]}[reader]
     code = main([reader, *args])
     out, err = capsys.readouterr()
     assert code != 0
@@ -415,3 +415,13 @@ def test_a_row_appended_after_a_cut_one_starts_a_line_of_its_own(run, capsys):
     _manifest, table = store.check()
     assert [d.line for d in table.damage] == [7]
     assert table.trials[-1].trial == 7 and table.trials[-1].samples_sha256 == trials[0].samples_sha256
+
+
+@pytest.mark.slow
+def test_a_resumed_run_names_its_damaged_trials(run, capsys):
+    """A resume reads the run as every reader does: a trial whose samples were lost is named, left out."""
+    lost = samples_of(run, omniorb_line(run, 1))
+    lost.unlink()
+    assert main(["run", "--resume", str(run), "--no-report"]) == 0
+    assert f"{lost.relative_to(run)}: missing (trials.csv:{omniorb_line(run, 1)}" in capsys.readouterr().err
+    assert len(summary_of(run)["damaged"]) == 1

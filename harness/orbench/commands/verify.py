@@ -23,6 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.runs and not results_dir().is_dir():
+        raise UserError(f"no results directory at {results_dir()}")
     runs = [r for spec in (args.runs or [str(results_dir())]) for r in _runs(spec)]
     damaged = 0
     for path in runs:
