@@ -190,9 +190,24 @@ def samples_elsewhere(run: Path) -> tuple[int, str]:
     return line, "not a file inside the run directory"
 
 
+def zero_filled_tail(run: Path) -> tuple[int, str]:
+    """What a crash of the machine can leave at the end of a file being appended to: a block of NUL bytes."""
+    line = len(lines(run)) + 1
+    with open(run / "trials.csv", "ab") as f:
+        f.write(b"\0" * 4096)
+    return line, "trials.csv:{line}: cut short: 1 of"
+
+
+def zero_filled_samples(run: Path) -> tuple[int, str]:
+    line = omniorb_line(run, 0)
+    path = samples_of(run, line)
+    path.write_bytes(b"\0" * path.stat().st_size)
+    return line, "200 of 200 samples <= 0 ns (the first: call 0, 0 ns)"
+
+
 TRIAL_DAMAGE: list[Callable[[Path], tuple[int, str]]] = [
-    cut_last_row, non_number, extra_cells, unknown_status, lost_samples, cut_samples, empty_samples,
-    negative_samples, huge_samples, edited_sample, samples_elsewhere]
+    cut_last_row, non_number, extra_cells, unknown_status, zero_filled_tail, lost_samples, cut_samples,
+    empty_samples, negative_samples, huge_samples, edited_sample, zero_filled_samples, samples_elsewhere]
 
 
 @pytest.mark.parametrize("damage", TRIAL_DAMAGE, ids=lambda f: f.__name__)
@@ -301,12 +316,12 @@ FATAL_DAMAGE: list[Callable[[Path], str]] = [
 
 
 @pytest.mark.parametrize("damage", FATAL_DAMAGE, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("reader", ["summarize", "export", "compare", "verify", "run"])
+@pytest.mark.parametrize("reader", ["summarize", "report", "export", "compare", "agreement", "verify", "run"])
 def test_nothing_to_compute_on_is_one_line_naming_the_file_and_nothing_is_written(run, damage, reader, capsys):
     message = damage(run)
     before = digests(run)
-    args = {"summarize": [str(run)], "export": [str(run)], "compare": [str(run), str(run)],
-            "verify": [str(run)], "run": ["--resume", str(run), "--no-report"]}[reader]
+    args = {"compare": [str(run), str(run)], "agreement": [str(run), str(run)],
+            "run": ["--resume", str(run), "--no-report"]}.get(reader, [str(run)])
     code = main([reader, *args])
     out, err = capsys.readouterr()
     assert code != 0

@@ -160,7 +160,7 @@ def read_table(run_dir: Path, name: str, full: bool = True) -> tuple[dict[str, A
             damage.append(Damage(str(trial.samples_file), hurt, name, line, trial_name(trial)))
             continue
         trials.append(trial)
-    if name == TRIALS and not trials:
+    if name == TRIALS and not trials and manifest.get("kind") == "campaign":
         if not damage:
             raise UserError(f"{path}: no trials, only its header (nothing to compute on)")
         raise UserError(f"{path}: none of its {len(damage)} trials can be read (nothing to compute on); the "
