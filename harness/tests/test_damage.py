@@ -440,3 +440,16 @@ def test_a_resumed_run_names_its_damaged_trials(run, capsys):
     assert main(["run", "--resume", str(run), "--no-report"]) == 0
     assert f"{lost.relative_to(run)}: missing (trials.csv:{omniorb_line(run, 1)}" in capsys.readouterr().err
     assert len(summary_of(run)["damaged"]) == 1
+
+
+def test_a_damaged_row_that_a_resume_ran_again_is_no_damage(run, original, capsys):
+    """A crash cut the last row; the resume ran that trial again and appended its row: the run is whole."""
+    last = lines(run)[-1]
+    cut_last_row(run)
+    with open(run / "trials.csv", "ab") as f:
+        f.write(b"\r\n" + last)
+    _manifest, table = RunStore(run).check()
+    assert table.damage == [] and len(table.trials) == 6
+    assert summarize(run, capsys)[0] == 0
+    assert summary_of(run)["points"] == summary_of(original)["points"]
+    assert main(["verify", str(run)]) == 0

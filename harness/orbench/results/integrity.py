@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from orbench.errors import UserError
+from orbench.results.point import Point
 from orbench.results.trial import STATUSES, Trial, from_row
 from orbench.results.upgrade import upgrade
 
@@ -132,7 +133,10 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 
 def read_table(run_dir: Path, name: str, full: bool = True) -> tuple[dict[str, Any], CheckedTable]:
-    """The upgraded manifest and one trials table's undamaged trials. Fatal damage raises UserError."""
+    """The upgraded manifest and one trials table's undamaged trials. Fatal damage raises UserError.
+
+    A damaged row that a later row of the same trial supersedes (a resume ran the trial again: a row cut by a
+    crash, a samples file the new run overwrote) is no damage: the run's record of that trial is the later row."""
     raw = load_manifest(run_dir)
     path = run_dir / name
     if not path.exists():
@@ -141,31 +145,39 @@ def read_table(run_dir: Path, name: str, full: bool = True) -> tuple[dict[str, A
         if name == TRIALS and manifest.get("kind", "campaign") == "campaign":
             raise UserError(f"{path}: missing: a campaign run's trials table (nothing to compute on)")
         return manifest, CheckedTable([], [])
-    rows, lines, damage = _csv_rows(path, name)
-    manifest, rows = upgrade(raw, rows)
+    read = _csv_rows(path)
+    manifest, _ = upgrade(raw, [r.cells for r in read])
     check_manifest(run_dir, manifest)
-    trials: list[Trial] = []
-    for row, line in zip(rows, lines):
-        try:
-            trial = from_row(row)
-        except (ValueError, KeyError, TypeError) as exc:
-            damage.append(Damage(name, f"unreadable row: {_reason(exc)}", name, line))
-            continue
-        if trial.status not in STATUSES:
-            damage.append(Damage(name, f"column status: {trial.status!r} is not one of {', '.join(STATUSES)}",
-                                 name, line))
-            continue
-        hurt = check_samples(run_dir, trial, full)
-        if hurt:
-            damage.append(Damage(str(trial.samples_file), hurt, name, line, trial_name(trial)))
-            continue
-        trials.append(trial)
+    found: list[tuple[Row, Trial | None, Damage | None]] = []
+    for row in read:
+        trial, hurt = _checked_row(run_dir, name, row, full)
+        found.append((row, trial, hurt))
+    last = {key: n for n, (row, trial, _) in enumerate(found) if (key := trial.key if trial else row.key)}
+    trials = [t for _row, t, hurt in found if t is not None and hurt is None]
+    damage = [hurt for n, (row, trial, hurt) in enumerate(found) if hurt is not None
+              and last.get(trial.key if trial else row.key, n) <= n]
     if name == TRIALS and not trials and manifest.get("kind") == "campaign":
         if not damage:
             raise UserError(f"{path}: no trials, only its header (nothing to compute on)")
         raise UserError(f"{path}: none of its {len(damage)} trials can be read (nothing to compute on); the "
                         f"first: {damage[0]}")
     return manifest, CheckedTable(trials, damage)
+
+
+def _checked_row(run_dir: Path, name: str, row: Row, full: bool) -> tuple[Trial | None, Damage | None]:
+    """A row's trial and its damage: (trial, None) undamaged, (None, damage) an unreadable row, (trial, damage)
+    a readable row whose samples file is damaged."""
+    if row.broken:
+        return None, Damage(name, row.broken, name, row.line)
+    try:
+        trial = from_row(row.cells)
+    except (ValueError, KeyError, TypeError) as exc:
+        return None, Damage(name, f"unreadable row: {_reason(exc)}", name, row.line)
+    if trial.status not in STATUSES:
+        return None, Damage(name, f"column status: {trial.status!r} is not one of {', '.join(STATUSES)}", name,
+                            row.line)
+    hurt = check_samples(run_dir, trial, full)
+    return trial, (Damage(str(trial.samples_file), hurt, name, row.line, trial_name(trial)) if hurt else None)
 
 
 def trial_name(t: Trial) -> str:
@@ -176,12 +188,26 @@ def _reason(exc: BaseException) -> str:
     return str(exc).strip("'\"") if isinstance(exc, KeyError) else str(exc)
 
 
-def _csv_rows(path: Path, name: str) -> tuple[list[dict[str, str]], list[int], list[Damage]]:
-    """A table's rows as dicts (those of as many cells as its header), each row's first line, and the rows that
-    are not (cut short, or with cells added). No header: fatal."""
-    rows: list[dict[str, str]] = []
-    lines: list[int] = []
-    damage: list[Damage] = []
+@dataclass
+class Row:
+    """One row of a table as read: its first line, its cells by column, and why it is broken (cut short or with
+    cells added), if it is; a broken row whose cells reach its trial's number still says which trial it was."""
+
+    line: int
+    cells: dict[str, str]
+    broken: str | None = None
+
+    @property
+    def key(self) -> tuple[Point, int, int] | None:
+        try:
+            return (Point.from_record(self.cells), int(self.cells["launch"]), int(self.cells["trial"]))
+        except (KeyError, ValueError, TypeError):
+            return None
+
+
+def _csv_rows(path: Path) -> list[Row]:
+    """A table's rows; no header, or not text: fatal."""
+    out: list[Row] = []
     try:
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
@@ -191,21 +217,22 @@ def _csv_rows(path: Path, name: str) -> tuple[list[dict[str, str]], list[int], l
             for column in ("seq", "trial", "status"):
                 if column not in header:
                     raise UserError(f"{path}:1: header has no column {column!r}: not a trials table")
+            # A cut row keeps the cells up to its trial number (the columns' order, trial.py): its trial is known.
+            keyed = header.index("trial") + 1
             start = reader.line_num + 1
             for cells in reader:
-                if cells and len(cells) != len(header):
-                    what = (f"cut short: {len(cells)} of {len(header)} cells" if len(cells) < len(header)
-                            else f"{len(cells)} cells, the header has {len(header)}")
-                    damage.append(Damage(name, what, name, start))
+                if len(cells) == len(header):
+                    out.append(Row(start, dict(zip(header, cells))))
                 elif cells:
-                    rows.append(dict(zip(header, cells)))
-                    lines.append(start)
+                    broken = (f"cut short: {len(cells)} of {len(header)} cells" if len(cells) < len(header)
+                              else f"{len(cells)} cells, the header has {len(header)}")
+                    out.append(Row(start, dict(zip(header, cells)) if len(cells) >= keyed else {}, broken))
                 start = reader.line_num + 1
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except csv.Error as exc:
         raise UserError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
-    return rows, lines, damage
+    return out
 
 
 def check_samples(run_dir: Path, t: Trial, full: bool = True) -> str | None:
