@@ -407,6 +407,11 @@ def test_verify_passes_an_undamaged_run_and_an_old_one_and_checks_a_whole_store(
     shutil.copytree(original, tmp_path / "store" / "damage" / "good")
     shutil.copytree(original, tmp_path / "store" / "damage" / "bad")
     (tmp_path / "store" / "damage" / "bad" / "trials.csv").unlink()
+    kept = tmp_path / "store" / "reference"  # a summary kept without its samples (the guide's reference set)
+    kept.mkdir()
+    for name in ("manifest.json", "summary.json"):
+        shutil.copy(original / name, kept / name)
+    (kept / "reference.json").write_text("{}")
     assert main(["verify", str(tmp_path / "store")]) == 1
     out = capsys.readouterr().out
     assert "3 runs checked, 1 damaged" in out

@@ -91,7 +91,13 @@ def _json_damage(run_dir: Path, names: tuple[str, ...]) -> list[Damage]:
     return out
 
 
+# The guide's reference set (results/reference/) keeps a run's manifest, summary and report without its raw
+# samples, and says so with this file: it is no run to check.
+KEPT_SUMMARY = "reference.json"
+
+
 def runs_under(root: Path) -> list[Path]:
     """Every run directory (one with a manifest.json) under `root`, each once (rglob does not follow the
     `latest` links)."""
-    return sorted({p.parent.resolve() for p in root.rglob("manifest.json")})
+    return sorted({p.parent.resolve() for p in root.rglob("manifest.json")
+                   if not (p.parent / KEPT_SUMMARY).exists()})
