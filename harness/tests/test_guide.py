@@ -19,6 +19,7 @@ from orbench.results.store import RunStore
 from orbench.summary.summary import write_summary
 from orbench_guide import cli_page, readme, reference_set, schema_pages, summary_page
 from orbench_guide.hooks import undescribed
+from orbench_guide.included import as_python_markdown
 from orbench_guide.quotes import quote
 
 from tests.browser import rendered_body, require_chromium, screenshot
@@ -70,12 +71,37 @@ def test_the_reference_set_reads_and_holds_no_raw_samples():
     assert readme.current_block((repo_root() / "README.md").read_text()) == readme.block(ref)
 
 
+# A measured figure's date: 2026-11-25, or 25 November 2026.
+DATED = re.compile(r"\b20\d\d-\d\d-\d\d\b|\b\d{1,2} (January|February|March|April|May|June|July|August|September|October|"
+                   r"November|December) 20\d\d\b")
+RUN_ID = re.compile(r"\b\d{8}-\d{6}\b")
+
+
+def dated_figures(text: str) -> list[str]:
+    """Paragraphs with a date that are not a historical note naming its run id: figures typed in by hand."""
+    return [p.strip()[:120] for p in re.split(r"\n\s*\n", text)
+            if DATED.search(p) and not ("historical note" in p.lower() and RUN_ID.search(p))]
+
+
+def test_readme_is_one_screen_and_the_reference_docs_carry_no_dated_figures():
+    readme_text = (repo_root() / "README.md").read_text()
+    assert len(readme_text.splitlines()) <= 80
+    assert "make bench" in "".join(readme_text.splitlines()[:5]) and "make test" in "".join(readme_text.splitlines()[:5])
+    for doc in ("README.md", "harness/PROTOCOL.md", "harness/campaigns/README.md", "harness/targets/README.md"):
+        text = (repo_root() / doc).read_text()
+        assert dated_figures(text.replace(readme.current_block(text), "") if doc == "README.md" else text) == [], doc
+    assert dated_figures("On 2026-11-25 the slope was 1.07.") == ["On 2026-11-25 the slope was 1.07."]
+    assert dated_figures("Historical note (run 20261125-101010-vm, 2026-11-25): 1.07.") == []
+
+
 def test_a_missing_reference_set_says_how_to_make_it(tmp_path):
     with pytest.raises(UserError, match="make reference"):
         reference_set.load(tmp_path / "reference")
     ref = reference_set.load()
     with pytest.raises(UserError, match=r"no measured point omniorb twoway 7 B same-core .*make reference"):
         quote(ref, "[[ref:added omniorb twoway 7 same-core]]", "")
+    with pytest.raises(UserError, match="not a quote the guide can read"):
+        quote(ref, "[[ref:added omniorb\ntwoway 1 same-core]]", "")
     text, quoted = quote(ref, "no figure here", "")
     assert not quoted
 
@@ -96,6 +122,12 @@ def test_make_reference_copies_summary_report_and_figures_only(tmp_path):
     assert {p.name for p in (ref.path / "figures").iterdir()} == {p.name for p in (run / "figures").glob("*.png")}
     text, quoted = quote(ref, "omniORB adds [[ref:added omniorb twoway 1 same-core]].", "../")
     assert quoted and re.fullmatch(r"omniORB adds -?\d+\.\d+ µs( \[-?\d+\.\d+, -?\d+\.\d+\])?\.", text), text
+
+
+def test_included_texts_read_as_python_markdown_reads_lists_and_fences():
+    github = "text\n- a\n- b\n  more of b\n\n  ```sh\n  x\n  ```\n\n  para of b\n  its second line\n- c\n"
+    assert as_python_markdown(github) == ("text\n\n- a\n- b\n  more of b\n\n```sh\nx\n```\n\npara of b\n"
+                                          "its second line\n\n- c\n")
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from orbench import cli
 from orbench.cli import build_parser
 
+from orbench_guide.markdown import cell
+
 
 @dataclass(frozen=True)
 class Option:
@@ -52,9 +54,6 @@ def undescribed(parser: argparse.ArgumentParser | None = None) -> list[str]:
     return [f"orbench {o.command} {o.names}" for o in options(parser) if not o.help.strip()]
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
 
 def cli_page() -> str:
     parser = build_parser()
@@ -63,18 +62,18 @@ def cli_page() -> str:
              "Made from the argument parser (`harness/orbench/cli.py` and `harness/orbench/commands/`) when the guide "
              "is built. `orbench COMMAND --help` prints the same.", "",
              parser.description or "", "", "| command | what it does |", "|---|---|"]
-    lines += [f"| [`{name}`](#{name}) | {_cell(sub.description or '')} |" for name, sub in subs.items()]
+    lines += [f"| [`{name}`](#{name}) | {cell(sub.description or '')} |" for name, sub in subs.items()]
     # cli.py's docstring: its first paragraph says what the module is, the second the exit status
-    lines += ["", _cell(cli.__doc__.split("\n\n")[1]), ""]
+    lines += ["", cell(cli.__doc__.split("\n\n")[1]), ""]
     by_command: dict[str, list[Option]] = {}
     for o in options(parser):
         by_command.setdefault(o.command, []).append(o)
     for name, sub in subs.items():
         usage = sub.format_usage().removeprefix("usage: ").strip()
-        lines += [f"## {name}", "", _cell(sub.description or ""), "", "```", usage, "```", ""]
+        lines += [f"## {name}", "", cell(sub.description or ""), "", "```", usage, "```", ""]
         if by_command.get(name):
             lines += ["| argument | default | what it does |", "|---|---|---|"]
-            lines += [f"| `{o.names}` | {f'`{o.default}`' if o.default else ''} | {_cell(o.help)} |"
+            lines += [f"| `{o.names}` | {f'`{o.default}`' if o.default else ''} | {cell(o.help)} |"
                       for o in by_command[name]]
             lines.append("")
     lines += ["## Examples", "", "```", (parser.epilog or "").strip(), "```"]

@@ -21,20 +21,40 @@ INCLUDED = {
 }
 
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = re.compile(r"^(\s*)(```|~~~)")
 
 
 def as_python_markdown(text: str) -> str:
-    """GitHub's Markdown as MkDocs' Python-Markdown reads it: a list that starts right under a paragraph's line
-    (GitHub's way) gets the blank line Python-Markdown needs to see a list."""
+    """GitHub's Markdown as MkDocs' Python-Markdown reads it. GitHub takes a list right under a paragraph's line,
+    and a list item's code blocks and later paragraphs indented by two spaces; Python-Markdown needs a blank line
+    before a list and four spaces in an item, and has no code fences in lists. So a list gets its blank line, and
+    an item's fenced block or paragraph after a blank line comes out of the list, unindented."""
     out: list[str] = []
-    fenced = False
+    fence_indent: int | None = None
+    unindenting = False                         # a paragraph taken out of its list item, line by line
     for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and _LIST_ITEM.match(line) and out and out[-1].strip() and not _LIST_ITEM.match(out[-1]) \
-                and not out[-1].startswith((" ", "|", "#")):
-            out.append("")
+        fence = _FENCE.match(line)
+        if fence_indent is not None:            # inside a fenced block: as far left as its fence
+            out.append(line[fence_indent:] if line[:fence_indent].strip() == "" else line)
+            if fence and len(fence.group(1)) == fence_indent:
+                fence_indent = None
+            continue
+        if fence:
+            fence_indent = len(fence.group(1))
+            if fence_indent and out and out[-1].strip():
+                out.append("")
+            out.append(line[fence_indent:])
+            continue
+        after_blank = not out or not out[-1].strip()
+        indent = len(line) - len(line.lstrip(" "))
+        if _LIST_ITEM.match(line):
+            unindenting = False
+            if not after_blank and not _LIST_ITEM.match(out[-1]) and not out[-1].startswith((" ", "|", "#")):
+                out.append("")
+        elif 0 < indent < 4 and (after_blank or unindenting):
+            line, unindenting = line.lstrip(" "), True
+        elif not line.strip():
+            unindenting = False
         out.append(line)
     return "\n".join(out) + "\n"
 

@@ -21,7 +21,7 @@ from orbench.summary.model import PointSummary
 
 from orbench_guide.reference_set import ReferenceSet
 
-TOKEN = re.compile(r"\[\[ref:([a-z-]+)((?: [^\]\s]+)*)\]\]")
+TOKEN = re.compile(r"\[\[ref:([a-z0-9-]+)((?: [^\]\s]+)*)\]\]")
 # Where the reference set's report and figures are in the built site.
 SITE_DIR = "reference-run"
 
@@ -68,7 +68,7 @@ def added_table(ref: ReferenceSet, mode: str, payload_bytes: int, placement: str
     rows = [p for p in ref.summary.points
             if p.point.mode == mode and p.point.payload_bytes == payload_bytes and p.point.placement == placement
             and p.point.clients == 1 and p.point.shape == "in" and p.point.host_pair == "local"
-            and p.orb_added_latency_ns is not None and p.kind == "orb"]
+            and p.orb_added_latency_ns is not None and p.kind == "orb" and p.measured]
     if not rows:
         raise UserError(f"results/reference/summary.json has no middleware at {mode} {payload_bytes} B {placement}")
     lines = [f"| middleware | language | p50 | added over its baseline ({mode}, {payload_bytes} B, {placement}) |",
@@ -101,7 +101,11 @@ def quote(ref: ReferenceSet, text: str, site_root: str) -> tuple[str, bool]:
             raise UserError(f"[[ref:{what}]]: not a figure the guide can quote ({', '.join(figures)})")
         return figures[what](args)
 
-    return TOKEN.sub(replace, text), found
+    text = TOKEN.sub(replace, text)
+    if "[[ref:" in text:
+        bad = text[text.index("[[ref:"):].split("]]")[0]
+        raise UserError(f"{bad}]]: not a quote the guide can read ([[ref:WHAT ARGS]] on one line; orbench_guide/quotes.py)")
+    return text, found
 
 
 def _figure(ref: ReferenceSet, run_dir: str, name: str) -> str:

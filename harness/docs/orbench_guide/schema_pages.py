@@ -9,6 +9,8 @@ from typing import Any
 
 from orbench.schemas import schema
 
+from orbench_guide.markdown import cell
+
 
 @dataclass(frozen=True)
 class Key:
@@ -86,16 +88,13 @@ def undescribed(root: dict[str, Any]) -> list[str]:
     return [k.path for k in keys(root) if not k.description.strip()]
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
 
 def keys_page(root: dict[str, Any], title: str, intro: str) -> str:
     """A page of one schema's keys as a table, the schema's own description first."""
-    lines = [f"# {title}", "", intro, "", _cell(root.get("description", "")), "",
+    lines = [f"# {title}", "", intro, "", cell(root.get("description", "")), "",
              "| key | takes | default | description |", "|---|---|---|---|"]
     for k in keys(root):
         name = f"`{k.path}`" + (" (required)" if k.required else "")
         default = f"`{k.default}`" if k.default else ""
-        lines.append(f"| {name} | {k.takes} | {default} | {_cell(k.description)} |")
+        lines.append(f"| {name} | {k.takes} | {default} | {cell(k.description)} |")
     return "\n".join(lines) + "\n"

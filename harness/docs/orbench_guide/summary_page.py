@@ -14,6 +14,8 @@ from typing import Any
 
 from orbench.summary.model import SUMMARY_VERSION, RunSummary
 
+from orbench_guide.markdown import cell
+
 DESCRIPTIONS = Path(__file__).resolve().parents[1] / "summary-fields.toml"
 
 
@@ -118,9 +120,6 @@ PRESENCE = {"always": "always", "optional": "absent when it has no value", "null
             "derived": "written for readers, ignored when read back"}
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
 
 def summary_page() -> str:
     text = descriptions()
@@ -131,10 +130,10 @@ def summary_page() -> str:
              "no value in that run (a point without a paired baseline has no `orb_added_latency_ns`); times are "
              "in nanoseconds unless the key says otherwise (`_us`: microseconds).", ""]
     for cls, fields in sections().items():
-        lines += [f"## {cls.__name__}", "", _cell(_doc(cls)), "",
+        lines += [f"## {cls.__name__}", "", cell(_doc(cls)), "",
                   "| key | value | present | what it is |", "|---|---|---|---|"]
         for f in fields:
             about = "" if f.presence == "inherited" else text.get(cls.__name__, {}).get(f.key, "")
-            lines.append(f"| `{f.key}` | {f.takes} | {PRESENCE[f.presence]} | {_cell(about)} |")
+            lines.append(f"| `{f.key}` | {f.takes} | {PRESENCE[f.presence]} | {cell(about)} |")
         lines.append("")
     return "\n".join(lines)
