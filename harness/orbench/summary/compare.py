@@ -50,7 +50,7 @@ from orbench.summary.summary import summarize
 from orbench.summary.table import columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
-# The smallest changes flagged: about what two runs of the same build differ by (README, "Comparing runs").
+# The smallest changes flagged: about what two runs of the same build differ by (the user guide, "Known answers").
 MIN_P50_CHANGE_PCT = 3.0
 MIN_ADDED_CHANGE_NS = 100.0
 MIN_ADDED_CHANGE_PCT = 5.0
