@@ -65,9 +65,14 @@ class CountPlan:
     sync_timeout_ms: int
 
     @classmethod
-    def from_campaign(cls, campaign: Campaign) -> CountPlan:
+    def for_target(cls, campaign: Campaign, target: Target) -> CountPlan:
+        """The campaign's plan for the target: count_calls_for's runs for its name, its descriptor or its language,
+        the first it names, else count_calls."""
         s = campaign.settings
-        return cls(s.count_calls, s.count_warmup, s.count_repeats, s.sync_timeout_ms)
+        named = [s.count_calls_for[k] for k in (target.name, target.descriptor, target.language)
+                 if k in s.count_calls_for]
+        runs = named[0] if named else s.count_calls
+        return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms)
 
     @property
     def differenced_calls(self) -> int:
@@ -279,7 +284,6 @@ class CountedRun:
         self.store = store
         self.argv = argv or sys.argv
         self.stream = stream
-        self.plan = CountPlan.from_campaign(campaign)
         self.failed = 0
 
     def note(self, line: str) -> None:
@@ -307,7 +311,8 @@ class CountedRun:
             counting={"valgrind": version, "command": prefix, "environment": {"PYTHONHASHSEED": "0",
                       "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
-                      "runs": list(self.plan.runs), "warmup": self.plan.warmup, "repeats": self.plan.repeats},
+                      "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
+                      "warmup": s.count_warmup, "repeats": s.count_repeats},
             hosts={}, skipped_targets={}, stopping=[], launches=[], steady_state=[], warnings=[])
         self.store.write_manifest(manifest)
         raw = self.store.path / "counts" / "raw"
@@ -332,7 +337,7 @@ class CountedRun:
     def _skip(self, points: list[Point], why: str, manifest: Manifest, failed: bool) -> None:
         for point in points:
             for role in ROLES:
-                append_record(self.store.path, CountRecord(point, role, "", "", 0, self.plan.runs, error=why))
+                append_record(self.store.path, CountRecord(point, role, "", "", 0, (0, 0), error=why))
         if failed:
             self.failed += len(points)
         manifest["warnings"].append(f"{points[0].target if points else '?'}: {why}")
@@ -341,7 +346,7 @@ class CountedRun:
     def _count_target(self, target: Target, manifest: Manifest, prefix: list[str], version: str) -> None:
         points, skips = counted_points(self.campaign, target)
         for point, why in skips:
-            append_record(self.store.path, CountRecord(point, "client", "", "", 0, self.plan.runs, error=why))
+            append_record(self.store.path, CountRecord(point, "client", "", "", 0, (0, 0), error=why))
         if not points:
             return
         if why := unavailable_reason(target):
@@ -376,17 +381,18 @@ class CountedRun:
             self.store.write_manifest(manifest)
 
     def _count(self, workers: Workers, point: Point, samples: Path, version: str) -> None:
+        plan = CountPlan.for_target(self.campaign, workers.target)
         worker = {"server": dict(workers.server.ready.get("worker") or {}),
                   "client": dict(workers.hello.get("worker") or {})}
         if workers.target.is_jvm:
-            counters = jvm_point(workers, point, self.plan, samples)
+            counters = jvm_point(workers, point, plan, samples)
             runtime = str(worker["client"].get("runtime", "JVM"))
             for role in ROLES:
-                append_record(self.store.path, CountRecord(point, role, "jvm", runtime, self.plan.differenced_calls,
-                                                           self.plan.runs, jvm=counters[role], worker=worker[role]))
+                append_record(self.store.path, CountRecord(point, role, "jvm", runtime, plan.differenced_calls,
+                                                           plan.runs, jvm=counters[role], worker=worker[role]))
             return
-        diffs = count_point(workers, point, self.plan, samples)
-        for record in callgrind_records(self.store.path, point, diffs, self.plan, version, worker):
+        diffs = count_point(workers, point, plan, samples)
+        for record in callgrind_records(self.store.path, point, diffs, plan, version, worker):
             append_record(self.store.path, record)
 
 

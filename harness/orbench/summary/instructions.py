@@ -21,6 +21,7 @@ from orbench.summary.model import (
     JvmCounters,
     RunSummary,
 )
+from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
 # The known answer in instructions must come out within this (the loop's call and return are a few instructions
 # beside N x k of at least 10,000).
@@ -106,6 +107,10 @@ def _key(c: InstructionCount) -> tuple[Point, str]:
     return (c.point, c.role)
 
 
+def _descriptor_key(c: InstructionCount) -> tuple[Any, str, str]:
+    return (c.point.group, c.point.target.split(PARAMETER_SEPARATOR)[0], c.role)
+
+
 def flag_threshold_pct(a: InstructionCount, b: InstructionCount) -> float:
     """The change a row needs to be flagged: INSTRUCTION_FLAG_PCT, or FLAG_SPREAD_FACTOR times the larger of the
     two runs' own spreads where that is more."""
@@ -113,18 +118,33 @@ def flag_threshold_pct(a: InstructionCount, b: InstructionCount) -> float:
     return max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
 
 
+def _pairs(a: RunSummary, b: RunSummary) -> list[tuple[InstructionCount, InstructionCount]]:
+    """The workers counted in both runs; an instance of a descriptor with a parameter that only one run has at a
+    point (c-socket-work@20000 in A, @20200 in B) pairs with the other's when each has exactly one there."""
+    counted_a = [c for c in a.instructions if c.per_call]
+    counted_b = [c for c in b.instructions if c.per_call is not None]
+    by_key = {_key(c): c for c in counted_a}
+    pairs = [(by_key[_key(c)], c) for c in counted_b if _key(c) in by_key]
+    only_a = [c for c in counted_a if _key(c) not in {_key(x) for x in counted_b} and PARAMETER_SEPARATOR in c.point.target]
+    only_b = [c for c in counted_b if _key(c) not in by_key and PARAMETER_SEPARATOR in c.point.target]
+    for c in only_b:
+        same_a = [x for x in only_a if _descriptor_key(x) == _descriptor_key(c)]
+        same_b = [x for x in only_b if _descriptor_key(x) == _descriptor_key(c)]
+        if len(same_a) == 1 and len(same_b) == 1:
+            pairs.append((same_a[0], c))
+    return pairs
+
+
 def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
     """Every worker counted in both runs: its instructions per call in each, the change, and a flag when the
     change reaches flag_threshold_pct (exact counts: no test, the threshold is the spread the runs show)."""
-    counts_a = {_key(c): c for c in a.instructions if c.per_call is not None}
     rows = []
-    for c in b.instructions:
-        old = counts_a.get(_key(c))
-        if old is None or c.per_call is None or not old.per_call:
-            continue
+    for old, c in _pairs(a, b):
+        assert old.per_call and c.per_call is not None
         change = (c.per_call - old.per_call) / old.per_call * 100
         threshold = flag_threshold_pct(old, c)
-        rows.append({**c.point.as_record(), "role": c.role, "a": old.per_call, "b": c.per_call,
+        target = c.point.target if old.point == c.point else f"{old.point.target} / {c.point.target}"
+        rows.append({**c.point.as_record(), "target": target, "role": c.role, "a": old.per_call, "b": c.per_call,
                      "change_pct": round(change, 4), "threshold_pct": round(threshold, 4),
                      **({"flag": "more" if change > 0 else "fewer"} if abs(change) >= threshold else {})})
     return rows
@@ -137,13 +157,17 @@ def format_instruction_rows(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["", f"instructions per call (callgrind, exact; flagged at {INSTRUCTION_FLAG_PCT:g}% or "
                  f"{FLAG_SPREAD_FACTOR:g}x a point's own spread):"]
     for r in rows:
-        point = Point.from_record(r)
+        label = Point.from_record({**r, "target": ""}).label
         flag = {"more": "MORE", "fewer": "FEWER"}.get(r.get("flag", ""), "")
-        lines.append(f"  {point.label} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%, "
+        lines.append(f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%, "
                      f"threshold {r['threshold_pct']:g}%) {flag}".rstrip())
     flagged = sum(1 for r in rows if r.get("flag"))
     lines.append(f"{len(rows)} counted worker(s) in both runs, {flagged} flagged")
     return lines
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
 
 
 def format_instruction_table(counts: tuple[InstructionCount, ...] | list[InstructionCount]) -> str:
@@ -159,10 +183,9 @@ def format_instruction_table(counts: tuple[InstructionCount, ...] | list[Instruc
             lines.append(f"{c.point.label:<48} {c.role:<6} JVM: {c.jvm.allocated_bytes:,.1f} B allocated{thread}, "
                          f"{c.jvm.compiled_methods:.4f} methods compiled per call")
             continue
-        fmt = (lambda v: "-" if v is None else f"{v:,.1f}")
         spread = "-" if c.spread_pct is None else f"{c.spread_pct:.3f}%"
-        lines.append(f"{c.point.label:<48} {c.role:<6} {fmt(c.per_call):>12} {fmt(c.baseline_per_call):>12} "
-                     f"{fmt(c.added_per_call):>12} {spread:>8}")
+        lines.append(f"{c.point.label:<48} {c.role:<6} {_fmt(c.per_call):>12} {_fmt(c.baseline_per_call):>12} "
+                     f"{_fmt(c.added_per_call):>12} {spread:>8}")
         if c.known_answer is not None:
             k = c.known_answer
             lines.append(f"{'':<48} known answer: {k.iterations} x {k.instructions_per_iteration} = {k.known:,} "
