@@ -142,6 +142,9 @@ def test_the_known_answer_in_instructions(write_campaign, results_root):
     assert server.spread_pct in (None, 0.0)
     assert server.top_added[0].function == "orbench::known_answer_work(long)"
     assert server.top_added[0].self_added == pytest.approx(40_000, rel=1e-4)
+    client = next(c for c in summarize(store).instructions if c.point == server.point and c.role == "client")
+    assert client.added_per_call is not None and abs(client.added_per_call) < 5, client
+    assert all("known_answer_work" not in f.function for f in client.top_added)
     code, out, err = run_cli("profiles", str(store.path))
     assert code == 0 and "known_answer_work" in out, err
 

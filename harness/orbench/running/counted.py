@@ -219,13 +219,12 @@ def callgrind_records(run_dir: Path, point: Point, diffs: dict[str, list[Differe
                 functions[f] = (s + c.self_instructions, i + c.inclusive_instructions)
             for stack, n in folded_stacks(d).items():
                 stacks[stack] = stacks.get(stack, 0) + n
-        base = counts_dir(run_dir) / f"{point.slug}.{role}"
-        write_functions(base.with_suffix(".functions.tsv"), functions)
-        base.with_suffix(".folded").write_text(folded_text(stacks))
+        table, folded = (counts_dir(run_dir) / f"{point.slug}.{role}.{kind}" for kind in ("functions.tsv", "folded"))
+        write_functions(table, functions)
+        folded.write_text(folded_text(stacks))
         records.append(CountRecord(point, role, "callgrind", version, plan.differenced_calls, plan.runs,
-                                   tuple(d.per_call for d in diffs[role]),
-                                   str(base.with_suffix(".functions.tsv").relative_to(run_dir)),
-                                   str(base.with_suffix(".folded").relative_to(run_dir)), worker=worker[role]))
+                                   tuple(d.per_call for d in diffs[role]), str(table.relative_to(run_dir)),
+                                   str(folded.relative_to(run_dir)), worker=worker[role]))
     return records
 
 
@@ -360,9 +359,10 @@ class CountedRun:
         except WorkerError as exc:
             self._skip(points, f"{target.name} could not start: {exc}", manifest, failed=True)
             return
-        manifest["targets"][target.name]["workers"] = {"server": workers.server.ready.get("worker"),
-                                                       "client": workers.hello.get("worker"),
-                                                       "started_in_s": round(time.monotonic() - began, 1)}
+        # Keyed like a campaign's workers (by the block they ran in), so compare's environment check reads them.
+        manifest["targets"][target.name]["workers"] = {"counted": {
+            "server": workers.server.ready.get("worker"), "client": workers.hello.get("worker"),
+            "started_in_s": round(time.monotonic() - began, 1)}}
         samples = self.store.path / "counts" / "raw" / "samples.i64"
         try:
             for i, point in enumerate(points):

@@ -350,6 +350,6 @@ def format_comparison(result: dict[str, Any]) -> str:
         if result[f"only_in_{side}"]:
             lines.append(f"only in {side.upper()}: " + ", ".join(result[f"only_in_{side}"]))
     lines.extend(format_instruction_rows(result.get("instructions") or []))
-    lines.append(f"{len(result['points'])} common point(s), {result['flagged']} change(s) flagged in "
-                 f"{result['flagged_rows']} row(s)")
+    lines.append(f"{len(result['points'])} common point(s), {len(result.get('instructions') or [])} counted "
+                 f"worker(s), {result['flagged']} change(s) flagged in {result['flagged_rows']} row(s)")
     return "\n".join(lines)

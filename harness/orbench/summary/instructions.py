@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from orbench.results.counted import CountRecord, read_functions, read_records
-from orbench.results.point import Point
+from orbench.results.point import Point, PointGroup
 from orbench.summary.model import (
     FunctionInstructions,
     InstructionCount,
@@ -157,7 +157,7 @@ def format_instruction_rows(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["", f"instructions per call (callgrind, exact; flagged at {INSTRUCTION_FLAG_PCT:g}% or "
                  f"{FLAG_SPREAD_FACTOR:g}x a point's own spread):"]
     for r in rows:
-        label = Point.from_record({**r, "target": ""}).label
+        label = PointGroup.from_record(r).label
         flag = {"more": "MORE", "fewer": "FEWER"}.get(r.get("flag", ""), "")
         lines.append(f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%, "
                      f"threshold {r['threshold_pct']:g}%) {flag}".rstrip())
