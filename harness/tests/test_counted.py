@@ -174,8 +174,15 @@ def test_two_runs_count_the_same_and_a_one_percent_change_is_flagged(write_campa
     second = _count_campaign(write_campaign, results_root, ["c-socket-work@20000"], repeats=2)
     changed = _count_campaign(write_campaign, results_root, ["c-socket-work@20200"], repeats=2)
     a, b = summarize(first), summarize(second)
-    assert {(c.point, c.role): c.per_call for c in a.instructions} == \
-        {(c.point, c.role): c.per_call for c in b.instructions}
+    counts_b = {(c.point, c.role): c.per_call for c in b.instructions}
+    for c in a.instructions:
+        # The servers' paths are the same to the instruction; a client's run has a few instructions of its own
+        # that differ (the digits of its answer's elapsed time, its allocator's free lists): under 0.1%.
+        other = counts_b[(c.point, c.role)]
+        assert c.per_call is not None and other is not None
+        assert abs(other - c.per_call) / c.per_call < 0.001, (c.point.label, c.role, c.per_call, other)
+        if c.role == "server":
+            assert other == c.per_call
     same = compare_runs(first, second)
     assert same["instructions"] and same["flagged"] == 0
     moved = compare_runs(first, changed)
