@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _COMPRESSED = re.compile(r"^\((\d+)\)(?: (.*))?$")
-# Below this many instructions over the differenced calls a branch of a flame graph is left out (its share is
-# below what a flame graph can draw, and a proportional split makes ever smaller slivers of it).
-FOLD_MIN_INSTRUCTIONS = 1
+# A branch of a flame graph below this share of the whole is not followed further (its instructions stay with the
+# function it leaves): a flame graph cannot draw it, and a call graph with cycles (gRPC's, CPython's) splits into
+# more paths than can be written (100 MB of folded stacks per worker, unpruned).
+FOLD_MIN_SHARE = 0.002
 
 
 @dataclass(frozen=True)
@@ -158,8 +159,10 @@ def folded_stacks(diff: Difference, max_depth: int = 64) -> dict[str, int]:
     each function's own instructions and calls are split among the paths that reach it in proportion to the
     inclusive cost each path brings (exact at depth one, an estimate deeper); the table of self and inclusive
     instructions is exact. A function already on the path (recursion) ends the path there, its cost kept as the
-    caller's own. Roots are the functions nobody called in the interval (thread starts, below main)."""
+    caller's own, and so does a call below FOLD_MIN_SHARE of the whole. Roots are the functions nobody called in
+    the interval (thread starts, below main)."""
     incl = {f: max(c.inclusive_instructions, 0) for f, c in diff.functions.items()}
+    smallest = max(1.0, FOLD_MIN_SHARE * max(diff.total, 0))
     own = {f: max(c.self_instructions, 0) for f, c in diff.functions.items()}
     callees: dict[str, list[tuple[str, int]]] = {}
     called: set[str] = set()
@@ -179,13 +182,11 @@ def folded_stacks(diff: Difference, max_depth: int = 64) -> dict[str, int]:
         kept = own.get(f, 0) * scale
         for callee, cost in outgoing:
             share = cost * scale
-            if share < FOLD_MIN_INSTRUCTIONS:
-                continue
-            if callee in path or len(path) >= max_depth:
+            if share < smallest or callee in path or len(path) >= max_depth:
                 kept += share
             else:
                 walk(path + (callee,), share)
-        if kept >= FOLD_MIN_INSTRUCTIONS:
+        if kept > 0:
             key = ";".join(path)
             stacks[key] = stacks.get(key, 0.0) + kept
 
