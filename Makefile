@@ -14,11 +14,12 @@ CAMPAIGN ?= quick
 # strace for the anatomy mode's syscall counts; linux-perf (perf record, the C++ workers' profiler) and jattach
 # (attaches async-profiler to a running JVM) for the profile mode; gRPC C++ with protoc and its C++ plugin
 # (grpc-cpp), ZeroC Ice C++ and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java); Apache Thrift
-# C++, its compiler and the Boost headers Thrift's own headers include (thrift-cpp).
+# C++, its compiler and the Boost headers Thrift's own headers include (thrift-cpp); valgrind (callgrind, vgdb)
+# for the counting mode's instructions per call.
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
 	openssh-client openssh-server iproute2 strace linux-perf jattach libgrpc++-dev libprotobuf-dev \
 	protobuf-compiler protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers libthrift-dev thrift-compiler \
-	libboost-dev
+	libboost-dev valgrind
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
@@ -33,7 +34,7 @@ SLICE2JAVA ?= $(shell command -v slice2java)
 JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
 .PHONY: help bench test test-slow deps deps-system deps-python build cpp java python check targets lint clean jmh jmh-build \
-	bench-fidelity
+	bench-fidelity docs reference
 
 # A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
 # build step's output goes to a log (one line when it works, the log's tail when it fails), and make does not
@@ -54,7 +55,10 @@ help:
 	@echo "make targets    list targets and whether each is available"
 	@echo "make jmh        build and run the JMH suite (java/jmh) per Java ORB, ingest it into results/jmh/ (~10 min)"
 	@echo "make bench-fidelity  orbench's workers vs references (sockperf, plain C/Java/Python ping-pongs, a bare omniORB loop), ratio per size"
-	@echo "variables: CAMPAIGN=name-or-file (default quick); JMH_ORBS (default jacorb glassfish), JMH_ARGS"
+	@echo "make docs       build the user guide (harness/docs) into harness/docs/site/; any warning or broken link fails"
+	@echo "make reference  run the middleware campaign and make it the guide's reference result set (results/reference/)"
+	@echo "variables: CAMPAIGN=name-or-file (default quick); JMH_ORBS (default jacorb glassfish), JMH_ARGS;"
+	@echo "           REFERENCE_MACHINE (how the guide names the machine of make reference)"
 
 deps: deps-system deps-python
 
@@ -68,12 +72,12 @@ deps-system:
 	fi
 
 # The stamp holds the hash of the Python package definitions, so pip runs again only when they change.
-PY_STAMP := $(VENV)/.orbench-$(shell cat harness/pyproject.toml plots/pyproject.toml | sha1sum | cut -c1-12)
+PY_STAMP := $(VENV)/.orbench-$(shell cat harness/pyproject.toml plots/pyproject.toml harness/docs/pyproject.toml | sha1sum | cut -c1-12)
 deps-python: $(PY_STAMP)
 $(PY_STAMP):
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@$(call quietly,installed .venv: orbench and orbench-plots editable and ruff,$(VENV)/pip.log,\
-	  $(PY) -m pip install --upgrade pip && $(PY) -m pip install -e 'harness[test]' -e plots ruff)
+	@$(call quietly,installed .venv: orbench with its plots and guide (editable) and ruff,$(VENV)/pip.log,\
+	  $(PY) -m pip install --upgrade pip && $(PY) -m pip install -e 'harness[test]' -e plots -e harness/docs ruff)
 	@rm -f $(VENV)/.orbench-*; touch $@
 
 build: cpp java python
@@ -117,7 +121,7 @@ java:
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
 
-test: deps build lint jmh-build
+test: deps build lint jmh-build docs
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test $(JAVA_FLAGS)
 	cd harness && $(PY) -m pytest -q -m "not slow"
@@ -157,8 +161,23 @@ jmh: deps jmh-build
 	if [ -n "$$files" ]; then $(ORBENCH) ingest-jmh $$files || status=1; else echo "error: no JMH results" >&2; status=1; fi; \
 	exit $$status
 
-# orbench's workers vs references making the same calls (README, "The machine matters"): the C socket baseline
+# orbench's workers vs references making the same calls (the user guide, "Fidelity"): the C socket baseline
 # (echo, halved) vs sockperf's TCP ping-pong (RTT/2), the socket baselines vs plain C, Java and Python ping-pongs (twoway
 # and oneway), the omniORB worker vs cpp/fidelity's bare omniORB loop (twoway and oneway).
 bench-fidelity: deps build
 	$(ORBENCH) fidelity --placement same-core,split-core
+
+# The user guide (harness/docs/mkdocs.yml): MkDocs, strict, so a warning (a broken link or anchor, a page left out
+# of the nav, a reference key without a description) fails the build. It quotes results/reference/.
+docs: deps-python
+	cd harness/docs && $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "built the user guide: harness/docs/site/index.html"
+
+# The guide's reference result set: a middleware campaign on this machine (run it on a quiet one), copied without
+# its raw samples into results/reference/, and README.md's figures block rewritten from it; commit both.
+# A run whose trials partly failed (exit 1) still makes a reference set, its failures in its report.
+REFERENCE_MACHINE ?=
+reference: deps build
+	$(ORBENCH) run middleware || [ $$? -eq 1 ]
+	$(PY) -m orbench_guide.make_reference $(ROOT)/results/middleware/latest --machine "$(REFERENCE_MACHINE)"
+	$(MAKE) docs

@@ -26,7 +26,7 @@ namespace {
 ordered_json hello(const ClientWorker& worker) {
   return {{"worker", worker.worker_info()},
           {"pid", getpid()},
-          {"timer", {{"clock", kClockName}, {"cost_ns", timer_cost_ns()}}},
+          {"timer", {{"clock", kClockName}, {"cost_ns", timer_cost_ns(timer_reads())}}},
           {"modes", worker.modes()},
           {"payload_types", worker.payload_types()},
           {"shapes", worker.shapes()}};

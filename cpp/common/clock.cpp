@@ -1,5 +1,7 @@
 #include "clock.hpp"
 
+#include <cstdlib>
+
 namespace orbench {
 
 double timer_cost_ns(int reads) {
@@ -11,6 +13,12 @@ double timer_cost_ns(int reads) {
   volatile int64_t keep = sink;
   (void)keep;
   return static_cast<double>(end - start) / reads;
+}
+
+int timer_reads() {
+  const char* value = std::getenv("ORBENCH_TIMER_READS");
+  const long reads = value != nullptr ? std::strtol(value, nullptr, 10) : 0;
+  return reads >= 1 && reads <= 1'000'000 ? static_cast<int>(reads) : 1'000'000;
 }
 
 }  // namespace orbench

@@ -70,7 +70,7 @@ void request_stop() {
 // Serves one connection on a thread of its own until EOF, an error or SHUTDOWN (requests.hpp). With
 // stall_after >= 0 (the test hook --stall-after) the server stops reading after that many payload-carrying
 // messages.
-void serve_connection(int fd, ConnectOptions options, int64_t delay_ns, int64_t stall_after) {
+void serve_connection(int fd, ConnectOptions options, KnownWork work, int64_t stall_after) {
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }
@@ -82,7 +82,7 @@ void serve_connection(int fd, ConnectOptions options, int64_t delay_ns, int64_t 
     if (stall_after >= 0 && carries_payload(header.kind) && payload_messages_read.fetch_add(1) >= stall_after) {
       stall_forever();
     }
-    after = serve_request(connection, header, body, counter, delay_ns);
+    after = serve_request(connection, header, body, counter, work);
   }
   close(fd);
   if (after == After::stop_server) request_stop();
@@ -92,13 +92,15 @@ int serve(int argc, char** argv) {
   block_stop_signals();
   ServerArgs args;
   ConnectOptions options;
-  int64_t delay_ns = 0;
+  KnownWork work;
   int64_t stall_after = -1;
   bool serial = false;
   try {
-    args = parse_server_args(argc, argv, {"--no-nodelay", "--serial"}, {"--delay-ns", "--stall-after"});
+    args = parse_server_args(argc, argv, {"--no-nodelay", "--serial"}, {"--delay-ns", "--work-iterations", "--stall-after"});
     options = parse_server_options(args.options);
-    delay_ns = delay_ns_arg(args);
+    work.delay_ns = delay_ns_arg(args);
+    work.work_iterations = integer_value(args.values, "--work-iterations", 0, 0, 1'000'000'000,
+                                         "an integer number of loop turns, 0 to 1e9");
     stall_after = stall_after_arg(args);
     serial = has_flag(args, "--serial");
     if (serial && stall_after >= 0) {
@@ -129,19 +131,23 @@ int serve(int argc, char** argv) {
   }
   start_stop_watchers(request_stop);
   nlohmann::ordered_json info = server_worker_info("c-socket", nullptr, "");
-  if (delay_ns > 0) info["delay_ns"] = delay_ns;  // what this known-answer server adds per call
+  if (work.delay_ns > 0) info["delay_ns"] = work.delay_ns;  // what this known-answer server adds per call
+  if (work.work_iterations > 0) {
+    info["work_iterations"] = work.work_iterations;
+    if (kWorkInstructionsPerIteration > 0) info["instructions_per_iteration"] = kWorkInstructionsPerIteration;
+  }
   if (serial) info["serial"] = true;
   print_ready(format_tcp_endpoint(args.host, bound_port), info);
 
   if (serial) {
-    serve_serially(fd, stop_event_fd.load(), options, delay_ns, counter, *service);
+    serve_serially(fd, stop_event_fd.load(), options, work, counter, *service);
     print_exit(counter.snapshot());
     _exit(0);
   }
   while (true) {
     const int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection >= 0) {
-      std::thread(serve_connection, connection, options, delay_ns, stall_after).detach();
+      std::thread(serve_connection, connection, options, work, stall_after).detach();
     } else if (errno != EINTR && errno != ECONNABORTED) {
       break;  // request_stop() shut the listening socket down
     }

@@ -17,6 +17,24 @@ bool send_reply(Connection& c, uint8_t* out, uint8_t kind, uint32_t id, uint32_t
 // server's samples is delay_ns over the server's CPU per call: the profile mode's known answer).
 __attribute__((noinline)) void known_answer_spin(int64_t delay_ns) { spin_until_ns(monotonic_ns() + delay_ns); }
 
+#if defined(__x86_64__) || defined(__aarch64__)
+const int kWorkInstructionsPerIteration = 2;
+#else
+const int kWorkInstructionsPerIteration = 0;
+#endif
+
+__attribute__((noinline)) void known_answer_work(int64_t iterations) {
+  if (iterations <= 0) return;
+#if defined(__x86_64__)
+  asm volatile("1:\n\tdec %0\n\tjnz 1b" : "+r"(iterations) : : "cc");
+#elif defined(__aarch64__)
+  asm volatile("1:\n\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(iterations) : : "cc");
+#else
+  for (volatile int64_t i = 0; i < iterations; i = i + 1) {
+  }
+#endif
+}
+
 bool answer_sync(Connection& c, uint32_t id, const SyncOutcome& outcome) {
   uint8_t* fields = c.reply + wire::kHeaderBytes + wire::kPreambleBytes;
   fields[0] = outcome.complete ? 1 : 0;
@@ -26,8 +44,11 @@ bool answer_sync(Connection& c, uint32_t id, const SyncOutcome& outcome) {
 }
 
 After serve_request(Connection& c, const wire::Header& header, uint8_t* body, MessageCounter& counter,
-                    int64_t delay_ns) {
-  if (delay_ns > 0 && carries_payload(header.kind)) known_answer_spin(delay_ns);
+                    const KnownWork& work) {
+  if (carries_payload(header.kind)) {
+    if (work.delay_ns > 0) known_answer_spin(work.delay_ns);
+    if (work.work_iterations > 0) known_answer_work(work.work_iterations);
+  }
   const uint32_t id = c.request_id++;
   if (header.kind == wire::ONEWAY) {  // no reply
     counter.count(header.body_bytes);

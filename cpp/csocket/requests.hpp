@@ -14,6 +14,20 @@ namespace orbench {
 // delay_ns of spinning on the monotonic clock, never inlined: what a known-answer server's profile must name.
 void known_answer_spin(int64_t delay_ns);
 
+// `iterations` turns of a loop of exactly kWorkInstructionsPerIteration instructions (inline assembly, so the
+// compiler can neither drop nor reshape it), never inlined: the counting mode's known answer, N x k
+// instructions per call whatever the machine's speed.
+void known_answer_work(int64_t iterations);
+// k: instructions per turn of known_answer_work's loop (a decrement and a conditional branch); 0 on an
+// architecture without the assembly loop, where the loop is plain C and its k is not known in advance.
+extern const int kWorkInstructionsPerIteration;
+
+// A known-answer server's extra work per payload-carrying request (both 0: a plain baseline).
+struct KnownWork {
+  int64_t delay_ns = 0;         // --delay-ns: spin this long on the monotonic clock
+  int64_t work_iterations = 0;  // --work-iterations: run known_answer_work this many turns
+};
+
 
 inline bool carries_payload(uint8_t kind) {
   return kind == wire::ONEWAY || kind == wire::TWOWAY || kind == wire::ECHO;
@@ -33,12 +47,12 @@ struct Connection {
 // What the connection does after a request.
 enum class After { read_on, close, stop_server };
 
-// Serves one request the connection's reader returned: with delay_ns > 0 (a known-answer server) a
-// payload-carrying request first costs delay_ns of spinning; then it is counted and its reply goes out in one
-// send() (an ECHO's built in front of the request's body, no copy). A SYNC waits on the counter here; the
-// serial server, which must not wait, answers SYNC itself with answer_sync.
+// Serves one request the connection's reader returned: for a known-answer server a payload-carrying request
+// first costs its known work (a spin of delay_ns, a loop of work_iterations); then it is counted and its reply
+// goes out in one send() (an ECHO's built in front of the request's body, no copy). A SYNC waits on the counter
+// here; the serial server, which must not wait, answers SYNC itself with answer_sync.
 After serve_request(Connection& c, const wire::Header& header, uint8_t* body, MessageCounter& counter,
-                    int64_t delay_ns);
+                    const KnownWork& work);
 
 // Sends a SYNC's reply, for request `id` of the connection; false when the send failed.
 bool answer_sync(Connection& c, uint32_t id, const SyncOutcome& outcome);

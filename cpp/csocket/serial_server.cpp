@@ -37,9 +37,9 @@ struct Slot {
 
 class SerialServer {
  public:
-  SerialServer(int listen_fd, int stop_fd, const ConnectOptions& options, int64_t delay_ns, MessageCounter& counter,
+  SerialServer(int listen_fd, int stop_fd, const ConnectOptions& options, const KnownWork& work, MessageCounter& counter,
                ServiceStats& service)
-      : listen_fd_(listen_fd), stop_fd_(stop_fd), options_(options), delay_ns_(delay_ns), counter_(counter),
+      : listen_fd_(listen_fd), stop_fd_(stop_fd), options_(options), work_(work), counter_(counter),
         service_(service) {}
 
   ~SerialServer() {
@@ -145,7 +145,7 @@ class SerialServer {
       if (!settle(fd, it->second)) set_interest(fd, 0);
       return true;
     }
-    const After after = serve_request(c, header, body, counter_, delay_ns_);
+    const After after = serve_request(c, header, body, counter_, work_);
     if (carries_payload(header.kind)) service_.add(monotonic_ns() - start_ns);
     if (after != After::read_on) close_slot(fd);
     return after != After::stop_server;
@@ -198,7 +198,7 @@ class SerialServer {
   const int listen_fd_;
   const int stop_fd_;
   const ConnectOptions options_;
-  const int64_t delay_ns_;
+  const KnownWork work_;
   MessageCounter& counter_;
   ServiceStats& service_;
   int epoll_fd_ = -1;
@@ -207,9 +207,9 @@ class SerialServer {
 
 }  // namespace
 
-void serve_serially(int listen_fd, int stop_fd, const ConnectOptions& options, int64_t delay_ns,
+void serve_serially(int listen_fd, int stop_fd, const ConnectOptions& options, const KnownWork& work,
                     MessageCounter& counter, ServiceStats& service) {
-  SerialServer(listen_fd, stop_fd, options, delay_ns, counter, service).run();
+  SerialServer(listen_fd, stop_fd, options, work, counter, service).run();
 }
 
 }  // namespace orbench

@@ -9,6 +9,7 @@
 
 #include "connect_options.hpp"
 #include "message_counter.hpp"
+#include "requests.hpp"
 
 namespace orbench {
 
@@ -36,9 +37,9 @@ class ServiceStats {
 };
 
 // Serves the connections of `listen_fd` on the calling thread until a SHUTDOWN request or until `stop_fd` (an
-// eventfd) becomes readable. Every accepted socket gets `options`; every payload-carrying request spins
-// `delay_ns` and adds its service time to `service`.
-void serve_serially(int listen_fd, int stop_fd, const ConnectOptions& options, int64_t delay_ns,
+// eventfd) becomes readable. Every accepted socket gets `options`; every payload-carrying request does the
+// known `work` and adds its service time to `service`.
+void serve_serially(int listen_fd, int stop_fd, const ConnectOptions& options, const KnownWork& work,
                     MessageCounter& counter, ServiceStats& service);
 
 }  // namespace orbench

@@ -1,4 +1,5 @@
-"""The import graph of orbench (harness/orbench) and its plotting stage (plots/orbench_plots), read from the source
+"""The import graph of orbench (harness/orbench), its plotting stage (plots/orbench_plots) and its user guide's
+builder (harness/docs/orbench_guide), read from the source
 with ast (every import, also those inside functions), and the layers it must respect.
 
     cd harness && ../.venv/bin/python -m tests.import_graph      prints the layers and every module's imports
@@ -21,6 +22,8 @@ and __main__, the way in, are commands). From the bottom:
   commands   one module per subcommand, and cli.py
   plots      figures and the report (orbench_plots, a package of its own that the commands reach only through
              its declared entry points)
+  guide      the user guide's pages made from the code and the reference result set (orbench_guide, a package
+             of its own that MkDocs runs; nothing imports it)
 so the data flows campaign -> running -> results -> summary -> plots, and no layer reaches up.
 """
 
@@ -30,9 +33,10 @@ import ast
 from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1]
-ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots"}
+ROOTS = {"orbench": HARNESS / "orbench", "orbench_plots": HARNESS.parent / "plots" / "orbench_plots",
+         "orbench_guide": HARNESS / "docs" / "orbench_guide"}
 LAYERS = ("core", "idl", "results", "stats", "anatomy", "targets", "hosts", "campaign", "running", "summary",
-          "commands", "plots")
+          "commands", "plots", "guide")
 ENTRY_MODULES = ("cli", "__main__")
 
 
@@ -40,6 +44,8 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if parts[0] == "orbench_plots":
         return "plots"
+    if parts[0] == "orbench_guide":
+        return "guide"
     if len(parts) == 1 or parts[1] in ENTRY_MODULES:
         return "core" if len(parts) == 1 else "commands"
     if parts[1] in LAYERS:
@@ -122,7 +128,7 @@ def upward(g: dict[str, set[str]]) -> list[str]:
 
 def render(g: dict[str, set[str]]) -> str:
     def short(m: str) -> str:
-        return m.replace("orbench_plots.", "plots.").replace("orbench.", "")
+        return m.replace("orbench_plots.", "plots.").replace("orbench_guide.", "guide.").replace("orbench.", "")
 
     lines = []
     for name in LAYERS:

@@ -52,7 +52,7 @@ def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_r
                     f"known answers hold only on a machine orbench has to itself (recovered {known.text})")
     assert known.known_ns == N_NS and known.trials == 20
     # 10%, not the campaign goal's 5% (the summary's within_tolerance): a server spinning N ns adds a little more
-    # than N on a VM (about +4% and 20-60 ns on a 2-vCPU VM, C and Java alike; README, "Known answers"), which a
+    # than N on a VM (about +4% and 20-60 ns on a 2-vCPU VM, C and Java alike; the user guide, "Known answers"), which a
     # tight interval shows; a property of the known-answer server, not of the pipeline. The errors this test is
     # for (pairing, units, signs, the wrong baseline) are far larger. With 20 short trials the estimate itself
     # scatters (1.9 to 2.4 us over 8 runs here), inside its interval.

@@ -16,8 +16,8 @@ from orbench.summary.history import build_history
 from orbench.summary.summary import write_summary
 from orbench.targets.descriptor import read_targets
 
+from tests.browser import rendered_body
 from tests.conftest import require_targets
-from tests.test_plots import rendered_body
 
 CAMPAIGN = """\
 name = "tiny"

@@ -7,6 +7,7 @@ import pytest
 from orbench.results.store import RunStore
 from orbench.summary.summary import write_summary
 
+from tests.browser import rendered_body, require_chromium
 from tests.conftest import FIXTURES
 
 
@@ -39,25 +40,8 @@ def test_report_shows_both_headline_figures(fixture_report):
     assert text.count("<figcaption>") == len(images)
 
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--virtual-time-budget=10000", "--dump-dom"]
-
-
-def rendered_body(report, profile) -> dict[str, str]:
-    """report.html as headless Chromium renders it: the <body> attributes its image check sets on load."""
-    import subprocess
-
-    proc = subprocess.run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}", report.as_uri()],
-                          capture_output=True, text=True, timeout=90)
-    body = re.search(r"<body([^>]*)>", proc.stdout)
-    assert body, f"chromium rendered no body: {proc.stderr[-500:]}"
-    return dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
-
-
 def test_report_renders_in_a_real_browser_with_every_image(fixture_report, tmp_path):
-    if shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed (make deps installs it)")
+    require_chromium()
     run = tmp_path / "run"
     shutil.copytree(fixture_report.parent, run)
     report = run / "report.html"

@@ -17,8 +17,8 @@ from orbench.summary.summary import current_summary
 from orbench.summary.table import columns, format_table
 from orbench_plots.section_scale import shape_key
 
+from tests.browser import rendered_body
 from tests.conftest import FIXTURES, require_targets, run_cli
-from tests.test_plots import rendered_body
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -67,7 +67,7 @@ def test_known_answer_pair_at_2_0_and_2_2_us_says_its_mde(write_campaign, result
     """Two small runs of the known-answer server, its delay changed between them: the row pairs the two
     instances, says its MDE (never below the smallest change a flag needs), and its flag follows the test and
     the sizes. Whether 200 ns is flagged at these small settings depends on the machine: the lead's quiet-machine
-    check (README, "Comparing runs") counts flags over five such pairs."""
+    check (the user guide, "Known answers") counts flags over five such pairs."""
     require_targets("c-socket-delay", "c-socket")
     runs = []
     for delay in (2000, 2200):

@@ -120,8 +120,8 @@ def make_history_page(results: Path | str) -> Path:
 <body>
 <h1>orbench history</h1>
 <p>{len(runs)} run(s) under <code>{_esc(results)}</code>, made {_esc(time.strftime('%Y-%m-%d %H:%M:%S'))}.
-Each run is compared with the previous run of its campaign as <code>orbench compare</code> does (README,
-"Comparing runs"): the socket baselines' median move is the machine's drift; an ORB's own change is its ORB-added
+Each run is compared with the previous run of its campaign as <code>orbench compare</code> does (the user guide,
+"Comparing two runs"): the socket baselines' median move is the machine's drift; an ORB's own change is its ORB-added
 latency's (Welch's t over the runs' process launches; runs of one launch: Wilcoxon-Mann-Whitney on the paired
 trials' differences of that one process), other rows are tested on their p50 beyond the drift; the false
 discovery rate is held at 5% and a flag needs a minimum size. The bars are 95% intervals. A flag means "moved";

@@ -21,6 +21,7 @@ from orbench_plots.sample_figures import make_sample_figures
 from orbench_plots.section_anatomy import ANATOMY_PREFIX
 from orbench_plots.section_anatomy import make_figures as make_anatomy_figures
 from orbench_plots.section_anatomy import section as anatomy_section
+from orbench_plots.section_instructions import section as instructions_section
 from orbench_plots.section_profiles import section as profiles_section
 from orbench_plots.section_shapes import SHAPES_PREFIX
 from orbench_plots.section_shapes import make_figures as make_shape_figures
@@ -241,6 +242,7 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
     parts.append(section_placement.section(summary.points))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     parts.append(profiles_section(run_dir, manifest))
+    parts.append(instructions_section(run_dir, summary))
     if summary.equivalence:
         parts.append("<h2>Equivalence of the socket baselines</h2><p>The tests of Krintz and Wolski, \"Using "
                      "JavaNws to Compare C and Java TCP-Socket Performance\": moments, the paired least-squares "

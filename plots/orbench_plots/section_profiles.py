@@ -46,16 +46,20 @@ def flame_graph(run_dir: Path, record: ProfileRecord) -> tuple[Path | None, str 
     """The worker's flame graph page (made once, next to its folded stacks), or why there is none."""
     if record.file is None:
         return None, record.error
-    folded = run_dir / record.file
+    us_per_sample = record.period_ns / 1000
+    return flame_page(run_dir / record.file,
+                      f"{record.point.label} {record.role}: {record.profiler}, {record.samples} samples, 1 sample = "
+                      f"{us_per_sample:g} us of CPU = {us_per_sample / record.calls * 1000:.3g} ns per call")
+
+
+def flame_page(folded: Path, title: str) -> tuple[Path | None, str | None]:
+    """A flame graph page of folded stacks (made once, beside them), or why there is none."""
     page = folded.with_suffix(".html")
     if page.is_file() and page.stat().st_mtime >= folded.stat().st_mtime:
         return page, None
     converter = repo_root() / CONVERTER
     if not converter.is_file():
         return None, f"{CONVERTER} is missing (make java)"
-    us_per_sample = record.period_ns / 1000
-    title = (f"{record.point.label} {record.role}: {record.profiler}, {record.samples} samples, 1 sample = "
-             f"{us_per_sample:g} us of CPU = {us_per_sample / record.calls * 1000:.3g} ns per call")
     try:
         done = subprocess.run([_java(), "-cp", str(converter), "Main", "--title", title, str(folded), str(page)],
                               capture_output=True, timeout=CONVERT_TIMEOUT_S)

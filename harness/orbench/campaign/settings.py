@@ -85,6 +85,12 @@ class Settings:
     profile_s: float
     profile_payload_bytes: tuple[int, ...]   # empty: every size
     profile_period_us: float
+    # the counting mode (running/counted.py)
+    count: bool
+    count_calls: tuple[int, int]
+    count_calls_for: dict[str, tuple[int, int]]   # by target name, descriptor or language
+    count_warmup: int
+    count_repeats: int
     # soak points
     duration_s: float | None
     interval_s: float
@@ -133,6 +139,10 @@ class Settings:
             profile=bool(d["profile"]), profile_s=float(d["profile_s"]),
             profile_payload_bytes=tuple(int(b) for b in d.get("profile_payload_bytes") or ()),
             profile_period_us=float(d["profile_period_us"]),
+            count=bool(d["count"]), count_calls=(int(d["count_calls"][0]), int(d["count_calls"][1])),
+            count_calls_for={str(k): (int(v[0]), int(v[1]))
+                                     for k, v in (d.get("count_calls_for") or {}).items()},
+            count_warmup=int(d["count_warmup"]), count_repeats=int(d["count_repeats"]),
             duration_s=_opt_float(d.get("duration_s")), interval_s=float(d["interval_s"]),
             arrivals_seed=_opt_int(d.get("arrivals_seed")),
             jdk=d.get("jdk"), host=str(d["host"]), hosts=dict(d["hosts"]),

@@ -177,6 +177,10 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if outside:
             raise UserError(f"{path}: key {key}: value {outside[0]} is not one of payload_bytes "
                             f"({settings['payload_bytes']})")
+    for key, runs in [("count_calls", settings["count_calls"]),
+                      *((f"count_calls_for.{k}", v) for k, v in settings["count_calls_for"].items())]:
+        if runs[1] <= runs[0]:
+            raise UserError(f"{path}: key {key}: value {runs}: the second run must have more calls than the first")
     resolved_jdk = None
     if jdk is not None:
         settings["jdk"] = jdk

@@ -19,7 +19,9 @@ from orbench.errors import UserError
 from orbench.results.accounting import TimeAccount, time_account
 from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore, open_run
+from orbench.running.counted import run_counting_campaign
 from orbench.running.runner import Runner
+from orbench.summary.instructions import format_instruction_table
 from orbench.summary.precision import format_reached, format_reached_unplanned
 from orbench.summary.summary import write_summary
 from orbench.summary.table import format_table
@@ -49,6 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the profile mode: after each point, one trial per target with a sampling profiler attached "
                         "to both workers (where each middleware's time goes, per call, against its baseline); the "
                         "campaign key profile = true")
+    p.add_argument("--count", action="store_true",
+                   help="the counting mode: instead of timed trials, each C++ and Python target's workers run "
+                        "under callgrind and the run records instructions per call, exact, whole and by function "
+                        "(Java targets: the JVM's own counters); the campaign key count = true")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--budget and --resume: a resumed run keeps the budget it was started with")
         if args.profile:
             raise UserError("--profile and --resume: a resumed run keeps the profile mode it was started with")
+        if args.count:
+            raise UserError("--count and --resume: a counting run is not resumed; start it again")
         store = open_run(args.resume)
         campaign = campaign_from_manifest(store.read_manifest(), store.path)
     elif args.retry_skipped:
@@ -75,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
             campaign = campaign.with_settings(anatomy="syscalls")
         if args.profile:
             campaign = campaign.with_settings(profile=True)
+        if args.count:
+            campaign = campaign.with_settings(count=True)
         if args.budget:
             try:
                 campaign = campaign.with_settings(budget_s=parse_duration(args.budget))
@@ -83,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         for name in campaign.added_baselines:
             print(f"orbench: adding baseline {name} (needed for ORB-added latency)", file=sys.stderr)
         store = RunStore.create(campaign.name, Path(args.results) if args.results else None)
+    if campaign.settings.count:
+        if args.resume:
+            raise UserError(f"{store.path}: a counting run is not resumed; start it again")
+        return run_counting(campaign, store, report=not args.no_report)
     if campaign.is_soak:
         from orbench.commands.soak import run_soak_campaign
 
@@ -128,6 +142,27 @@ def run(args: argparse.Namespace) -> int:
         return 130
     if failed:
         print(f"orbench: {failed} trial(s) failed; reasons are in {store.trials_path}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_counting(campaign, store: RunStore, report: bool) -> int:
+    """The counting mode (running/counted.py): its counts, then summary.json, the table and the report."""
+    interrupt_on_signals()
+    try:
+        failed = run_counting_campaign(campaign, store)
+    except UserError:
+        store.remove_if_empty()
+        raise
+    summary = write_summary(store)
+    print(format_instruction_table(summary.instructions))
+    if report:
+        make_report(store.path)
+    print(f"results: {store.path}")
+    print(f"instructions by function: orbench profiles {store.path}")
+    if failed:
+        print(f"orbench: {failed} point(s) could not be counted; the reasons are in {store.path}/counts/counts.jsonl",
+              file=sys.stderr)
         return 1
     return 0
 

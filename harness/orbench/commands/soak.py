@@ -36,9 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arrivals", choices=["fixed", "poisson"], default="fixed", help="with --rate: how calls are spaced")
     p.add_argument("--seed", type=int, help="Poisson arrivals: the seed (client k gets seed + k)")
     p.add_argument("--clients", type=int, default=1, help="client workers against one server (default 1)")
-    p.add_argument("--mode", default="twoway", choices=["twoway", "oneway", "echo"])
-    p.add_argument("--payload-bytes", type=int, default=64)
-    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"])
+    p.add_argument("--mode", default="twoway", choices=["twoway", "oneway", "echo"], help="the calls (default twoway)")
+    p.add_argument("--payload-bytes", type=int, default=64, help="payload size in bytes (default 64)")
+    p.add_argument("--placement", default="same-core", choices=["same-core", "split-core", "unpinned"],
+                   help="CPU placement of the two workers (default same-core)")
     p.add_argument("--name", default="soak", help="results go to results/NAME/<run-id>/ (default soak)")
     p.add_argument("--results", metavar="DIR", help="results store (default: results/ in the checkout)")
     p.add_argument("--no-report", action="store_true", help="skip figures and report.html")

@@ -44,13 +44,14 @@ from orbench.stats.significance import (
     welch,
 )
 from orbench.summary.envdiff import environment_differences
+from orbench.summary.instructions import compare_instructions, format_instruction_rows
 from orbench.summary.model import PointSummary, RunSummary
 from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
 from orbench.summary.summary import summarize
 from orbench.summary.table import columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
-# The smallest changes flagged: about what two runs of the same build differ by (README, "Comparing runs").
+# The smallest changes flagged: about what two runs of the same build differ by (the user guide, "Known answers").
 MIN_P50_CHANGE_PCT = 3.0
 MIN_ADDED_CHANGE_NS = 100.0
 MIN_ADDED_CHANGE_PCT = 5.0
@@ -243,7 +244,8 @@ def compare_summaries(a: RunSummary, b: RunSummary, manifests: tuple[dict, dict]
         if foreign is not None and foreign > BUSY_FOREIGN_CPU_PCT:
             env.append(f"run {side} shared the machine: other processes used {foreign:.0f}% of the CPUs' time over the "
                        "trials; latency and ORB-added latency grow with contention, so a flag may be the load")
-    return {"run_a": a.run_id, "run_b": b.run_id, "points": rows,
+    counted = compare_instructions(a, b)
+    return {"run_a": a.run_id, "run_b": b.run_id, "points": rows, "instructions": counted,
             "drift": drift_summary, "tests": len(tests), "fdr_q": FDR_Q,
             "min_change": {"p50_beyond_drift_pct": MIN_P50_CHANGE_PCT, "orb_added_ns": MIN_ADDED_CHANGE_NS,
                            "orb_added_pct": MIN_ADDED_CHANGE_PCT},
@@ -251,8 +253,9 @@ def compare_summaries(a: RunSummary, b: RunSummary, manifests: tuple[dict, dict]
             "warnings": env,
             "only_in_a": [k.label for k in pa if k not in {ka for ka, _ in pairs}],
             "only_in_b": [k.label for k in pb if k not in {kb for _, kb in pairs}],
-            "flagged": sum(1 for r in rows for q in ("p50", "orb_added") if (r.get(q) or {}).get("flag")),
-            "flagged_rows": flagged_rows}
+            "flagged": sum(1 for r in rows for q in ("p50", "orb_added") if (r.get(q) or {}).get("flag"))
+            + sum(1 for r in counted if r.get("flag")),
+            "flagged_rows": flagged_rows + sum(1 for r in counted if r.get("flag"))}
 
 
 def _instance_pairs(pa: dict[Point, PointSummary], pb: dict[Point, PointSummary]) -> list[tuple[Point, Point]]:
@@ -353,6 +356,7 @@ def format_comparison(result: dict[str, Any]) -> str:
     for side in ("a", "b"):
         if result[f"only_in_{side}"]:
             lines.append(f"only in {side.upper()}: " + ", ".join(result[f"only_in_{side}"]))
-    lines.append(f"{len(result['points'])} common point(s), {result['flagged']} change(s) flagged in "
-                 f"{result['flagged_rows']} row(s)")
+    lines.extend(format_instruction_rows(result.get("instructions") or []))
+    lines.append(f"{len(result['points'])} common point(s), {len(result.get('instructions') or [])} counted "
+                 f"worker(s), {result['flagged']} change(s) flagged in {result['flagged_rows']} row(s)")
     return "\n".join(lines)

@@ -33,8 +33,10 @@ from orbench.stats.launches import LaunchValue
 #    ORB's `in` call at the same payload.
 # 5: a point's skipped trials (a sweep step past saturation, a target that cannot run the point) are counted
 #    in `trials_skipped`, no longer in `trials_failed`.
-# 6: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
-SUMMARY_VERSION = 6
+# 6: the run gains `instructions` (the counting mode: instructions per call by worker and function, against the
+#    baseline, with the known answer in instructions).
+# 7: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
+SUMMARY_VERSION = 7
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -528,6 +530,62 @@ class KnownAnswerRow:
     answer: KnownAnswer = flat()
 
 
+# --- the counting mode (summary/instructions.py) ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FunctionInstructions:
+    """One function's instructions per call in a middleware's worker minus its baseline's (positive: added)."""
+
+    function: str
+    self_added: float            # in the function's own code
+    inclusive_added: float       # in it and what it called
+    self: float                  # the middleware worker's own self instructions per call
+    baseline_self: float
+
+
+@dataclass(frozen=True)
+class JvmCounters:
+    """A JVM worker's deterministic counters per call (the counting mode's difference of two runs)."""
+
+    allocated_bytes: float                        # every thread's (the server: its whole process's)
+    compiled_methods: float                       # methods the JIT compiled, per call
+    thread_allocated_bytes: float | None = None   # the calling thread's (the client)
+
+
+@dataclass(frozen=True)
+class InstructionKnownAnswer:
+    """The known answer in instructions: a server's loop of N turns of k instructions (c-socket-work@N)."""
+
+    iterations: int
+    instructions_per_iteration: int
+    known: int                   # N x k
+    recovered: float             # the server's instructions per call minus its baseline's
+    error_pct: float
+    within_tolerance: bool       # within INSTRUCTION_TOLERANCE_PCT
+
+
+@dataclass(frozen=True)
+class InstructionCount:
+    """One worker of one target at one point, counted (callgrind's Ir in user space, or a JVM's counters)."""
+
+    point: Point = flat()
+    role: str = ""
+    counter: str = ""                          # callgrind, jvm
+    method: str = ""
+    calls: int = 0                             # the differenced calls the figures are over
+    per_call: float | None = None              # instructions per call (the repeats' mean)
+    repeats: tuple[float, ...] = ()            # each differenced pair's instructions per call
+    spread_pct: float | None = None            # the repeats' range, % of their mean (0: exact)
+    baseline: str | None = None
+    baseline_per_call: float | None = None
+    added_per_call: float | None = None        # the middleware's minus the baseline's, same point and role
+    top_added: tuple[FunctionInstructions, ...] = ()
+    jvm: JvmCounters | None = None
+    known_answer: InstructionKnownAnswer | None = None
+    not_counted: str | None = None             # what the figure leaves out (kernel work; a JVM's instructions)
+    why_missing: str | None = None
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """summary.json: a run's points in table order and what the run as a whole says."""
@@ -554,6 +612,8 @@ class RunSummary:
     queueing_checks: tuple[QueueingCheck, ...] = ()
     # Each invocation shape's cost over the same ORB's `in` call at the same payload (shape_costs.py).
     shape_costs: tuple[ShapeCost, ...] = ()
+    # The counting mode's instructions per call by point and worker (summary/instructions.py).
+    instructions: tuple[InstructionCount, ...] = ()
     # Trials left out of every figure above: a damaged row or samples file, named by file and row (integrity.py).
     damaged: tuple[Damage, ...] = ()
 

@@ -22,6 +22,7 @@ from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
 from orbench.summary.capacity import capacities
+from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
     SUMMARY_VERSION,
     Equivalence,
@@ -79,7 +80,8 @@ def summarize(store: RunStore) -> RunSummary:
         known_answer_fits=tuple(fits), warnings_detail=tuple(warnings), capacities=tuple(found),
         queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {},
                                                       manifest.get("launches") or [])),
-        shape_costs=tuple(shape_costs(points, trial_p50)), damaged=tuple(table.damage))
+        shape_costs=tuple(shape_costs(points, trial_p50)),
+        instructions=tuple(instruction_counts(store.path, targets_info)), damaged=tuple(table.damage))
 
 
 def damage_warnings(damage: list[Damage]) -> list[RunWarning]:

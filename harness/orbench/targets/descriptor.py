@@ -131,8 +131,9 @@ class Target:
 
     @property
     def known_added_ns(self) -> int | None:
-        """What a known-answer target's ORB-added latency must come out as."""
-        return self.parameter_value if self.kind == "known-answer" else None
+        """What a known-answer target's ORB-added latency must come out as: its parameter when that is a time
+        (delay_ns); a known answer in instructions (c-socket-work's work_iterations) has none."""
+        return self.parameter_value if self.kind == "known-answer" and self.parameter == "delay_ns" else None
 
     def with_parameter(self, value: int) -> Target:
         """The instance `<descriptor>@<value>` of a descriptor with a [parameter]."""

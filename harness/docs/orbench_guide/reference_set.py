@@ -1,0 +1,130 @@
+"""results/reference/: the reference result set the guide and README.md quote their figures from, and the
+command that writes it from a finished run (`make reference`).
+
+A reference set is a run's summary.json, manifest.json, report.html and figures/, and reference.json (run id,
+campaign, the machine named, when it was made, the command): no raw samples (no .i64, .hlog or .csv), so it stays
+small enough to commit. It is written only from a run (make_reference.py), never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from orbench.errors import UserError
+from orbench.paths import repo_root
+from orbench.results.store import open_run
+from orbench.summary.model import PointSummary, RunSummary
+
+# What a reference set holds; a raw sample never goes in.
+KEPT_FILES = ("summary.json", "manifest.json", "report.html")
+KEPT_FIGURES = ("*.png",)
+RAW_SUFFIXES = (".i64", ".hlog", ".csv")
+REGENERATE = "`make reference` (the middleware campaign, about 12 minutes: run it on a quiet machine)"
+
+
+def reference_dir() -> Path:
+    return repo_root() / "results" / "reference"
+
+
+@dataclass(frozen=True)
+class ReferenceSet:
+    """A reference set as read back: where it is, what reference.json says, and its summary."""
+
+    path: Path
+    run_id: str
+    campaign: str
+    machine: str
+    made: str
+    command: str
+    summary: RunSummary
+
+    @property
+    def source(self) -> str:
+        """The run named as every quoting page names it."""
+        return f"run {self.run_id} of the {self.campaign} campaign on {self.machine} ({self.made})"
+
+    def point(self, target: str, mode: str, payload_bytes: int, placement: str) -> PointSummary:
+        """The one-client `in` point of a target; UserError naming what is missing otherwise."""
+        found = [p for p in self.summary.points
+                 if p.point.target == target and p.point.mode == mode and p.point.payload_bytes == payload_bytes
+                 and p.point.placement == placement and p.point.clients == 1 and p.point.shape == "in"
+                 and p.point.host_pair == "local" and p.point.options == "" and p.point.payload_type == "octets"]
+        if not found or not found[0].measured:
+            raise UserError(f"{self.path}/summary.json: no measured point {target} {mode} {payload_bytes} B "
+                            f"{placement} in {self.source}: regenerate it with {REGENERATE}, or quote a point it has")
+        return found[0]
+
+
+def load(path: Path | None = None) -> ReferenceSet:
+    """The reference set at `path` (default results/reference/); UserError saying how to make it when missing."""
+    path = path or reference_dir()
+    about_file, summary_file = path / "reference.json", path / "summary.json"
+    for needed in (about_file, summary_file, path / "report.html"):
+        if not needed.is_file():
+            raise UserError(f"{needed} is missing: the guide and README.md quote their figures from the reference "
+                            f"result set in {path}; make it with {REGENERATE}, or restore it with "
+                            f"`git checkout -- {path.relative_to(repo_root()) if path.is_relative_to(repo_root()) else path}`")
+    try:
+        about = json.loads(about_file.read_text())
+        summary = RunSummary.from_json(json.loads(summary_file.read_text()))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not a reference set this orbench can read ({exc}); make it again with "
+                        f"{REGENERATE}") from None
+    return ReferenceSet(path, about["run_id"], about["campaign"], about["machine"], about["made"], about["command"],
+                        summary)
+
+
+def machine_of(manifest: dict[str, Any]) -> str:
+    """A machine's name from the run's recorded environment: "2-vCPU AMD EPYC VM, Debian 12, kernel 6.18"."""
+    env = manifest.get("environment", {})
+    cpu, kernel = env.get("cpu", {}), env.get("kernel", {})
+    os_name = env.get("os", {}).get("pretty_name", "")
+    os_short = re.sub(r"GNU/Linux | \(.*\)", "", os_name).strip()
+    cpus = f"{cpu.get('logical_cpus', '?')}-{'vCPU' if cpu.get('hypervisor') else 'CPU'}"
+    kind = "VM" if cpu.get("hypervisor") else "machine"
+    release = ".".join(str(kernel.get("release", "?")).split(".")[:2])
+    return f"{cpus} {cpu.get('model', 'unknown CPU')} {kind}, {os_short}, kernel {release}"
+
+
+def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) -> ReferenceSet:
+    """Replace the reference set at `dest` with the run at `run_dir`: its summary, manifest, report and figures,
+    and reference.json. The run must have its summary and report (orbench run makes both)."""
+    store = open_run(str(run_dir))
+    dest = dest or reference_dir()
+    for name in KEPT_FILES:
+        if not (store.path / name).is_file():
+            raise UserError(f"{store.path / name} is missing: run `orbench summarize` and `orbench report` on "
+                            f"{store.path} first")
+    manifest = json.loads((store.path / "manifest.json").read_text())
+    about = {
+        "run_id": manifest["run_id"],
+        "campaign": manifest.get("campaign", {}).get("name", store.path.parent.name),
+        "machine": machine or machine_of(manifest),
+        "made": str(manifest.get("started_at", ""))[:10] or datetime.now(UTC).date().isoformat(),
+        "command": manifest.get("command", ""),
+        "git_commit": manifest.get("environment", {}).get("git", {}).get("commit"),
+    }
+    staging = dest.with_name(dest.name + ".new")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "figures").mkdir(parents=True)
+    for name in KEPT_FILES:
+        shutil.copy2(store.path / name, staging / name)
+    for pattern in KEPT_FIGURES:
+        for figure in sorted((store.path / "figures").glob(pattern)):
+            shutil.copy2(figure, staging / "figures" / figure.name)
+    (staging / "reference.json").write_text(json.dumps(about, indent=2) + "\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    staging.rename(dest)
+    return load(dest)
+
+
+def raw_files(path: Path | None = None) -> list[Path]:
+    """Raw samples in a reference set (there must be none)."""
+    path = path or reference_dir()
+    return sorted(p for p in path.rglob("*") if p.suffix in RAW_SUFFIXES)

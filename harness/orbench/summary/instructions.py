@@ -1,0 +1,209 @@
+"""The counting mode's summary: instructions per call by point and worker, each middleware's against its
+baseline's, by function, the known answer in instructions, and what compare and history flag.
+
+From a run's files only (counts/counts.jsonl and the functions' tables, results/counted.py). An instruction count
+is exact where the path is deterministic: the counting mode's repeats give each point's spread, 0 for most twoway
+points, so two runs of the same build differ by nothing or by that spread, and a change of INSTRUCTION_FLAG_PCT
+(0.2%) is flagged (more where a point's own spread is larger: FLAG_SPREAD_FACTOR times it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from orbench.results.counted import CountRecord, read_functions, read_records
+from orbench.results.point import Point, PointGroup
+from orbench.summary.model import (
+    FunctionInstructions,
+    InstructionCount,
+    InstructionKnownAnswer,
+    JvmCounters,
+    RunSummary,
+)
+from orbench.targets.descriptor import PARAMETER_SEPARATOR
+
+# The known answer in instructions must come out within this (the loop's call and return are a few instructions
+# beside N x k of at least 10,000).
+INSTRUCTION_TOLERANCE_PCT = 0.1
+# compare and history: a worker's instructions per call that moved this much is flagged ...
+INSTRUCTION_FLAG_PCT = 0.2
+# ... or, where the point's repeats spread more (a path that timing changes), this many times that spread.
+FLAG_SPREAD_FACTOR = 2.0
+TOP_FUNCTIONS = 12
+CALLGRIND_METHOD = ("callgrind Ir (user-space instructions), (I(N2) - I(N1)) / (N2 - N1) over count_repeats "
+                    "pairs of runs")
+KERNEL_NOT_COUNTED = ("kernel work (system calls, the network stack): callgrind counts user space only; the "
+                      "anatomy's system calls per call are its measure")
+JVM_NOT_COUNTED = ("instructions: a JVM's JIT compiles and recompiles as it runs, so an instruction count under "
+                   "valgrind is neither representative nor stable; these are the JVM's own deterministic counters")
+
+
+def _functions(run_dir: Path, record: CountRecord) -> dict[str, tuple[float, float]]:
+    if not record.functions_file or not (run_dir / record.functions_file).is_file():
+        return {}
+    return {f: (s / record.calls, i / record.calls)
+            for f, (s, i) in read_functions(run_dir / record.functions_file).items()}
+
+
+def top_added(orb: dict[str, tuple[float, float]], base: dict[str, tuple[float, float]],
+              n: int = TOP_FUNCTIONS) -> tuple[FunctionInstructions, ...]:
+    """The functions with the most added self instructions per call, middleware minus baseline."""
+    rows = [FunctionInstructions(f, orb.get(f, (0.0, 0.0))[0] - base.get(f, (0.0, 0.0))[0],
+                                 orb.get(f, (0.0, 0.0))[1] - base.get(f, (0.0, 0.0))[1],
+                                 orb.get(f, (0.0, 0.0))[0], base.get(f, (0.0, 0.0))[0])
+            for f in set(orb) | set(base)]
+    rows.sort(key=lambda r: (-r.self_added, r.function))
+    return tuple(r for r in rows[:n] if r.self_added > 0)
+
+
+def _known_answer(record: CountRecord, added: float | None) -> InstructionKnownAnswer | None:
+    n, k = record.worker.get("work_iterations"), record.worker.get("instructions_per_iteration")
+    if record.role != "server" or not n or not k or added is None:
+        return None
+    known = int(n) * int(k)
+    error = (added - known) / known * 100
+    return InstructionKnownAnswer(int(n), int(k), known, round(added, 3), round(error, 4),
+                                  abs(error) <= INSTRUCTION_TOLERANCE_PCT)
+
+
+def _jvm(record: CountRecord) -> JvmCounters | None:
+    if record.counter != "jvm":
+        return None
+    j = record.jvm
+    return JvmCounters(round(j.get("allocated_bytes", 0.0), 3), round(j.get("compiled_methods", 0.0), 6),
+                       round(j["thread_allocated_bytes"], 3) if "thread_allocated_bytes" in j else None)
+
+
+def instruction_counts(run_dir: Path, targets_info: dict[str, Any]) -> list[InstructionCount]:
+    """Every counted worker of the run, a middleware's against its baseline's at the same point and role."""
+    records = {(r.point, r.role): r for r in read_records(run_dir)}
+    out = []
+    for (point, role), r in sorted(records.items(), key=lambda kv: (kv[0][0].slug, kv[0][1])):
+        if r.error:
+            out.append(InstructionCount(point, role, r.counter, why_missing=r.error))
+            continue
+        base_name = (targets_info.get(point.target) or {}).get("baseline")
+        base = records.get((point.group.with_target(base_name), role)) if base_name else None
+        per_call = r.instructions_per_call
+        base_per_call = base.instructions_per_call if base is not None and not base.error else None
+        added = per_call - base_per_call if per_call is not None and base_per_call is not None else None
+        functions = _functions(run_dir, r)
+        out.append(InstructionCount(
+            point, role, r.counter,
+            method=CALLGRIND_METHOD if r.counter == "callgrind" else "the JVM's counters, the same difference of runs",
+            calls=r.calls, per_call=None if per_call is None else round(per_call, 3),
+            repeats=tuple(round(v, 3) for v in r.per_call),
+            spread_pct=None if r.spread_pct is None else round(r.spread_pct, 4),
+            baseline=base_name, baseline_per_call=None if base_per_call is None else round(base_per_call, 3),
+            added_per_call=None if added is None else round(added, 3),
+            top_added=top_added(functions, _functions(run_dir, base)) if base is not None and added is not None else (),
+            jvm=_jvm(r), known_answer=_known_answer(r, added),
+            not_counted=KERNEL_NOT_COUNTED if r.counter == "callgrind" else JVM_NOT_COUNTED))
+    return out
+
+
+def _key(c: InstructionCount) -> tuple[Point, str]:
+    return (c.point, c.role)
+
+
+def _descriptor_key(c: InstructionCount) -> tuple[Any, str, str]:
+    return (c.point.group, c.point.target.split(PARAMETER_SEPARATOR)[0], c.role)
+
+
+def flag_threshold_pct(a: InstructionCount, b: InstructionCount) -> float:
+    """The change a row needs to be flagged: INSTRUCTION_FLAG_PCT, or FLAG_SPREAD_FACTOR times the larger of the
+    two runs' own spreads where that is more."""
+    spread = max(a.spread_pct or 0.0, b.spread_pct or 0.0)
+    return max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
+
+
+def _pairs(a: RunSummary, b: RunSummary) -> list[tuple[InstructionCount, InstructionCount]]:
+    """The workers counted in both runs; an instance of a descriptor with a parameter that only one run has at a
+    point (c-socket-work@20000 in A, @20200 in B) pairs with the other's when each has exactly one there."""
+    counted_a = [c for c in a.instructions if c.per_call]
+    counted_b = [c for c in b.instructions if c.per_call is not None]
+    by_key = {_key(c): c for c in counted_a}
+    pairs = [(by_key[_key(c)], c) for c in counted_b if _key(c) in by_key]
+    only_a = [c for c in counted_a if _key(c) not in {_key(x) for x in counted_b} and PARAMETER_SEPARATOR in c.point.target]
+    only_b = [c for c in counted_b if _key(c) not in by_key and PARAMETER_SEPARATOR in c.point.target]
+    for c in only_b:
+        same_a = [x for x in only_a if _descriptor_key(x) == _descriptor_key(c)]
+        same_b = [x for x in only_b if _descriptor_key(x) == _descriptor_key(c)]
+        if len(same_a) == 1 and len(same_b) == 1:
+            pairs.append((same_a[0], c))
+    return pairs
+
+
+def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
+    """Every worker counted in both runs: its instructions per call in each, the change, and a flag when the
+    change reaches flag_threshold_pct (exact counts: no test, the threshold is the spread the runs show)."""
+    rows = []
+    for old, c in _pairs(a, b):
+        assert old.per_call and c.per_call is not None
+        change = (c.per_call - old.per_call) / old.per_call * 100
+        threshold = flag_threshold_pct(old, c)
+        target = c.point.target if old.point == c.point else f"{old.point.target} / {c.point.target}"
+        rows.append({**c.point.as_record(), "target": target, "role": c.role, "a": old.per_call, "b": c.per_call,
+                     "change_pct": round(change, 4), "threshold_pct": round(threshold, 4),
+                     **({"flag": "more" if change > 0 else "fewer"} if abs(change) >= threshold else {})})
+    return rows
+
+
+def format_instruction_rows(rows: list[dict[str, Any]]) -> list[str]:
+    """compare's lines for the instruction counts."""
+    if not rows:
+        return []
+    lines = ["", f"instructions per call (callgrind, exact; flagged at {INSTRUCTION_FLAG_PCT:g}% or "
+                 f"{FLAG_SPREAD_FACTOR:g}x a point's own spread):"]
+    for r in rows:
+        label = PointGroup.from_record(r).label
+        flag = {"more": "MORE", "fewer": "FEWER"}.get(r.get("flag", ""), "")
+        lines.append(f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%, "
+                     f"threshold {r['threshold_pct']:g}%) {flag}".rstrip())
+    flagged = sum(1 for r in rows if r.get("flag"))
+    lines.append(f"{len(rows)} counted worker(s) in both runs, {flagged} flagged")
+    return lines
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def format_instruction_table(counts: tuple[InstructionCount, ...] | list[InstructionCount]) -> str:
+    """The counting mode's table: per point and worker, instructions per call, the baseline's and the added."""
+    lines = [f"{'point':<48} {'role':<6} {'instr/call':>12} {'baseline':>12} {'added':>12} {'spread':>8}"]
+    for c in counts:
+        if c.why_missing:
+            if c.role == "client":
+                lines.append(f"{c.point.label:<48} {c.role:<6} not counted: {c.why_missing}")
+            continue
+        if c.jvm is not None:
+            thread = "" if c.jvm.thread_allocated_bytes is None else f", {c.jvm.thread_allocated_bytes:,.1f} B its thread"
+            lines.append(f"{c.point.label:<48} {c.role:<6} JVM: {c.jvm.allocated_bytes:,.1f} B allocated{thread}, "
+                         f"{c.jvm.compiled_methods:.4f} methods compiled per call")
+            continue
+        spread = "-" if c.spread_pct is None else f"{c.spread_pct:.3f}%"
+        lines.append(f"{c.point.label:<48} {c.role:<6} {_fmt(c.per_call):>12} {_fmt(c.baseline_per_call):>12} "
+                     f"{_fmt(c.added_per_call):>12} {spread:>8}")
+        if c.known_answer is not None:
+            k = c.known_answer
+            lines.append(f"{'':<48} known answer: {k.iterations} x {k.instructions_per_iteration} = {k.known:,} "
+                         f"added, recovered {k.recovered:,.1f} ({k.error_pct:+.4f}%, "
+                         f"{'within' if k.within_tolerance else 'OUTSIDE'} {INSTRUCTION_TOLERANCE_PCT:g}%)")
+    return "\n".join(lines)
+
+
+def format_function_table(counts: list[InstructionCount], top: int = TOP_FUNCTIONS) -> str:
+    """`orbench profiles` of a counting run: per middleware, point and worker, the functions that add the most
+    instructions per call over the baseline."""
+    lines = []
+    for c in counts:
+        if c.added_per_call is None or c.baseline is None:
+            continue
+        lines.append(f"{c.point.label} {c.role} (vs {c.baseline}): {c.per_call:,.1f} instructions per call against "
+                     f"{c.baseline_per_call:,.1f}, added {c.added_per_call:+,.1f} (callgrind, exact, user space)")
+        lines.append(f"  {'added self':>12}  {'added incl.':>12}  function")
+        for f in c.top_added[:top]:
+            lines.append(f"  {f.self_added:>+12,.1f}  {f.inclusive_added:>+12,.1f}  {f.function}")
+    return "\n".join(lines)

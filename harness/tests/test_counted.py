@@ -1,0 +1,190 @@
+"""The counting mode (`orbench run --count`): callgrind's files read back, the difference of two runs, then real
+workers under real callgrind: the known-answer server's counted loop recovered as N x k instructions per call,
+two runs of the same build counting the same, and compare flagging a 1% change of N and nothing between A/A."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from orbench.anatomy.callgrind import CallgrindFormatError, difference, folded_stacks, parse_dump
+from orbench.results.point import Point
+from orbench.results.store import RunStore
+from orbench.running.counted import valgrind_version
+from orbench.summary.compare import compare_runs
+from orbench.summary.instructions import INSTRUCTION_TOLERANCE_PCT, compare_instructions
+from orbench.summary.model import InstructionCount, MachineLoad, RunSummary
+from orbench.summary.summary import summarize
+
+from tests.conftest import campaign_error, missing, require_targets, run_cli
+
+# A dump as callgrind writes it: main calls work (compressed names) twice, work calls leaf; main's own lines.
+DUMP = """version: 1
+creator: callgrind-3.19.0
+positions: line
+events: Ir
+summary: {total}
+
+ob=(1) /bin/worker
+fl=(1) worker.c
+fn=(1) main
+10 {main_self}
+cfn=(2) work
+calls=2 20
+11 {work_incl}
+fn=(2)
+20 {work_self}
+cfl=(1)
+cfn=(3) leaf
+calls=4 30
+21 {leaf_self}
+fn=(3)
+30 {leaf_self}
+totals: {total}
+"""
+
+
+def _dump(main_self: int, work_self: int, leaf_self: int):
+    work_incl = work_self + leaf_self
+    return parse_dump(DUMP.format(main_self=main_self, work_self=work_self, leaf_self=leaf_self,
+                                  work_incl=work_incl, total=main_self + work_incl))
+
+
+def test_a_dump_read_back_by_function_and_call():
+    d = _dump(100, 30, 50)
+    assert d.total == 180
+    assert d.self_cost == {"main": 100, "work": 30, "leaf": 50}
+    assert d.calls == {("main", "work"): 80, ("work", "leaf"): 50}
+    assert d.inclusive() == {"main": 180, "work": 80, "leaf": 50}
+    with pytest.raises(CallgrindFormatError, match="not a callgrind dump"):
+        parse_dump("hello\n", "x.out")
+    with pytest.raises(CallgrindFormatError, match=r"function \(7\) used before"):
+        parse_dump("events: Ir\nfn=(7)\n1 2\ntotals: 2\n", "x.out")
+
+
+def test_the_difference_of_two_runs_per_call_and_its_flame_graph():
+    """Runs of N1 and N2 calls: what is per call is the difference over N2 - N1, the rest cancels; the folded
+    stacks add up to the difference's instructions."""
+    short, long = _dump(1000 + 10 * 100, 5 * 100, 20 * 100), _dump(1000 + 10 * 600, 5 * 600, 20 * 600)
+    d = difference(long, short, 500)
+    assert d.per_call == 35.0
+    assert d.functions["main"].self_instructions == 5000 and d.functions["main"].inclusive_instructions == 17500
+    assert d.functions["leaf"].self_instructions == 10000
+    stacks = folded_stacks(d)
+    assert stacks == {"main": 5000, "main;work": 2500, "main;work;leaf": 10000}
+    assert sum(stacks.values()) == d.total
+    with pytest.raises(ValueError):
+        difference(long, short, 0)
+
+
+def _count(target: str, per_call: float, spread: float = 0.0) -> InstructionCount:
+    point = Point(placement="unpinned", mode="twoway", payload_type="octets", payload_bytes=1, target=target)
+    return InstructionCount(point, "server", "callgrind", calls=1000, per_call=per_call, spread_pct=spread)
+
+
+def _summary(*counts: InstructionCount) -> RunSummary:
+    return RunSummary(schema_version=0, campaign="c", run_id="r", status="complete", units="ns", points=(),
+                      equivalence=(), machine=MachineLoad(None, None), known_answer_fits=(), warnings_detail=(),
+                      instructions=counts)
+
+
+def test_compare_flags_a_change_of_0_2_percent_and_not_less():
+    a = _summary(_count("c-socket", 421.0), _count("omniorb", 10_000.0), _count("grpc-cpp", 50_000.0, spread=0.5))
+    b = _summary(_count("c-socket", 421.0), _count("omniorb", 10_020.0), _count("grpc-cpp", 50_400.0))
+    rows = {r["target"]: r for r in compare_instructions(a, b)}
+    assert "flag" not in rows["c-socket"]
+    assert rows["omniorb"]["flag"] == "more" and rows["omniorb"]["change_pct"] == pytest.approx(0.2)
+    # A point whose own repeats spread 0.5% needs twice that: 0.8% is not flagged.
+    assert rows["grpc-cpp"]["threshold_pct"] == 1.0 and "flag" not in rows["grpc-cpp"]
+    assert not any("flag" in r for r in compare_instructions(a, a))
+    # Two instances of one descriptor at a point, one in each run, compare as one row.
+    pair = compare_instructions(_summary(_count("c-socket-work@100", 621.0)),
+                                _summary(_count("c-socket-work@101", 623.0)))
+    assert [r["target"] for r in pair] == ["c-socket-work@100 / c-socket-work@101"] and pair[0]["flag"] == "more"
+
+
+def test_counting_keys_are_checked(write_campaign):
+    text = 'name = "x"\ntargets = ["c-socket"]\npayload_bytes = [1]\nmodes = ["twoway"]\ncount = true\n'
+    assert "second run must have more calls" in campaign_error(write_campaign, text + "count_calls = [500, 500]\n")
+    assert "count_calls_for.c++" in campaign_error(
+        write_campaign, text + 'count_calls_for = { "c++" = [9, 3] }\n')
+
+
+def _require_valgrind() -> None:
+    if valgrind_version() is None:
+        missing("valgrind (make deps-system installs it)")
+
+
+def _count_campaign(write_campaign, results_root, targets: list[str], calls: str = "[50, 250]",
+                    repeats: int = 1) -> RunStore:
+    path = write_campaign(f'name = "count"\ntargets = {json.dumps(targets)}\nmodes = ["twoway"]\n'
+                          f'payload_bytes = [1]\nplacements = ["unpinned"]\ncount = true\ncount_calls = {calls}\n'
+                          f"count_warmup = 20\ncount_repeats = {repeats}\n")
+    code, out, err = run_cli("run", str(path), "--no-report", "--results", str(results_root))
+    assert code == 0, err
+    return RunStore(sorted((results_root / "count").glob("2*"))[-1])
+
+
+def _server(store: RunStore, target: str) -> InstructionCount:
+    return next(c for c in summarize(store).instructions if c.point.target == target and c.role == "server")
+
+
+def test_the_known_answer_in_instructions(write_campaign, results_root):
+    """c-socket-work@N's server runs N turns of a 2-instruction loop per call: against c-socket's server its
+    added instructions per call are N x 2 (and the loop's call), within 0.1%, and its functions name the loop."""
+    _require_valgrind()
+    require_targets("c-socket", "c-socket-work")
+    store = _count_campaign(write_campaign, results_root, ["c-socket-work@20000"])
+    server = _server(store, "c-socket-work@20000")
+    k = server.known_answer
+    assert k is not None and k.known == 40_000, server
+    assert abs(k.error_pct) <= INSTRUCTION_TOLERANCE_PCT and k.within_tolerance, k
+    assert server.spread_pct in (None, 0.0)
+    assert server.top_added[0].function == "orbench::known_answer_work(long)"
+    assert server.top_added[0].self_added == pytest.approx(40_000, rel=1e-4)
+    client = next(c for c in summarize(store).instructions if c.point == server.point and c.role == "client")
+    assert client.added_per_call is not None and abs(client.added_per_call) < 5, client
+    assert all("known_answer_work" not in f.function for f in client.top_added)
+    code, out, err = run_cli("profiles", str(store.path))
+    assert code == 0 and "known_answer_work" in out, err
+
+
+@pytest.mark.slow
+def test_the_known_answer_at_three_n_and_its_slope(write_campaign, results_root):
+    _require_valgrind()
+    require_targets("c-socket", "c-socket-work")
+    ns = (5000, 20000, 80000)
+    store = _count_campaign(write_campaign, results_root, [f"c-socket-work@{n}" for n in ns])
+    recovered = {}
+    for n in ns:
+        k = _server(store, f"c-socket-work@{n}").known_answer
+        assert k is not None and k.known == 2 * n and k.within_tolerance, k
+        recovered[n] = k.recovered
+    slope = (recovered[80000] - recovered[5000]) / (80000 - 5000)
+    assert slope == pytest.approx(2.0, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_two_runs_count_the_same_and_a_one_percent_change_is_flagged(write_campaign, results_root):
+    """Two runs of the same build: the same instructions per call, compare flags nothing; the known-answer server
+    with 1% more turns: flagged at its server, nothing else."""
+    _require_valgrind()
+    require_targets("c-socket", "c-socket-work")
+    first = _count_campaign(write_campaign, results_root, ["c-socket-work@20000"], repeats=2)
+    second = _count_campaign(write_campaign, results_root, ["c-socket-work@20000"], repeats=2)
+    changed = _count_campaign(write_campaign, results_root, ["c-socket-work@20200"], repeats=2)
+    a, b = summarize(first), summarize(second)
+    counts_b = {(c.point, c.role): c.per_call for c in b.instructions}
+    for c in a.instructions:
+        # The servers' paths are the same to the instruction; a client's run has a few instructions of its own
+        # that differ (the digits of its answer's elapsed time, its allocator's free lists): under 0.1%.
+        other = counts_b[(c.point, c.role)]
+        assert c.per_call is not None and other is not None
+        assert abs(other - c.per_call) / c.per_call < 0.001, (c.point.label, c.role, c.per_call, other)
+        if c.role == "server":
+            assert other == c.per_call
+    same = compare_runs(first, second)
+    assert same["instructions"] and same["flagged"] == 0
+    moved = compare_runs(first, changed)
+    flagged = [r for r in moved["instructions"] if r.get("flag")]
+    assert [(r["target"], r["role"]) for r in flagged] == [("c-socket-work@20000 / c-socket-work@20200", "server")]
