@@ -142,7 +142,7 @@ def read_table(run_dir: Path, name: str, full: bool = True) -> tuple[dict[str, A
     if not path.exists():
         manifest, _ = upgrade(raw, [])
         check_manifest(run_dir, manifest)
-        if name == TRIALS and manifest.get("kind", "campaign") == "campaign":
+        if name == TRIALS and measures_trials(manifest):
             raise UserError(f"{path}: missing: a campaign run's trials table (nothing to compute on)")
         return manifest, CheckedTable([], [])
     read = _csv_rows(path)
@@ -156,12 +156,18 @@ def read_table(run_dir: Path, name: str, full: bool = True) -> tuple[dict[str, A
     trials = [t for _row, t, hurt in found if t is not None and hurt is None]
     damage = [hurt for n, (row, trial, hurt) in enumerate(found) if hurt is not None
               and last.get(trial.key if trial else row.key, n) <= n]
-    if name == TRIALS and not trials and manifest.get("kind") == "campaign":
+    if name == TRIALS and not trials and measures_trials(manifest):
         if not damage:
             raise UserError(f"{path}: no trials, only its header (nothing to compute on)")
         raise UserError(f"{path}: none of its {len(damage)} trials can be read (nothing to compute on); the "
                         f"first: {damage[0]}")
     return manifest, CheckedTable(trials, damage)
+
+
+def measures_trials(manifest: dict[str, Any]) -> bool:
+    """Whether the run's results are trials (trials.csv): a campaign's, not a soak's, an ingested JMH run's or
+    the counting mode's (its counts are in counts/)."""
+    return manifest.get("kind") == "campaign" and "counting" not in manifest
 
 
 def _checked_row(run_dir: Path, name: str, row: Row, full: bool) -> tuple[Trial | None, Damage | None]:

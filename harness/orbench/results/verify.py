@@ -3,8 +3,8 @@ readers read it (integrity.py), and what is damaged listed rather than left out.
 
 A run is damaged when it has fatal damage (nothing to compute on: its manifest or its trials table), a damaged
 trial in any of its tables (trials.csv and the anatomy and profile modes' traced.csv and profiled.csv), a soak
-point whose interval log is missing or broken before its last line, or an ingested JMH run whose rows are not
-JSON. summary.json is derived data and checked by the summary layer (summary.read_summary).
+point whose interval log (or a counting run whose counts.jsonl) is missing or broken before its last line, or
+an ingested JMH run whose rows are not JSON. summary.json is derived data and checked by the summary layer (summary.read_summary).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from orbench.errors import UserError
 from orbench.results import integrity
+from orbench.results.counted import COUNTS_DIR, RECORDS_FILE
 from orbench.results.integrity import Damage
 from orbench.results.soak import soak_records
 
@@ -55,6 +56,9 @@ def verify_run(run_dir: Path) -> RunCheck:
         check.fatal = str(exc).replace(f"{run_dir}/", "")
         return check
     check.damage += _soak_damage(run_dir, manifest)
+    counts = Path(COUNTS_DIR) / RECORDS_FILE
+    if "counting" in manifest and (run_dir / counts).exists():  # none when no worker could be counted
+        check.damage += _jsonl_damage(run_dir, counts, "the counting mode's records")
     if manifest.get("kind") == "jmh":
         check.damage += _json_damage(run_dir, ("jmh.json", "jmh-rows.json"))
     return check
@@ -66,17 +70,22 @@ def _soak_damage(run_dir: Path, manifest: dict) -> list[Damage]:
         log = Path(record.dir) / "intervals.jsonl"
         if record.status == "running" and not (run_dir / log).exists():
             continue  # not begun when the run stopped: nothing was measured
-        if not (run_dir / log).is_file():
-            out.append(Damage(str(log), f"missing (soak of {record.point.label} launch {record.launch})"))
-            continue
-        lines = (run_dir / log).read_text(errors="replace").splitlines()
-        for n, line in enumerate(lines[:-1], start=1):  # a last line cut by a crash is expected, and left out
-            try:
-                json.loads(line)
-            except json.JSONDecodeError as exc:
-                out.append(Damage(f"{log}:{n}", f"not JSON ({exc.msg})"))
-                break
+        out += _jsonl_damage(run_dir, log, f"soak of {record.point.label} launch {record.launch}")
     return out
+
+
+def _jsonl_damage(run_dir: Path, log: Path, whose: str) -> list[Damage]:
+    """A JSON-lines record missing, or broken before its last line (a last line cut by a crash is expected: its
+    readers leave it out)."""
+    if not (run_dir / log).is_file():
+        return [Damage(str(log), f"missing ({whose})")]
+    lines = (run_dir / log).read_text(errors="replace").splitlines()
+    for n, line in enumerate(lines[:-1], start=1):
+        try:
+            json.loads(line)
+        except json.JSONDecodeError as exc:
+            return [Damage(f"{log}:{n}", f"not JSON ({exc.msg})")]
+    return []
 
 
 def _json_damage(run_dir: Path, names: tuple[str, ...]) -> list[Damage]:
