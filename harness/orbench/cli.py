@@ -26,12 +26,13 @@ from orbench.commands import (
     soak,
     summarize,
     targets,
+    verify,
 )
 from orbench.errors import UserError
 
 # In the order `orbench --help` lists them.
 COMMANDS = (targets, check_target, new_target, prepare, run, soak, cleanup, summarize, report, profiles, compare,
-            agreement, history, ingest_jmh, fidelity, export)
+            agreement, history, verify, ingest_jmh, fidelity, export)
 
 EPILOG = """\
 examples:
@@ -53,6 +54,7 @@ examples:
   orbench compare RUN_A RUN_B              the same points of two runs side by side: drift, and what really moved
   orbench export results/quick/latest      every sample as CSV, and HdrHistogram logs, under the run's export/
   orbench history                          results/index.html: every run, each point's trend, moves flagged
+  orbench verify                           every run under results/ checked for damage, like git fsck
   orbench soak jacorb --duration 1h --rate 10 --clients 3   hours of one target, one histogram per 10 s
   orbench soak tine                        the soak file harness/campaigns/tine.toml (TINE's setting, 8 h)
 

@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def test_a_manifest_round_trips_through_the_store(tmp_path):
     store = RunStore.create("m", tmp_path)
     manifest = Manifest.start("campaign", store.run_id, ["orbench", "run", "quick"], {"host": {"kernel": "6.1"}},
-                              campaign={"name": "quick"}, stopping=[])
+                              campaign={"name": "quick"}, hosts={}, stopping=[])
     manifest.setdefault("stopping", []).append({"launch": 0})
     manifest["status"] = "complete"  # a field, not a section
     store.write_manifest(manifest)

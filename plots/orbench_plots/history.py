@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from orbench.results.store import write_text_atomic  # noqa: E402
 from orbench.summary.history import HistoryValue, PointKey, RunEntry, build_history, point_label  # noqa: E402
 
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
@@ -134,7 +135,5 @@ no flag means "not shown to have moved".</p>
 </body></html>
 """
     out = results / "index.html"
-    tmp = out.with_suffix(".html.tmp")
-    tmp.write_text(page)
-    tmp.replace(out)
+    write_text_atomic(out, page)
     return out

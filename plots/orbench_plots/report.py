@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from orbench.results.store import RunStore
+from orbench.results.store import RunStore, write_text_atomic
 from orbench.summary.model import Equivalence, PointSummary, RunSummary
 from orbench.summary.summary import current_summary
 from orbench.summary.table import P50_LEGEND, columns, interval_over
@@ -26,6 +27,7 @@ from orbench_plots.section_shapes import SHAPES_PREFIX
 from orbench_plots.section_shapes import make_figures as make_shape_figures
 from orbench_plots.section_shapes import section as shapes_section
 from orbench_plots.section_variance import variance_section
+from orbench_plots.staging import final_path, staged_figures
 from orbench_plots.style import Figure
 
 STYLE = """
@@ -287,14 +289,18 @@ def make_report(run_dir: Path | str) -> Path:
     store = RunStore(run_dir)
     summary = current_summary(store)
     manifest = store.read_manifest()
-    with drawing_in_parallel():
-        figures = make_figures(summary, run_dir / "figures")
-        figures += make_sample_figures(run_dir, summary, manifest, run_dir / "figures")
-        figures += make_anatomy_figures(summary, run_dir / "figures")
-        figures += section_scale.make_figures(summary, run_dir / "figures")
-        figures += make_shape_figures(summary, run_dir / "figures")
+    # The old figures and page stay until the new ones are whole (staging.py).
+    with staged_figures(run_dir) as staging:
+        with drawing_in_parallel():
+            figures = make_figures(summary, staging)
+            figures += make_sample_figures(run_dir, summary, manifest, staging)
+            figures += make_anatomy_figures(summary, staging)
+            figures += section_scale.make_figures(summary, staging)
+            figures += make_shape_figures(summary, staging)
+        figures = [replace(f, path=final_path(f.path, staging)) for f in figures]
+        page = render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures))
     out = run_dir / "report.html"
-    out.write_text(render(run_dir, summary, manifest, figures, not_made(summary, manifest, figures)))
+    write_text_atomic(out, page)
     return out
 
 

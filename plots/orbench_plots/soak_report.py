@@ -13,10 +13,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from orbench.results.soak import SoakRecord, read_jsonl, soak_records  # noqa: E402
-from orbench.results.store import RunStore  # noqa: E402
+from orbench.results.store import RunStore, write_text_atomic  # noqa: E402
 
 from orbench_plots.gclog import parse_gc_log  # noqa: E402
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
+from orbench_plots.staging import staged_figures  # noqa: E402
 from orbench_plots.style import save  # noqa: E402
 
 MIB = 1 << 20
@@ -141,13 +142,11 @@ def _gc_figure(rows: list[dict], run_dir: Path, record: SoakRecord, path: Path) 
     return path.name
 
 
-def _soak_section(run_dir: Path, record: SoakRecord, stem: str) -> str:
-    """One soak point's heading, answers and figures."""
+def _soak_section(run_dir: Path, record: SoakRecord, stem: str, fig_dir: Path) -> str:
+    """One soak point's heading, answers and figures (drawn into fig_dir, shown from figures/)."""
     folder = record.path(run_dir)
     rows = read_jsonl(folder / "intervals.jsonl")
     resources = read_jsonl(folder / "resources.jsonl")
-    fig_dir = run_dir / "figures"
-    fig_dir.mkdir(exist_ok=True)
     figures: list[tuple[str, str]] = []
     if rows:
         figures.append((_latency_figure(rows, fig_dir / f"{stem}-latency.png"),
@@ -193,8 +192,9 @@ def make_soak_report(run_dir: Path | str) -> Path:
     run_dir = Path(run_dir)
     manifest = RunStore(run_dir).read_manifest()
     records = soak_records(manifest)
-    sections = "".join(_soak_section(run_dir, r, "soak" if len(records) == 1 else f"soak-{r.point.slug}-l{r.launch}")
-                       for r in records)
+    with staged_figures(run_dir) as fig_dir:  # the old figures and page stay until the new ones are whole
+        sections = "".join(_soak_section(run_dir, r, "soak" if len(records) == 1 else f"soak-{r.point.slug}-l{r.launch}",
+                                         fig_dir) for r in records)
     title = ", ".join(sorted({r.point.target for r in records})) or "(no soak points)"
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>orbench soak {_esc(title)}</title><style>{STYLE}</style></head>
@@ -207,5 +207,5 @@ def make_soak_report(run_dir: Path | str) -> Path:
 </body></html>
 """
     out = run_dir / "report.html"
-    out.write_text(page)
+    write_text_atomic(out, page)
     return out

@@ -96,9 +96,12 @@ class PointGroup:
         values = {}
         for f in dataclasses.fields(cls):
             if f.name in record and record[f.name] not in ("", None):
-                values[f.name] = _typed(f, record[f.name])
+                try:
+                    values[f.name] = _typed(f, record[f.name])
+                except ValueError:
+                    raise ValueError(f"column {f.name}: {record[f.name]!r} is not {_TYPE_WORDS[str(f.type)]}") from None
             elif f.default is dataclasses.MISSING:
-                raise KeyError(f"record has no {f.name!r}: {dict(record)!r}")
+                raise KeyError(f"no value for {f.name!r}")
         return cls(**values)
 
     def as_record(self) -> dict[str, Any]:
@@ -204,6 +207,9 @@ class PointSlice:
     @property
     def slug(self) -> str:
         return self.of.slug_of(*self.names)
+
+
+_TYPE_WORDS = {"str": "text", "int": "an integer", "float": "a number"}
 
 
 def _typed(f: dataclasses.Field, value: Any) -> Any:

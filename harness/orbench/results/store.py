@@ -75,7 +75,13 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      (not counted), their reads and writes as before.
   13: points gain the invocation shape (point.py: `shape`: in, out, inout, return, exception, wstring, dii, dsi,
      collocated, ami-N); an older run's points are all `in`, the static stub's call of the earlier versions.
+  14: trials.csv gains samples_bytes and samples_sha256: the trial's samples file as the store appended its row,
+     checked on every read (integrity.py: a trial whose file is missing, of another size or checksum, or holds
+     latencies no clock gives is left out and named). Older runs read with them empty: their files are checked
+     against their calls and for their values only.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
+Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
+compute on is a UserError naming the file.
 """
 
 from __future__ import annotations
@@ -84,25 +90,38 @@ import csv
 import json
 import os
 import socket
+import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from orbench.errors import UserError
 from orbench.paths import results_dir
+from orbench.results import integrity
+from orbench.results.integrity import CheckedTable, Damage, samples_digest
 from orbench.results.manifest import Manifest
 from orbench.results.point import Point
-from orbench.results.trial import COLUMNS, Trial, from_row, to_row
-from orbench.results.upgrade import SCHEMA_VERSION, upgrade
+from orbench.results.trial import COLUMNS, Trial, to_row
+from orbench.results.upgrade import SCHEMA_VERSION
 
 # trials.csv is fsynced at most this often (seconds); every row reaches the kernel at once.
 FSYNC_INTERVAL_S = 10.0
+_WARNED: set[tuple[Path, Damage]] = set()
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """The file replaced only once the new one is whole: a failure leaves the old one and no temporary file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class RunStore:
@@ -162,8 +181,8 @@ class RunStore:
         write_json_atomic(self.manifest_path, {"schema_version": SCHEMA_VERSION, **manifest.to_json()})
 
     def read_manifest(self) -> dict:
-        """The manifest in the current layout, whatever version wrote it."""
-        return self.read()[0]
+        """The manifest in the current layout, whatever version wrote it, checked (integrity.py)."""
+        return integrity.read_manifest(self.path)
 
     def manifest(self) -> Manifest:
         """The manifest as its type, in the current layout (for a writer that goes on with it: a resume)."""
@@ -174,23 +193,38 @@ class RunStore:
         return self.read()[1]
 
     def read(self) -> tuple[dict, list[Trial]]:
-        manifest = json.loads(self.manifest_path.read_text())
-        manifest, rows = upgrade(manifest, _rows(self.trials_path))
-        return manifest, [from_row(r) for r in rows]
+        """The manifest and the undamaged trials; each damaged one is named on stderr (warn) and left out."""
+        manifest, table = self.check()
+        self.warn(table.damage)
+        return manifest, table.trials
+
+    def check(self, full: bool = True) -> tuple[dict, CheckedTable]:
+        """The manifest, trials.csv's undamaged trials and what was left out (integrity.py; `full` reads every
+        samples file, else only their sizes). A run with nothing to compute on raises UserError."""
+        return integrity.read_table(self.path, integrity.TRIALS, full)
+
+    def warn(self, damage: Iterable[Damage]) -> None:
+        """Each damaged trial named once: the run's file, the row, and that it is left out."""
+        for d in damage:
+            if (self.path, d) not in _WARNED:  # once per process: a command may read a run through several stores
+                _WARNED.add((self.path, d))
+                print(f"orbench: warning: {self.path}/{d}: trial left out", file=sys.stderr)
 
     def read_traced(self) -> list[Trial]:
         """The anatomy mode's traced trials (traced.csv), in the current layout; none when the run has none."""
-        _manifest, rows = upgrade(json.loads(self.manifest_path.read_text()), _rows(self.traced_path))
-        return [from_row(r) for r in rows]
+        _manifest, table = integrity.read_table(self.path, integrity.TRACED, full=False)
+        self.warn(table.damage)
+        return table.trials
 
     def read_profiled(self) -> list[Trial]:
         """The profile mode's profiled trials (profiled.csv); none when the run has none."""
-        _manifest, rows = upgrade(json.loads(self.manifest_path.read_text()), _rows(self.profiled_path))
-        return [from_row(r) for r in rows]
+        _manifest, table = integrity.read_table(self.path, integrity.PROFILED, full=False)
+        self.warn(table.damage)
+        return table.trials
 
     def written_schema(self) -> int:
         """The schema version this run was written with."""
-        return int(json.loads(self.manifest_path.read_text()).get("schema_version", 1))
+        return int(integrity.load_manifest(self.path).get("schema_version", 1))
 
     def samples_path(self, point: Point, trial: int, launch: int = 0) -> Path:
         self.samples_dir.mkdir(parents=True, exist_ok=True)
@@ -213,8 +247,10 @@ class RunStore:
     def append_trial(self, trial: Trial, traced: bool = False, profiled: bool = False) -> None:
         """Appends one row to trials.csv, or (`traced`) to traced.csv, (`profiled`) to profiled.csv; closing the file hands it to the kernel, so
         a harness that crashes or is killed keeps it. fsync (surviving a crash of the machine itself) runs at most every FSYNC_INTERVAL_S: at tens
-        of milliseconds each on a VM's disk, one per trial would cost more than a short trial's calls."""
+        of milliseconds each on a VM's disk, one per trial would cost more than a short trial's calls.
+        The row records the trial's samples file as it is now, complete: its size and SHA-256 (integrity.py checks them on every read)."""
         path = self.traced_path if traced else self.profiled_path if profiled else self.trials_path
+        trial = self._with_digest(trial)
         new = not path.exists()
         if not new:
             with open(path, newline="") as f:
@@ -222,6 +258,7 @@ class RunStore:
             if header != COLUMNS:
                 raise UserError(f"{path}: written by another results schema "
                                 f"({self.written_schema()}, this orbench writes {SCHEMA_VERSION}): cannot append")
+            _end_last_line(path)
         with open(path, "a", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="raise")
             if new:
@@ -231,6 +268,15 @@ class RunStore:
             if time.monotonic() - self._synced >= FSYNC_INTERVAL_S:
                 os.fsync(f.fileno())
                 self._synced = time.monotonic()
+
+    def _with_digest(self, trial: Trial) -> Trial:
+        if not trial.samples_file or trial.samples_sha256 is not None:
+            return trial
+        path = self.path / trial.samples_file
+        if not path.is_file():
+            return trial
+        size, sha256 = samples_digest(path)
+        return trial.replace(samples_bytes=size, samples_sha256=sha256)
 
     def remove_if_empty(self) -> None:
         """Undo create() when nothing ran (e.g. the hosts were not ready): no empty run directories."""
@@ -249,11 +295,14 @@ class RunStore:
         os.replace(tmp, link)
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+def _end_last_line(path: Path) -> None:
+    """A row cut short by a crash mid-write stays one damaged row: the next one starts on a line of its own."""
+    with open(path, "rb+") as f:
+        if f.seek(0, os.SEEK_END) == 0:
+            return
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) != b"\n":
+            f.write(b"\r\n")
 
 
 def open_run(spec: str | Path) -> RunStore:
@@ -264,4 +313,6 @@ def open_run(spec: str | Path) -> RunStore:
             return RunStore(c.resolve())
         if (c / "latest" / "manifest.json").is_file():
             return RunStore((c / "latest").resolve())
+        if (c / "trials.csv").exists() or (c / "samples").is_dir():
+            integrity.load_manifest(c)  # a run that lost its manifest: the error names it
     raise UserError(f"no run found at {spec!r} (give a run directory, results/<campaign>, or a campaign name)")

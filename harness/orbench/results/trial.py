@@ -32,6 +32,10 @@ class Measurement:
     calls: int | None = None             # timed calls (N clients: N x calls per client)
     warmup: int | None = None            # untimed calls per client before them
     samples_file: str | None = None      # relative to the run directory
+    # The samples file as the store appended this row (since schema 14): its size and SHA-256, checked on read
+    # (integrity.py). None: an older run's trial, or no samples file.
+    samples_bytes: int | None = None
+    samples_sha256: str | None = None
     p50_ns: float | None = None
     p90_ns: float | None = None
     p99_ns: float | None = None
@@ -171,10 +175,26 @@ def to_row(t: Trial) -> dict[str, str]:
 
 
 def from_row(row: Mapping[str, str]) -> Trial:
-    """A trials.csv row of the current layout (upgrade.py brings older ones to it)."""
-    values = {name: _parse(_HINTS[name], row[name]) for name in MEASUREMENT_FIELDS}
-    return Trial(seq=int(row["seq"]), point=Point.from_record(row), trial=int(row["trial"]),
-                 launch=int(row["launch"]), **values)
+    """A trials.csv row of the current layout (upgrade.py brings older ones to it). A cell that is not of its
+    column's type raises ValueError naming the column; a missing column, KeyError."""
+    values = {name: _cell_value(name, _HINTS[name], row[name]) for name in MEASUREMENT_FIELDS}
+    return Trial(seq=_cell_value("seq", int, row["seq"]), point=Point.from_record(row), trial=_cell_value("trial", int, row["trial"]),
+                 launch=_cell_value("launch", int, row["launch"]), **values)
+
+
+def _cell_value(name: str, hint: Any, text: str) -> Any:
+    try:
+        return _parse(hint, text)
+    except ValueError:
+        raise ValueError(f"column {name}: {text!r} is not {_type_name(hint)}") from None
+
+
+def _type_name(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    kind = args[0] if args else hint
+    if typing.get_origin(kind) is tuple:
+        return "a list of numbers"
+    return {int: "an integer", float: "a number", bool: "True or False"}.get(kind, "text")
 
 
 def _cell(value: Any) -> str:

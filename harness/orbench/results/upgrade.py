@@ -151,10 +151,16 @@ def update_to_13(manifest: dict[str, Any], rows: Rows) -> None:
     stub's `in` call, the dimension's default, which reading a row without the column gives."""
 
 
+def update_to_14(manifest: dict[str, Any], rows: Rows) -> None:
+    """14: trials record their samples file's size and SHA-256 as the row is appended; an older trial recorded
+    neither (empty: its file is checked for what its calls make and for its values only, integrity.py)."""
+    _add_columns(rows, samples_bytes="", samples_sha256="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
-    11: update_to_11, 12: update_to_12, 13: update_to_13,
+    11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14,
 }
 SCHEMA_VERSION = max(UPDATES)
 

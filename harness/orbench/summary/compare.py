@@ -274,8 +274,15 @@ def _instance_pairs(pa: dict[Point, PointSummary], pb: dict[Point, PointSummary]
 
 
 def compare_runs(a: RunStore, b: RunStore) -> dict[str, Any]:
-    """Both runs summarised afresh from their raw samples (older runs are upgraded as they are read)."""
-    return compare_summaries(summarize(a), summarize(b), (a.read_manifest(), b.read_manifest()))
+    """Both runs summarised afresh from their raw samples (older runs are upgraded as they are read); a damaged
+    trial is left out (integrity.py) and the comparison says how many each run lost."""
+    sa, sb = summarize(a), summarize(b)
+    result = compare_summaries(sa, sb, (a.read_manifest(), b.read_manifest()))
+    for side, store, s in (("A", a, sa), ("B", b, sb)):
+        if s.damaged:
+            result["warnings"].append(f"run {side} has {len(s.damaged)} damaged trial(s), left out of its figures "
+                                      f"(`orbench verify {store.path}` lists them)")
+    return result
 
 
 def _flag_text(change: dict) -> str:

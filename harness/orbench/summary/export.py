@@ -24,6 +24,7 @@ from hdrh.log import HistogramLogWriter
 
 from orbench.anatomy.delta import pairs_text
 from orbench.anatomy.summary import PER_CALL, PER_TRIAL, SUMS
+from orbench.results.integrity import MAX_SAMPLE_NS
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
@@ -31,7 +32,7 @@ from orbench.stats.stats import read_samples
 from orbench.summary.model import RunSummary
 
 HDR_LOWEST_NS = 1
-HDR_HIGHEST_NS = 3_600_000_000_000  # one hour: no call of a benchmark is longer
+HDR_HIGHEST_NS = MAX_SAMPLE_NS
 HDR_DIGITS = 3
 
 FIELDS = [*Point.columns(), "launch", "trial", "call", "latency_ns"]
@@ -45,13 +46,13 @@ def _ok_trials(store: RunStore) -> dict[Point, list[Trial]]:
     return out
 
 
-def export_csv(store: RunStore, path: Path) -> int:
+def export_csv(store: RunStore, ok: dict[Point, list[Trial]], path: Path) -> int:
     rows = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(FIELDS)
-        for point, trials in sorted(_ok_trials(store).items()):
+        for point, trials in sorted(ok.items()):
             dims = list(point.as_record().values())
             for t in trials:
                 x = read_samples(store.path / str(t.samples_file))
@@ -68,10 +69,10 @@ def histogram_of(samples: np.ndarray) -> HdrHistogram:
     return h
 
 
-def export_hdr(store: RunStore, out_dir: Path) -> list[Path]:
+def export_hdr(store: RunStore, ok: dict[Point, list[Trial]], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for point, trials in sorted(_ok_trials(store).items()):
+    for point, trials in sorted(ok.items()):
         path = out_dir / f"{point.slug}.hlog"
         with open(path, "w") as f:
             writer = HistogramLogWriter(f)
@@ -130,8 +131,10 @@ def export_run(store: RunStore, out_dir: Path | None = None) -> dict[str, object
     from orbench.summary.summary import current_summary
 
     out_dir = out_dir or store.path / "export"
-    rows = export_csv(store, out_dir / "samples.csv")
-    logs = export_hdr(store, out_dir / "hdr")
-    anatomy = export_anatomy(current_summary(store), out_dir / "anatomy.csv")
+    # Everything read (and checked: a run with nothing to compute on stops here) before any file is written.
+    ok, summary = _ok_trials(store), current_summary(store)
+    rows = export_csv(store, ok, out_dir / "samples.csv")
+    logs = export_hdr(store, ok, out_dir / "hdr")
+    anatomy = export_anatomy(summary, out_dir / "anatomy.csv")
     return {"csv": out_dir / "samples.csv", "rows": rows, "hdr_logs": logs,
             "anatomy_csv": out_dir / "anatomy.csv" if anatomy else None, "anatomy_rows": anatomy}

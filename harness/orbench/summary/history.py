@@ -8,11 +8,13 @@ missing or an older orbench wrote it (summary.read_summary). The page itself is 
 
 from __future__ import annotations
 
-import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orbench.errors import UserError
+from orbench.results.integrity import read_manifest
 from orbench.results.store import RunStore
 from orbench.summary.compare import Interval, compare_summaries
 from orbench.summary.model import RunSummary
@@ -52,11 +54,13 @@ def _orb_versions(manifest: dict) -> dict[str, str]:
 
 def _summary(store: RunStore) -> RunSummary | None:
     """The run's summary as this orbench reads it; recomputed (not written back: the history only reads) when
-    summary.json is missing or of another version."""
-    current = read_summary(store)
-    if current is not None or not store.trials_path.is_file():
-        return current
-    return summarize(store)
+    summary.json is missing or of another version. Its damaged trials are named on stderr as it is read; a run
+    with nothing to compute on is skipped with a word (None)."""
+    try:
+        return read_summary(store) or summarize(store)
+    except UserError as exc:
+        print(f"orbench: history: {exc}: run left out", file=sys.stderr)
+        return None
 
 
 def find_runs(results: Path) -> list[RunEntry]:
@@ -67,8 +71,9 @@ def find_runs(results: Path) -> list[RunEntry]:
         if run_dir.is_symlink() or run_dir.name == "latest":
             continue
         try:
-            manifest = json.loads(manifest_path.read_text())
-        except (OSError, json.JSONDecodeError):
+            manifest = read_manifest(run_dir)
+        except UserError as exc:
+            print(f"orbench: history: {exc}: run left out", file=sys.stderr)
             continue
         env = manifest.get("environment") or {}
         git = env.get("git") or {}

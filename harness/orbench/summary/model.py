@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from orbench.results.codec import flat, from_json, nullable, optional, to_json
+from orbench.results.integrity import Damage
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
@@ -34,7 +35,8 @@ from orbench.stats.launches import LaunchValue
 #    in `trials_skipped`, no longer in `trials_failed`.
 # 6: the run gains `instructions` (the counting mode: instructions per call by worker and function, against the
 #    baseline, with the known answer in instructions).
-SUMMARY_VERSION = 6
+# 7: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
+SUMMARY_VERSION = 7
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -612,6 +614,8 @@ class RunSummary:
     shape_costs: tuple[ShapeCost, ...] = ()
     # The counting mode's instructions per call by point and worker (summary/instructions.py).
     instructions: tuple[InstructionCount, ...] = ()
+    # Trials left out of every figure above: a damaged row or samples file, named by file and row (integrity.py).
+    damaged: tuple[Damage, ...] = ()
 
     @property
     def known_answers(self) -> tuple[KnownAnswerRow, ...]:

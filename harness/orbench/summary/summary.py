@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from orbench.results.integrity import Damage
 from orbench.results.point import Point, PointGroup
+from orbench.results.run_warnings import RunWarning
 from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
@@ -40,7 +44,10 @@ UNITS = "nanoseconds; throughput in messages/s and MB/s (10^6 bytes)"
 
 
 def summarize(store: RunStore) -> RunSummary:
-    manifest, all_trials = store.read()
+    """The run's summary from its undamaged trials; each damaged one is named on stderr and in `damaged`."""
+    manifest, table = store.check()
+    store.warn(table.damage)
+    all_trials = table.trials
     targets_info = manifest.get("targets", {})
     by_point: dict[Point, list[Trial]] = defaultdict(list)
     for t in latest_trials(all_trials):
@@ -62,7 +69,7 @@ def summarize(store: RunStore) -> RunSummary:
     fits = [from_json(KnownAnswerFit, f) for f in known_answer_fits(
         (p.group, s.orb_added_latency_ns.baseline if s.orb_added_latency_ns else None, s.known_answer.known_ns,
          _replicates(s)) for p, s in points.items() if s.known_answer is not None)]
-    warnings = run_warnings(points, manifest, by_point, fits, trial_p50)
+    warnings = [*damage_warnings(table.damage), *run_warnings(points, manifest, by_point, fits, trial_p50)]
     found = capacities(by_point, manifest.get("campaign") or {},
                        {name: info["baseline"] for name, info in targets_info.items() if info.get("baseline")})
     return RunSummary(
@@ -74,7 +81,11 @@ def summarize(store: RunStore) -> RunSummary:
         queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {},
                                                       manifest.get("launches") or [])),
         shape_costs=tuple(shape_costs(points, trial_p50)),
-        instructions=tuple(instruction_counts(store.path, targets_info)))
+        instructions=tuple(instruction_counts(store.path, targets_info)), damaged=tuple(table.damage))
+
+
+def damage_warnings(damage: list[Damage]) -> list[RunWarning]:
+    return [RunWarning("damaged trial", "", f"{d}: trial left out of every figure") for d in damage]
 
 
 def _replicates(s: PointSummary) -> list[float]:
@@ -122,17 +133,50 @@ def point_order(targets_info: dict[str, Any]) -> Callable[[Point], tuple]:
 
 
 def read_summary(store: RunStore) -> RunSummary | None:
-    """summary.json when this orbench wrote it (results and summary layout of the current versions), else None:
-    an older file is never read as if it were current."""
-    if not store.summary_path.exists():
+    """summary.json when this orbench wrote it (results and summary layout of the current versions) and no
+    damage appeared in the run since, else None: an older or unreadable file is never read as if it were
+    current. The run is checked quickly (its rows and its samples files' sizes; integrity.py): damage found then
+    and not recorded in the summary means its figures may rest on trials a recomputation would leave out."""
+    summary = _summary_file(store)
+    if summary is None:
         return None
+    _manifest, table = store.check(full=False)
+    if {d.key for d in table.damage} - {d.key for d in summary.damaged}:
+        return None
+    store.warn(summary.damaged)
+    return summary
+
+
+def _summary_file(store: RunStore) -> RunSummary | None:
+    summary, _why = _read_summary_file(store)
+    return summary
+
+
+def summary_file_damage(store: RunStore) -> Damage | None:
+    """What is wrong with summary.json, or None (none written, or readable; an older version is not damage: it
+    is recomputed when read)."""
+    _summary, why = _read_summary_file(store)
+    return Damage(store.summary_path.name, f"{why} (derived: `orbench summarize` writes it again)") if why else None
+
+
+def _read_summary_file(store: RunStore) -> tuple[RunSummary | None, str | None]:
+    """summary.json as its type when of the current versions, and what makes it unreadable if anything does."""
+    if not store.summary_path.exists():
+        return None, None
     try:
         data = json.loads(store.summary_path.read_text())
-        if data.get("schema_version") != SCHEMA_VERSION or data.get("summary_version") != SUMMARY_VERSION:
-            return None
-        return RunSummary.from_json(data)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read: {exc}"
+    except json.JSONDecodeError as exc:
+        return None, f"line {exc.lineno} column {exc.colno}: not JSON ({exc.msg})"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    if data.get("schema_version") != SCHEMA_VERSION or data.get("summary_version") != SUMMARY_VERSION:
+        return None, None
+    try:
+        return RunSummary.from_json(data), None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return None, f"not a summary of version {SUMMARY_VERSION}: {exc}"
 
 
 def current_summary(store: RunStore) -> RunSummary:
@@ -148,9 +192,27 @@ def latest_trials(trials: list[Trial]) -> list[Trial]:
 
 
 def write_summary(store: RunStore) -> RunSummary:
+    """summary.json recomputed, replacing the old one only once the new one is whole; one that measures fewer
+    points than the file it replaces says so in its warnings."""
     summary = summarize(store)
+    before = measured_points(store.summary_path)
+    if before is not None and len(summary.measured()) < before:
+        summary = replace(summary, warnings_detail=(RunWarning(
+            "fewer points", "", f"this summary measures {len(summary.measured())} point(s); the summary.json it "
+            f"replaces measured {before}" + (f" ({len(summary.damaged)} damaged trial(s) left out)"
+                                              if summary.damaged else "")), *summary.warnings_detail))
     write_json_atomic(store.summary_path, summary.to_json())
     return summary
+
+
+def measured_points(path: Path) -> int | None:
+    """How many points a summary.json of any version gives latency figures for; None when there is none or it
+    cannot be read."""
+    try:
+        points = json.loads(path.read_text())["points"]
+        return sum(1 for p in points if isinstance(p, dict) and p.get("latency_ns"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _machine_load(trials: dict[Point, list[Trial]]) -> MachineLoad:
