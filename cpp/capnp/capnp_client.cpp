@@ -19,12 +19,13 @@ struct CapnpBinding {
   using Payloads = std::tuple<capnp_binding::Octets, capnp_binding::Records, capnp_binding::Longs,
                               capnp_binding::Doubles, capnp_binding::Strings>;
   using Bench = schema::Bench;
+  using Pipelines = schema::Pipelines;  // Bench and peer(), for the shapes pipelined and chained
   using Ref = Bench::Client*;
   static constexpr bool kObjects = false;  // capabilities are not stringified references (no sturdy refs here)
   // One event loop on one thread: another thread's calls cannot use this connection.
   static constexpr bool kThreads = false;
   std::unique_ptr<capnp::EzRpcClient> rpc;
-  std::unique_ptr<Bench::Client> bench;
+  std::unique_ptr<Pipelines::Client> bench;
 
   explicit CapnpBinding(std::vector<std::string>&) {}
   ~CapnpBinding() { disconnect(); }
@@ -50,7 +51,7 @@ struct CapnpBinding {
     disconnect();
     guarded("connect", [&] {
       rpc = std::make_unique<capnp::EzRpcClient>(host_port(at.host, at.port));
-      bench = std::make_unique<Bench::Client>(rpc->getMain<Bench>());
+      bench = std::make_unique<Pipelines::Client>(rpc->getMain<Pipelines>());
     });
   }
   void disconnect() {
@@ -58,10 +59,11 @@ struct CapnpBinding {
     rpc.reset();
   }
   bool connected() const { return bench != nullptr; }
-  Ref target(Mode, size_t) const { return bench.get(); }
+  Ref target(Mode, size_t) const { return static_cast<Bench::Client*>(bench.get()); }
   kj::WaitScope& wait_scope() const { return rpc->getWaitScope(); }
 
   void reset_counters() { bench->resetCountersRequest().send().wait(wait_scope()); }
+  void shutdown() { bench->shutdownRequest().send().wait(wait_scope()); }
   Counts counters() {
     auto reply = bench->countersRequest().send().wait(wait_scope());
     return {reply.getResult().getMessages(), reply.getResult().getBytes()};
@@ -74,6 +76,33 @@ struct CapnpBinding {
     auto r = reply.getResult();
     return {r.getComplete(), {r.getReceived().getMessages(), r.getReceived().getBytes()}};
   }
+
+  // Promise pipelining (PROTOCOL.md, "Invocation shapes"): send() on the result of peer(). pipelined sends
+  // it on peer()'s promised result, before peer()'s reply, and waits once; chained waits for peer()'s reply
+  // and then makes the call, as a client without pipelining must.
+  static std::vector<std::string> shapes() { return {"in", "pipelined", "chained"}; }
+  void use_shape(const ShapeSpec&) {}
+  template <PayloadType T, class P>
+  TimedSpan shaped_calls(const ShapeSpec& shape, Mode, const P& payload, int64_t* samples_ns, uint64_t calls) {
+    auto nothing = [](uint64_t) {};
+    if (shape.kind == "pipelined") {
+      return timed_loop(samples_ns, calls, [&](uint64_t) {
+        auto peer = bench->peerRequest().send();
+        Bench::Client promised = peer.getResult();  // a capability that is a promise of peer()'s result
+        auto request = capnp_binding::send_request<T>(promised);
+        capnp_binding::set_data<T>(request, payload);
+        request.send().wait(wait_scope());
+      }, nothing);
+    }
+    return timed_loop(samples_ns, calls, [&](uint64_t) {
+      auto peer = bench->peerRequest().send().wait(wait_scope());
+      Bench::Client result = peer.getResult();
+      auto request = capnp_binding::send_request<T>(result);
+      capnp_binding::set_data<T>(request, payload);
+      request.send().wait(wait_scope());
+    }, nothing);
+  }
+  nlohmann::ordered_json shape_answer() const { return nlohmann::ordered_json::object(); }
 
   template <PayloadType T, class P>
   static void fill(P& payload, uint64_t count) { payload.resize(count), payload::fill_indexed<T>(payload, count); }

@@ -21,6 +21,7 @@ namespace {
 
 using P = PayloadType;
 using schema::Bench;
+using schema::Pipelines;
 
 // A List(Text) as the kit counts strings: its elements' characters.
 struct TextList {
@@ -29,7 +30,7 @@ struct TextList {
   std::string_view operator[](size_t i) const { return {list[i].cStr(), list[i].size()}; }
 };
 
-class BenchImpl final : public Bench::Server {
+class BenchImpl final : public Pipelines::Server {
  public:
   explicit BenchImpl(BenchCore& core) : core_(core) {}
   void use_timer(kj::Timer& timer) { timer_ = &timer; }
@@ -99,6 +100,11 @@ class BenchImpl final : public Bench::Server {
     core_.shutdown();
     return kj::READY_NOW;
   }
+  // A reference to this object (Bench), for promise pipelining (PROTOCOL.md, "Invocation shapes").
+  kj::Promise<void> peer(PeerContext c) override {
+    c.getResults().setResult(thisCap());
+    return kj::READY_NOW;
+  }
 
  private:
   struct Waiter {
@@ -154,7 +160,7 @@ class CapnpServer {
   CapnpServer(const ServerConfig& config, BenchCore& core) : host_(config.host) {
     auto impl = kj::heap<BenchImpl>(core);
     BenchImpl& servant = *impl;
-    rpc_ = std::make_unique<capnp::EzRpcServer>(Bench::Client(kj::mv(impl)), host_port(config.host, config.port));
+    rpc_ = std::make_unique<capnp::EzRpcServer>(Pipelines::Client(kj::mv(impl)), host_port(config.host, config.port));
     servant.use_timer(rpc_->getIoProvider().getTimer());
   }
 

@@ -33,6 +33,7 @@ namespace orbench {
 //   void connect(const std::string& endpoint, const ConnectOptions& options);   no remote call needed
 //   void disconnect();  bool connected() const;
 //   void reset_counters();  Counts counters();  SyncOutcome sync(uint64_t expected, uint32_t timeout_ms);
+//   void shutdown();  the IDL's shutdown(), returning once its reply came
 //   Ref target(Mode mode, size_t object) const;  what a call of `mode` to object `object` (0: the endpoint's) is made on
 //   template <PayloadType T, class P> static void fill(P& payload, uint64_t count);   payload_values.hpp
 //   template <PayloadType T, class P> static bool same(const P& reply, const P& request);
@@ -251,6 +252,7 @@ class IdlClient final : public ClientWorker, public BenchDriver {
     }
   }
   void reset_counters() override { Binding::guarded("reset_counters", [&] { binding_.reset_counters(); }); }
+  void shutdown_server() override { Binding::guarded("shutdown", [&] { binding_.shutdown(); }); }
   Counts counters() override { return Binding::guarded("counters", [&] { return binding_.counters(); }); }
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) override {
     return Binding::guarded("sync", [&] { return binding_.sync(expected, timeout_ms); });

@@ -35,6 +35,11 @@ KINDS: dict[str, ShapeKind] = {k.name: k for k in (
     ShapeKind("dsi", ("twoway", "echo"), (), "send/echo served by a dynamic skeleton servant"),
     ShapeKind("collocated", ("twoway", "echo"), (), "send/echo to a servant in the client's own process"),
     ShapeKind("ami", ("twoway", "echo"), (), "send/echo as asynchronous calls, N replies outstanding"),
+    # Promise pipelining (Cap'n Proto): peer() returns a reference, and send is called on it before peer()'s
+    # reply has come, both in one round trip; chained is the same two calls one after the other, two round
+    # trips: the pair is what pipelining saves.
+    ShapeKind("pipelined", ("twoway",), (), "peer() and send on its result, sent together: one round trip"),
+    ShapeKind("chained", ("twoway",), (), "peer(), its reply, then send on its result: two round trips"),
 )}
 
 

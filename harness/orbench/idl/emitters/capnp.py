@@ -9,7 +9,9 @@
   operations by these names: cpp/common/idl_client.hpp);
 - struct fields, methods and the parameters of each method are numbered from @0 in their IDL order; a
   result is one field `result`;
-- interface is interface; `oneway` is a streaming method (`-> stream`): Cap'n Proto has no oneway, and a
+- interface is interface, `interface B : A` is `interface B extends(A)`, an interface used as a type (in the
+  IDL's ORBENCH_CAPABILITIES block, which this emitter is given) a capability;
+- `oneway` is a streaming method (`-> stream`): Cap'n Proto has no oneway, and a
   streaming call is its flow-controlled one-way-in-spirit call (the server still returns, the caller does not
   wait for each return; PROTOCOL.md says what that means for a comparison).
 The file's 64-bit id is derived from the module's name, so the same IDL gives the same schema.
@@ -77,7 +79,7 @@ class CapnpEmitter:
             return f"List({self.type(t.element, line)})"
         if isinstance(t.definition, Typedef):  # a typedef of a sequence: what it names
             return self.type(t.definition.type, line)
-        return self.name(t.definition.name, line, upper=True)
+        return self.name(t.definition.name, line, upper=True)  # a struct, or an interface: a capability
 
     def emit(self) -> str:
         m = self.module
@@ -99,7 +101,8 @@ class CapnpEmitter:
         return "\n".join(out).rstrip() + "\n"
 
     def interface(self, interface: Interface) -> list[str]:
-        out = [f"interface {self.name(interface.name, interface.line, upper=True)} {{"]
+        base = f" extends({self.name(interface.base.name, interface.line, upper=True)})" if interface.base else ""
+        out = [f"interface {self.name(interface.name, interface.line, upper=True)}{base} {{"]
         for n, op in enumerate(interface.operations):
             params = ", ".join(f"{self.name(p.name, op.line)} :{self.type(p.type, op.line)}" for p in op.params)
             if op.oneway:
@@ -121,4 +124,4 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 register(Emitter("capnp", "Cap'n Proto schema", lambda module, args: to_capnp(module, args.cxx_namespace),
-                 _arguments))
+                 _arguments, capabilities=True))
