@@ -54,8 +54,10 @@ struct MiddlewareInfo {
   std::string version;
 };
 
-// The IDL operations of each payload type, by their names in orbench.idl, which every IDL compiler keeps: one
-// table for every middleware's stub or proxy; the arguments are the middleware's own.
+// The IDL operations of each payload type, by their names in orbench.idl: one table for every middleware whose
+// compiler keeps those names (omniidl, tao_idl, protoc, slice2cpp, thrift); the arguments are the middleware's
+// own. A binding whose interface language renames them needs a table of its own: Cap'n Proto refuses
+// underscores, so its schema has pushRecords for push_records, and capnp/capnp_payloads.hpp names them.
 template <PayloadType T, typename Stub, typename... Args>
 decltype(auto) call_push(Stub& stub, Args&&... args) {
   if constexpr (T == PayloadType::octets) return stub.push(std::forward<Args>(args)...);

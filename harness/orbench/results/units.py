@@ -22,7 +22,7 @@ def fmt_throughput(mb_per_s: float | None) -> str:
     per_s = mb_per_s * 1e6
     if per_s >= 1e5:
         return f"{mb_per_s:.1f} MB/s"
-    if per_s >= 1e2:
+    if per_s >= 1e3:
         return f"{per_s / 1e3:.1f} kB/s"
     return f"{per_s:.0f} B/s"
 

@@ -218,10 +218,11 @@ class Conformance:
             self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
             self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
+            kept: dict = {}
             self.check(f"{timing_checks.CLIENTS} clients of one server at once: all served, their calls overlap",
-                       lambda: timing_checks.several_clients(self))
+                       lambda: timing_checks.several_clients(self, kept))
             self.check("shutdown(): the client has its reply, then the server ends",
-                       lambda: timing_checks.shutdown_request(self))
+                       lambda: timing_checks.shutdown_request(self, kept.get("pair")))
             self._option_checks()
             self._threading_checks()
             if self.target.objects:

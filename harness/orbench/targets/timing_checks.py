@@ -1,5 +1,5 @@
 """check-target's steps on what a worker does in time, not only in total, and on what a server does for more than
-one client (PROTOCOL.md, "What check-target tries"):
+one client (harness/targets/README.md, "Adding an ORB", step Check):
 
 - while a paced run's calls are made, the server's own count (its `stats` answer, read by the harness on the
   server's stdin, never through the client) rises with them, and at the end it is what the client's answer says:
@@ -127,11 +127,13 @@ def _shown(counts: list[int]) -> str:
     return ", ".join(f"{n} x {k}" if k > 1 else str(n) for n, k in out[:12]) + (" ..." if len(out) > 12 else "")
 
 
-def several_clients(conformance: Conformance) -> str:
+def several_clients(conformance: Conformance, keep: dict | None = None) -> str:
     """CLIENTS client processes on one server of its own, their twoway runs started together: each connects and
-    is served, the runs overlap, and the server counts every call of every client."""
+    is served, the runs overlap, and the server counts every call of every client. `keep`: where it passes on
+    its server and first client, connected, when it passed (the shutdown step's pair: fewer process starts)."""
     server = conformance._server("clients")
     clients = [conformance._client(f"clients-{k}") for k in range(CLIENTS)]
+    passed = False
     try:
         for k, c in enumerate(clients):
             try:
@@ -168,21 +170,27 @@ def several_clients(conformance: Conformance) -> str:
         latest_start = max(a["start_ns"] for a in answers)
         earliest_end = min(a["end_ns"] for a in answers)
         assert latest_start < earliest_end, "the clients' timed calls did not overlap: served one after another"
+        passed = True
         return f"{CLIENTS} clients x {CLIENT_CALLS} calls, overlapping {(earliest_end - latest_start) / 1e6:.1f} ms"
     finally:
-        for c in clients:
+        kept = passed and keep is not None
+        if kept:
+            keep["pair"] = (server, clients[0])
+        for c in clients[1:] if kept else clients:
             c.stop()
-        server.stop()
+        if not kept:
+            server.stop()
 
 
-def shutdown_request(conformance: Conformance) -> str:
+def shutdown_request(conformance: Conformance, pair: tuple[ServerWorker, ClientWorker] | None = None) -> str:
     """The client asks its server's shutdown() (command shutdown_server): the reply comes, then the server
-    process ends with status 0 by itself, its stdin still open."""
-    server = conformance._server("shutdown")
-    client = conformance._client("shutdown")
+    process ends with status 0 by itself, its stdin still open. `pair`: a server and a client connected to it
+    (several_clients'), else a pair of its own."""
+    server, client = pair or (conformance._server("shutdown"), conformance._client("shutdown"))
     try:
-        answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
-        assert answer["ok"], f"connect: {answer.get('error_kind')}: {answer.get('error')}"
+        if pair is None:
+            answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
+            assert answer["ok"], f"connect: {answer.get('error_kind')}: {answer.get('error')}"
         answer = client.call({"cmd": "shutdown_server"}, watch=[server])
         if not answer["ok"]:
             raise AssertionError(f"shutdown_server: {answer.get('error_kind')}: {answer.get('error')}")
