@@ -164,3 +164,16 @@ def test_family_table_mistakes_name_the_file_the_key_and_the_value(plain_family,
         read_families()
     message = str(exc.value)
     assert message.startswith(str(path)) and all(w in message for w in words), message
+
+
+def test_a_family_s_warnings_are_in_its_own_words(tmp_path):
+    """check-target's warning for more than one segment per request: Cap'n Proto's is its Finish message, the
+    others' a request written in parts (families.toml, extra_segments)."""
+    targets = read_targets()
+    words = {}
+    for name in ("capnp-cpp", "thrift-cpp"):
+        conformance = Conformance(targets[name], log_dir=tmp_path / name)
+        conformance._one_segment(2.1)
+        words[name] = conformance.checks[-1].detail
+    assert "Finish message" in words["capnp-cpp"] and "header, then body" not in words["capnp-cpp"], words
+    assert "header, then body" in words["thrift-cpp"], words
