@@ -14,12 +14,12 @@ CAMPAIGN ?= quick
 # strace for the anatomy mode's syscall counts; linux-perf (perf record, the C++ workers' profiler) and jattach
 # (attaches async-profiler to a running JVM) for the profile mode; gRPC C++ with protoc and its C++ plugin
 # (grpc-cpp), ZeroC Ice C++ and its Slice compilers, slice2cpp and slice2java (ice-cpp, ice-java); Apache Thrift
-# C++, its compiler and the Boost headers Thrift's own headers include (thrift-cpp); valgrind (callgrind, vgdb)
-# for the counting mode's instructions per call.
+# C++, its compiler and the Boost headers Thrift's own headers include (thrift-cpp); Cap'n Proto C++ and its
+# schema compiler (capnp-cpp); valgrind (callgrind, vgdb) for the counting mode's instructions per call.
 DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev util-linux chromium sockperf \
 	openssh-client openssh-server iproute2 strace linux-perf jattach libgrpc++-dev libprotobuf-dev \
 	protobuf-compiler protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers libthrift-dev thrift-compiler \
-	libboost-dev valgrind
+	libboost-dev libcapnp-dev capnproto valgrind
 MVN := mvn -q -B -f java/pom.xml
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and

@@ -16,6 +16,10 @@ nlohmann::ordered_json counts_json(const Counts& counts) {
   return {{"messages", counts.messages}, {"bytes", counts.bytes}};
 }
 
+void BenchDriver::shutdown_server() {
+  throw WorkerError(ErrorKind::unsupported, "this client cannot ask its server to shut down");
+}
+
 void BenchDriver::use_threads(uint32_t threads) {
   if (threads > 1) throw WorkerError(ErrorKind::unsupported, "field \"threads\": this client calls on one thread only");
 }

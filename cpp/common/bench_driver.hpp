@@ -48,6 +48,8 @@ class BenchDriver {
   virtual void reset_counters() = 0;
   virtual Counts counters() = 0;
   virtual SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) = 0;
+  // The IDL's shutdown() (the socket message SHUTDOWN): returns once its reply came; the server then stops.
+  virtual void shutdown_server();
   // The timed calls with their samples dropped, unless a driver has a cheaper way.
   virtual void untimed_calls(uint64_t calls) {
     std::vector<int64_t> ignored(calls);

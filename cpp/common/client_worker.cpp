@@ -84,6 +84,12 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit, con
     worker.driver().reset_counters();
     return ordered_json::object();
   }
+  if (name == "shutdown_server") {
+    // check-target's: the server must reply, then stop (PROTOCOL.md, "Client worker").
+    reject_unknown_fields(command, {});
+    worker.driver().shutdown_server();
+    return ordered_json::object();
+  }
   if (name == "quit") {
     reject_unknown_fields(command, {});
     quit = true;

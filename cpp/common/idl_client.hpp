@@ -33,6 +33,7 @@ namespace orbench {
 //   void connect(const std::string& endpoint, const ConnectOptions& options);   no remote call needed
 //   void disconnect();  bool connected() const;
 //   void reset_counters();  Counts counters();  SyncOutcome sync(uint64_t expected, uint32_t timeout_ms);
+//   void shutdown();  the IDL's shutdown(), returning once its reply came
 //   Ref target(Mode mode, size_t object) const;  what a call of `mode` to object `object` (0: the endpoint's) is made on
 //   template <PayloadType T, class P> static void fill(P& payload, uint64_t count);   payload_values.hpp
 //   template <PayloadType T, class P> static bool same(const P& reply, const P& request);
@@ -53,8 +54,10 @@ struct MiddlewareInfo {
   std::string version;
 };
 
-// The IDL operations of each payload type, by their names in orbench.idl, which every IDL compiler keeps: one
-// table for every middleware's stub or proxy; the arguments are the middleware's own.
+// The IDL operations of each payload type, by their names in orbench.idl: one table for every middleware whose
+// compiler keeps those names (omniidl, tao_idl, protoc, slice2cpp, thrift); the arguments are the middleware's
+// own. A binding whose interface language renames them needs a table of its own: Cap'n Proto refuses
+// underscores, so its schema has pushRecords for push_records, and capnp/capnp_payloads.hpp names them.
 template <PayloadType T, typename Stub, typename... Args>
 decltype(auto) call_push(Stub& stub, Args&&... args) {
   if constexpr (T == PayloadType::octets) return stub.push(std::forward<Args>(args)...);
@@ -251,6 +254,7 @@ class IdlClient final : public ClientWorker, public BenchDriver {
     }
   }
   void reset_counters() override { Binding::guarded("reset_counters", [&] { binding_.reset_counters(); }); }
+  void shutdown_server() override { Binding::guarded("shutdown", [&] { binding_.shutdown(); }); }
   Counts counters() override { return Binding::guarded("counters", [&] { return binding_.counters(); }); }
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) override {
     return Binding::guarded("sync", [&] { return binding_.sync(expected, timeout_ms); });

@@ -136,7 +136,7 @@ ShapeSpec take_shape_spec(nlohmann::json& command, const std::vector<std::string
   const std::string name = it->get<std::string>();
   command.erase("shape");
   static const std::vector<std::string> kinds = {"in", "out", "inout", "return", "exception",
-                                                 "wstring", "dii", "dsi", "collocated"};
+                                                 "wstring", "dii", "dsi", "collocated", "pipelined", "chained"};
   if (name.rfind("ami-", 0) == 0) {
     const std::string digits = name.substr(4);
     const bool numeric = !digits.empty() && digits.size() <= 3 && digits[0] != '0' &&
@@ -157,7 +157,7 @@ ShapeSpec take_shape_spec(nlohmann::json& command, const std::vector<std::string
   const std::string mode = command.value("mode", "");
   const std::string type = command.value("payload_type", "");
   const bool twoway_only = shape.kind == "out" || shape.kind == "return" || shape.kind == "inout" ||
-                           shape.kind == "exception";
+                           shape.kind == "exception" || shape.kind == "pipelined" || shape.kind == "chained";
   if (!shape.is_in() && mode != "twoway" && (twoway_only || mode != "echo")) {
     throw WorkerError(ErrorKind::unsupported, "shape \"" + name + "\" takes mode " +
                                                   (twoway_only ? "twoway" : "twoway or echo") + ", not \"" + mode + "\"");

@@ -132,6 +132,8 @@ const uint8_t* SocketClient::control(uint8_t kind, const uint8_t* body, size_t b
 
 void SocketClient::reset_counters() { control(wire::RESET, nullptr, 0, wire::kPreambleBytes); }
 
+void SocketClient::shutdown_server() { control(wire::SHUTDOWN, nullptr, 0, wire::kPreambleBytes); }
+
 Counts SocketClient::counters() {
   const uint8_t* reply = control(wire::COUNTERS, nullptr, 0, wire::kCountersReplyBytes);
   return {wire::get_u64(reply), wire::get_u64(reply + 8)};

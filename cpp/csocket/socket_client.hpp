@@ -25,6 +25,7 @@ class SocketClient final : public ClientWorker, public BenchDriver {
   // BenchDriver
   void prepare(const RunSpec& spec) override;
   void reset_counters() override;
+  void shutdown_server() override;
   Counts counters() override;
   SyncOutcome sync(uint64_t expected, uint32_t timeout_ms) override;
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override;

@@ -65,6 +65,7 @@ struct GrpcBinding {
     return reply;
   }
   void reset_counters() { control<Empty>("reset_counters", &Bench::Stub::reset_counters); }
+  void shutdown() { control<Empty>("shutdown", &Bench::Stub::shutdown); }
   Counts counters() {
     const Counters counts = control<Counters>("counters", &Bench::Stub::counters);
     return {counts.messages(), counts.bytes()};

@@ -64,6 +64,7 @@ struct IceBinding {
   }
 
   void reset_counters() { twoway_proxies[0]->reset_counters(); }
+  void shutdown() { twoway_proxies[0]->shutdown(); }
   Counts counters() {
     const Counters counts = twoway_proxies[0]->counters();
     return {static_cast<uint64_t>(counts.messages), static_cast<uint64_t>(counts.bytes)};

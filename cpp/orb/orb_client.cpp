@@ -116,6 +116,7 @@ struct OrbBinding {
   // A collocated run counts on the servant in this process, every other on the server's.
   orbench::Bench_ptr counting() { return shapes_.collocated(shape) ? shapes_.local(orb.in()) : bench.in(); }
   void reset_counters() { counting()->reset_counters(); }
+  void shutdown() { counting()->shutdown(); }
   Counts counters() {
     const orbench::Counters counts = counting()->counters();
     return {counts.messages, counts.bytes};

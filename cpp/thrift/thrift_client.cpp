@@ -87,6 +87,7 @@ struct ThriftBinding {
   Ref target(Mode, size_t) const { return client.get(); }
 
   void reset_counters() { client->reset_counters(); }
+  void shutdown() { client->shutdown(); }
   Counts counters() {
     Counters c;
     client->counters(c);

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from orbench.paths import targets_dir
-from orbench.targets import scale_checks, shape_checks
+from orbench.targets import scale_checks, shape_checks, timing_checks
 from orbench.targets.conformance import RELAY_DELAY_NS, Conformance, format_checks
 from orbench.targets.descriptor import read_descriptor
 
@@ -314,3 +314,68 @@ def test_check_target_rejects_a_jacorb_client_that_loses_ami_replies(mutation, t
     else:
         assert not any(results.values()), report
         assert "replies arrived" in report, report
+
+
+def run_steps(mutation: str, tmp_path, steps) -> tuple[list, str]:
+    """Only the steps `steps(conformance, client, server)` adds, on the main pair of the C socket baseline behind
+    the wrapper: seconds, where the whole check-target takes tens of them."""
+    require_targets("c-socket")
+    path = tmp_path / "c-socket.toml"
+    path.write_text(DESCRIPTOR.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads="false"))
+    target = read_descriptor(path)
+    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    try:
+        server = conformance._server("main")
+        client = conformance._client("main")
+        assert client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])["ok"]
+        steps(conformance, client, server)
+    finally:
+        for w in reversed(conformance.workers):
+            w.stop()
+    assert all(w.proc.poll() is not None for w in conformance.workers), mutation
+    return conformance.checks, format_checks(target, conformance.checks)
+
+
+@pytest.mark.parametrize("mutation, mode, words", [
+    ("none", "twoway", None),
+    ("none", "oneway", None),
+    # Calls held back until the closing sync: every one is delivered and counted, but only at the end.
+    ("oneway_held", "oneway", "the calls reached it only at the end"),
+    # N / 10 real round trips, an answer made up for N with their samples repeated: the server's own count.
+    ("twoway_cached", "twoway", "calls answered without reaching the server"),
+])
+def test_calls_must_reach_the_server_while_they_run(mutation, mode, words, tmp_path):
+    checks, report = run_steps(mutation, tmp_path, lambda c, client, server: c.check(
+        "in time", lambda: timing_checks.arrivals_in_time(c, client, server, mode)))
+    assert checks[-1].passed == (words is None), report
+    if words:
+        assert words in checks[-1].detail, report
+
+
+def test_the_held_oneways_pass_every_older_check_of_a_run(tmp_path):
+    """What check-target could not see before: a run of oneways held until the sync passes the run checks and
+    the relay's (every message delivered, the samples the calls' own, a oneway that does not wait)."""
+    checks, report = run_steps("oneway_held", tmp_path, lambda c, client, server: (
+        c.check("run", lambda: c._run_point(client, server, "oneway", "octets", 1000)),
+        c.check("relay", lambda: c._delayed(client, server, "oneway"))))
+    assert all(check.passed for check in checks), report
+
+
+@pytest.mark.parametrize("mutation, passes", [("none", True), ("one_client", False)])
+def test_a_server_that_serves_one_client_at_a_time_is_rejected(mutation, passes, tmp_path, monkeypatch):
+    monkeypatch.setattr(timing_checks, "CLIENTS_TIMEOUT_S", 3.0)  # the second client's connect never answers
+    checks, report = run_steps(mutation, tmp_path, lambda c, client, server: c.check(
+        "clients", lambda: timing_checks.several_clients(c)))
+    assert checks[-1].passed == passes, report
+    if not passes:
+        assert "client 2 of 3, connecting while 1 are connected" in checks[-1].detail, report
+
+
+@pytest.mark.parametrize("mutation, passes", [("none", True), ("shutdown_ignored", False)])
+def test_a_server_that_ignores_shutdown_is_rejected(mutation, passes, tmp_path, monkeypatch):
+    monkeypatch.setattr(timing_checks, "SHUTDOWN_SECONDS", 2.0)
+    checks, report = run_steps(mutation, tmp_path, lambda c, client, server: c.check(
+        "shutdown", lambda: timing_checks.shutdown_request(c)))
+    assert checks[-1].passed == passes, report
+    if not passes:
+        assert "the server still runs 2 s after it answered shutdown()" in checks[-1].detail, report

@@ -301,3 +301,35 @@ def test_the_thrift_compiler_compiles_the_thrift_idl(tmp_path):
     done = subprocess.run(["thrift", "--gen", "cpp", "--gen", "java", "-out", str(tmp_path),
                            str(tmp_path / "orbench.thrift")], check=True, capture_output=True, text=True)
     assert (tmp_path / "Bench.h").exists() and "WARNING" not in done.stderr, done.stderr
+
+
+def test_capnp_names_in_camel_case_and_maps_oneway_to_a_stream():
+    from orbench.idl.emitters.capnp import to_capnp
+
+    text = to_capnp(parse(IDL.read_text(), str(IDL), capabilities=True))
+    for line in ("  pushRecords @1 (data :List(Record)) -> stream;", "  send @5 (data :Data) -> ();",
+                 "  echoStrings @14 (data :List(Text)) -> (result :List(Text));",
+                 "  sync @15 (expected :UInt64, timeoutMs :UInt32) -> (result :SyncResult);",
+                 "interface Pipelines extends(Bench) {", "  peer @0 () -> (result :Bench);"):
+        assert line in text.splitlines(), (line, text)
+    assert "_" not in "".join(line.split("#")[0] for line in text.splitlines() if "@" in line), text
+
+
+def test_the_capabilities_block_is_read_for_a_language_with_capabilities_only():
+    # Without it, Bench is the whole interface, as every ORB compiles it; an interface is no type there.
+    assert [d.name for d in module().definitions if isinstance(d, Interface)] == ["Bench"]
+    with_capabilities = parse(IDL.read_text(), str(IDL), capabilities=True)
+    pipelines = [d for d in with_capabilities.definitions if isinstance(d, Interface)][-1]
+    assert pipelines.name == "Pipelines" and pipelines.base.name == "Bench"
+    assert isinstance(pipelines.operations[0].result.definition, Interface)
+    with pytest.raises(IdlError, match="'Bench' is not defined before its use"):
+        parse("module m { interface Bench { void f(); }; interface P { Bench g(); }; };", "<x>")
+
+
+@pytest.mark.skipif(shutil.which("capnp") is None, reason="capnp not installed (make deps installs capnproto)")
+def test_the_capnp_compiler_compiles_the_schema(tmp_path):
+    from orbench.idl.emitters.capnp import to_capnp
+
+    (tmp_path / "orbench.capnp").write_text(to_capnp(parse(IDL.read_text(), str(IDL), capabilities=True)))
+    subprocess.run(["capnp", "compile", "-oc++", "orbench.capnp"], cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "orbench.capnp.h").exists()

@@ -158,3 +158,14 @@ def test_a_first_target_of_a_family_in_a_language_leaves_the_template_s_family_t
     assert target.family == "thrift" and "[orb]" not in path.read_text().replace("'s [orb] table", "")
     assert any("python3 -m orbench.idl thrift" in s for s in steps)
     assert steps[0].startswith("java/src/main/java/org/orbench/zeta/")
+
+
+def test_every_copied_argument_that_is_not_generic_is_flagged(tmp_path):
+    """Thrift's `--transport buffered` names no Thrift word, but is Thrift's setting: flagged with the rest;
+    what every target passes (worker paths, --host {host}, --target NAME, the baseline's JVM flags) is not."""
+    path, _ = new_target("zeta-cpp", "thrift-cpp", tmp_path, family="thrift")
+    flagged = [line for line in path.read_text().splitlines() if line.startswith("# TODO: thrift-cpp's own settings")]
+    assert len(flagged) == 2 and all(line.endswith("keep or drop: --transport buffered") for line in flagged), flagged
+    path, _ = new_target("zeta-java", "grpc-java", tmp_path, family="grpc")
+    flagged = " ".join(line for line in path.read_text().splitlines() if "grpc-java's own settings" in line)
+    assert "-Xmx256m" not in flagged and "--host" not in flagged and "org.orbench.zeta.ZetaServer" in flagged, flagged

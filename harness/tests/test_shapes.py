@@ -87,7 +87,10 @@ def test_a_shape_without_a_mode_of_the_campaign_is_refused(write_campaign):
 
 def test_every_orb_descriptor_claims_its_shapes():
     targets = read_targets()
-    assert "ami" in targets["omniorb"].shapes and len(targets["omniorb"].shapes) == len(shapes.KINDS)
+    # omniORB makes every shape but promise pipelining, which needs calls that return capabilities (Cap'n Proto's).
+    corba = [k for k in shapes.KINDS if k not in ("pipelined", "chained")]
+    assert "ami" in targets["omniorb"].shapes and len(targets["omniorb"].shapes) == len(corba)
+    assert targets["capnp-cpp"].shapes == ("in", "pipelined", "chained")
     # JacORB's AMI goes through its own IDL compiler's stubs, which run on JacORB alone.
     assert "ami" in targets["jacorb"].shapes and "ami" not in dict(targets["jacorb"].lacking_shapes)
     for java in ("jacorb", "glassfish", "yoko"):

@@ -202,3 +202,12 @@ def test_an_older_summary_json_is_recomputed_not_misread(store):
         assert read_summary(store) is None
     report = make_report(store.path)
     assert "omniorb" in report.read_text() and read_summary(store) == summary
+
+
+@pytest.mark.parametrize("mb_per_s, shown", [(12.34, "12.3 MB/s"), (0.1, "0.1 MB/s"), (0.0456, "45.6 kB/s"),
+                                             (0.000312, "312 B/s"), (None, "-")])
+def test_a_throughput_is_shown_in_a_unit_that_shows_it(mb_per_s, shown):
+    """A oneway of 1 B at a few thousand calls a second is kilobytes a second: never 0.0 MB/s."""
+    from orbench.results.units import fmt_throughput
+
+    assert fmt_throughput(mb_per_s) == shown

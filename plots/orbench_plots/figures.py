@@ -147,10 +147,10 @@ def _added_series(ax, target: str, series: list[PointSummary]) -> list[int]:
     est = [a.estimate / 1e3 for a in added]
     lo = [(a.ci95_low if a.ci95_low is not None else a.estimate) / 1e3 for a in added]
     hi = [(a.ci95_high if a.ci95_high is not None else a.estimate) / 1e3 for a in added]
-    family = series[0].family
+    family = read_families().get(series[0].family) if series[0].family else None
     ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
                 marker="o", ms=4, capsize=3, color=colour(target),
-                label=f"{target}{f' ({family})' if family else ''} − {added[0].baseline}")
+                label=f"{target}{f' ({family.label})' if family else ''} − {added[0].baseline}")
     return x
 
 

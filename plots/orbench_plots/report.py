@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from orbench.results.store import RunStore, write_text_atomic
+from orbench.results.units import fmt_throughput
 from orbench.summary.model import Equivalence, PointSummary, RunSummary
 from orbench.summary.summary import current_summary
 from orbench.summary.table import P50_LEGEND, columns, interval_over
@@ -68,7 +69,7 @@ def _esc(value: object) -> str:
 
 def _summary_table(points: tuple[PointSummary, ...]) -> str:
     head = ("placement", "mode", "payload", "target", "trials ok/failed (skipped)", "p50 µs", "p90 µs", "p99 µs", "max µs",
-            "ORB-added µs", "95% CI µs", "interval over", "p50 95% CI µs (trials)", "stopped by", "MB/s", "lost", "deadline misses",
+            "ORB-added µs", "95% CI µs", "interval over", "p50 95% CI µs (trials)", "stopped by", "throughput", "lost", "deadline misses",
             "errors")
     rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for p in points:
@@ -83,7 +84,7 @@ def _summary_table(points: tuple[PointSummary, ...]) -> str:
         cells = [*columns(p.point), f"{p.trials_ok}/{p.trials_failed}"
                  + (f" ({p.trials_skipped} skipped)" if p.trials_skipped else "")]
         nums = [_us(p.p50), _us(lat and lat.p90), _us(lat and lat.p99), _us(lat and lat.max), _us(p.added), ci,
-                interval_over(p), p50ci_text, stop_text, "" if tput is None else f"{tput:.1f}",
+                interval_over(p), p50ci_text, stop_text, "" if tput is None else fmt_throughput(tput),
                 "" if ow is None else str(ow.lost_messages), missed]
         rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells)
                     + "".join(f'<td class="num">{_esc(c)}</td>' for c in nums)

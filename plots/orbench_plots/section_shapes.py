@@ -35,7 +35,8 @@ def _slices(costs: tuple[ShapeCost, ...]) -> dict[str, list[ShapeCost]]:
     """The costs by everything but shape, target and payload: one figure each (its panels: payload sizes)."""
     out: dict[str, list[ShapeCost]] = defaultdict(list)
     for c in costs:
-        if c.ratio is not None and c.ratio.estimate is not None:
+        # The figure is each shape over the in call; a shape over another shape is in the table only.
+        if c.reference is None and c.ratio is not None and c.ratio.estimate is not None:
             out[c.point.slug_of("host_pair", "placement", "options", "mode")].append(c)
     return out
 
@@ -96,24 +97,27 @@ def section(summary: RunSummary, figures: list[Figure], run_dir: Path) -> str:
              "return carry the payload in the reply, inout both ways, exception raises a user exception on every "
              "call; dii and dsi are the dynamic interfaces on the client and the server; collocated calls a "
              "servant in the client's own process; ami-N keeps N asynchronous calls outstanding (its sample is "
-             "send to reply handler, so at N above 1 it includes the queueing behind the other N - 1).</p>"]
+             "send to reply handler, so at N above 1 it includes the queueing behind the other N - 1); pipelined "
+             "calls a method on the result of another in one round trip (promise pipelining), chained makes the "
+             "same two calls one after the other, and a row \"pipelined / chained\" says what pipelining saves.</p>"]
     for f in figures:
         rel = f.path.relative_to(run_dir)
         parts.append(f"<figure><img src='{html.escape(str(rel))}' alt='{html.escape(f.title)}'>"
                      f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption></figure>")
-    head = ("placement", "mode", "payload", "target", "shape", "in p50 µs", "shape p50 µs",
+    head = ("placement", "mode", "payload", "target", "shape", "in (or reference) p50 µs", "shape p50 µs",
             "shape / in [95% CI]", "shape − in µs [95% CI]", "launches")
     rows = []
     for c in costs:
         where, mode, payload, _ = columns(c.point)
+        shape = c.point.shape if c.reference is None else f"{c.point.shape} / {c.reference}"
         if c.ratio is None or c.ratio.estimate is None:
-            cells = [where, mode, payload, c.point.target, c.point.shape, "", "", c.why_missing or "", "", ""]
+            cells = [where, mode, payload, c.point.target, shape, "", "", c.why_missing or "", "", ""]
         else:
             r, a = c.ratio, c.added_ns
             ratio = f"{r.estimate:.2f}" + (f" [{r.low:.2f}, {r.high:.2f}]" if r.low is not None else "")
             added = ("" if a is None or a.estimate is None else _us(a.estimate)
                      + (f" [{_us(a.low)}, {_us(a.high)}]" if a.low is not None else ""))
-            cells = [where, mode, payload, c.point.target, c.point.shape, _us(c.in_p50_ns), _us(c.shape_p50_ns),
+            cells = [where, mode, payload, c.point.target, shape, _us(c.in_p50_ns), _us(c.shape_p50_ns),
                      ratio, added, str(r.launches or "")]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in cells) + "</tr>")
     parts.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "\n".join(rows) + "</table>")

@@ -23,7 +23,7 @@ from orbench_plots.drawing import draw  # noqa: E402
 COLOURS = {"omniorb": "#1f77b4", "tao": "#17becf", "jacorb": "#d62728", "glassfish": "#ff7f0e",
            "c-socket": "#2ca02c", "java-socket": "#9467bd", "java-nio": "#8c564b", "java-jni": "#e377c2",
            "java-ffm": "#7f7f7f", "grpc-cpp": "#bcbd22", "grpc-java": "#aec7e8", "ice-cpp": "#393b79",
-           "ice-java": "#ad494a", "thrift-cpp": "#8c6d31"}
+           "ice-java": "#ad494a", "thrift-cpp": "#8c6d31", "capnp-cpp": "#e7298a"}
 FALLBACK = ["#ffbb78", "#98df8a", "#ff9896", "#c49c94", "#dbdb8d"]
 
 

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         emitter = known_emitters()[args.emitter]
-        text = emitter.emit(parse_file(args.idl, emitter.in_only), args)
+        text = emitter.emit(parse_file(args.idl, emitter.in_only, emitter.capabilities), args)
     except IdlError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

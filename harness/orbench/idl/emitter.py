@@ -22,13 +22,16 @@ class Emitter:
     """One interface language: `emit` writes the text of its file from the parsed IDL and the arguments that
     `add_arguments` declared (argparse's namespace; none: a function that declares nothing). `in_only`: the
     language has in parameters only, no out parameters or user exceptions, so it is given the IDL without the
-    invocation shapes (parser.py, ORBENCH_IN_ONLY)."""
+    invocation shapes (parser.py, ORBENCH_IN_ONLY). `capabilities`: its calls return object references that a
+    call can be made on before the reply (promise pipelining), so it is given the IDL's ORBENCH_CAPABILITIES
+    block too."""
 
     name: str
     description: str                                   # one line: "proto3 (gRPC)"
     emit: Callable[[Module, argparse.Namespace], str]
     add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     in_only: bool = True
+    capabilities: bool = False
 
 
 _registered: dict[str, Emitter] = {}

@@ -24,9 +24,10 @@ class Sequence:
 
 @dataclass(frozen=True)
 class Ref:
-    """A use of a named type (typedef or struct), with the definition it resolved to."""
+    """A use of a named type (typedef or struct; an interface, an object reference, where capabilities are
+    parsed), with the definition it resolved to."""
 
-    definition: Typedef | Struct
+    definition: Typedef | Struct | Interface
 
 
 Type = Basic | Sequence | Ref

@@ -6,7 +6,9 @@ Preprocessor lines (#ifndef, #define, #endif, #include) are dropped: the file is
 with ORBENCH_TRANSLATED defined: a block `#ifndef ORBENCH_TRANSLATED` .. `#endif` (what only the CORBA ORBs
 compile: wstring, the DSI) is left out whole. A parse for a language with `in` parameters only (`in_only`:
 Thrift) also defines ORBENCH_IN_ONLY, whose block holds the invocation shapes (out and inout parameters, user
-exceptions), and refuses those constructs should they appear outside it.
+exceptions), and refuses those constructs should they appear outside it. A parse for a language whose calls
+return object references usable before the reply (`capabilities`: Cap'n Proto) defines ORBENCH_CAPABILITIES:
+only then is a block `#ifdef ORBENCH_CAPABILITIES` .. `#endif` read, where an interface may be a type.
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ _SHAPES_ONLY = "is not supported by the translator for a language with in parame
 
 
 class Parser:
-    def __init__(self, text: str, source: str, in_only: bool = True):
+    def __init__(self, text: str, source: str, in_only: bool = True, capabilities: bool = False):
         self.source = source
         self.in_only = in_only
-        self.tokens = _scan(text, source, frozenset({TRANSLATED, IN_ONLY} if in_only else {TRANSLATED}))
+        defined = {TRANSLATED, IN_ONLY} if in_only else {TRANSLATED}
+        self.defined = frozenset(defined | ({CAPABILITIES} if capabilities else set()))
+        self.tokens = _scan(text, source, self.defined)
         self.pos = 0
         self.names: dict[str, Typedef | Struct] = {}  # by plain name within the module
         self.exceptions: dict[str, UserException] = {}
@@ -199,7 +203,7 @@ class Parser:
         tok = self.identifier()
         base = None
         if self.accept(":"):
-            if self.in_only:
+            if self.in_only and CAPABILITIES not in self.defined:
                 raise self.error(f"interface inheritance {_SHAPES_ONLY}")
             base = self.base_interface()
         self.expect("{")
@@ -310,9 +314,11 @@ class Parser:
             return Basic(tok.text)
         return Ref(self.scoped_name())
 
-    def scoped_name(self) -> Typedef | Struct:
+    def scoped_name(self) -> Typedef | Struct | Interface:
         start = self.peek()
         name = self.qualified_name()
+        if name in self.interfaces and CAPABILITIES in self.defined:  # an object reference, for pipelining
+            return self.interfaces[name]
         if name not in self.names:
             raise self.error(f"'{name}' is not defined before its use", start)
         return self.names[name]
@@ -336,6 +342,9 @@ class Parser:
 # docstring).
 TRANSLATED = "ORBENCH_TRANSLATED"
 IN_ONLY = "ORBENCH_IN_ONLY"
+# Defined for a language whose calls return object references that a call can be made on before the reply
+# (Cap'n Proto's capabilities): its `#ifdef` block holds what promise pipelining needs.
+CAPABILITIES = "ORBENCH_CAPABILITIES"
 
 
 def _scan(text: str, source: str, defined: frozenset[str] = frozenset({TRANSLATED})) -> list[Token]:
@@ -360,23 +369,26 @@ def _scan(text: str, source: str, defined: frozenset[str] = frozenset({TRANSLATE
         if directive[:1] == ["#ifndef"] and directive[1:2] and directive[1] in defined:
             depth = 1
             continue
+        if directive[:1] == ["#ifdef"] and directive[1:2] and directive[1] not in defined:
+            depth = 1
+            continue
         if directive:
             continue
         for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*|::|[{}()<>;,:]|\S", line):
             tokens.append(Token(m.group(), number))
     if depth:
-        raise IdlError(f"{source}: an #ifndef of {' or '.join(sorted(defined))} is not closed by #endif")
+        raise IdlError(f"{source}: an #ifndef or #ifdef block is not closed by #endif")
     return tokens
 
 
-def parse(text: str, source: str = "<idl>", in_only: bool = True) -> Module:
+def parse(text: str, source: str = "<idl>", in_only: bool = True, capabilities: bool = False) -> Module:
     """`in_only`: for a language with in parameters only (see the module's docstring)."""
-    return Parser(text, source, in_only).parse()
+    return Parser(text, source, in_only, capabilities).parse()
 
 
-def parse_file(path: Path, in_only: bool = True) -> Module:
+def parse_file(path: Path, in_only: bool = True, capabilities: bool = False) -> Module:
     try:
         text = path.read_text()
     except OSError as exc:
         raise IdlError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse(text, str(path), in_only)
+    return parse(text, str(path), in_only, capabilities)

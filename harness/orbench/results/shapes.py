@@ -16,12 +16,14 @@ _AMI = re.compile(r"^ami-([1-9][0-9]*)$")
 @dataclass(frozen=True)
 class ShapeKind:
     """What a kind of shape is. `modes`: the run modes it combines with; `payload_types`: those it takes (empty:
-    every one); `carries`: what crosses each way, for PROTOCOL.md and the report."""
+    every one); `carries`: what crosses each way, for PROTOCOL.md and the report; `against`: a shape it is also
+    compared with, besides `in` (the summary's shape_costs)."""
 
     name: str
     modes: tuple[str, ...]
     payload_types: tuple[str, ...]
     carries: str
+    against: str | None = None
 
 
 KINDS: dict[str, ShapeKind] = {k.name: k for k in (
@@ -35,6 +37,12 @@ KINDS: dict[str, ShapeKind] = {k.name: k for k in (
     ShapeKind("dsi", ("twoway", "echo"), (), "send/echo served by a dynamic skeleton servant"),
     ShapeKind("collocated", ("twoway", "echo"), (), "send/echo to a servant in the client's own process"),
     ShapeKind("ami", ("twoway", "echo"), (), "send/echo as asynchronous calls, N replies outstanding"),
+    # Promise pipelining (Cap'n Proto): peer() returns a reference, and send is called on it before peer()'s
+    # reply has come, both in one round trip; chained is the same two calls one after the other, two round
+    # trips: the pair is what pipelining saves.
+    ShapeKind("pipelined", ("twoway",), (), "peer() and send on its result, sent together: one round trip",
+              against="chained"),
+    ShapeKind("chained", ("twoway",), (), "peer(), its reply, then send on its result: two round trips"),
 )}
 
 

@@ -14,6 +14,19 @@ def fmt_ns(ns: float | None) -> str:
     return f"{ns / 1e6:.2f} ms"
 
 
+def fmt_throughput(mb_per_s: float | None) -> str:
+    """A payload throughput (MB = 10^6 bytes) in a unit that shows it: 12.3 MB/s, 45.6 kB/s, 312 B/s (a oneway of
+    1 B at a few thousand calls a second is kilobytes a second, which 0.0 MB/s would hide)."""
+    if mb_per_s is None:
+        return "-"
+    per_s = mb_per_s * 1e6
+    if per_s >= 1e5:
+        return f"{mb_per_s:.1f} MB/s"
+    if per_s >= 1e3:
+        return f"{per_s / 1e3:.1f} kB/s"
+    return f"{per_s:.0f} B/s"
+
+
 def fmt_duration(seconds: float) -> str:
     seconds = int(seconds)
     if seconds < 60:

@@ -36,7 +36,9 @@ from orbench.stats.launches import LaunchValue
 # 6: the run gains `instructions` (the counting mode: instructions per call by worker and function, against the
 #    baseline, with the known answer in instructions).
 # 7: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
-SUMMARY_VERSION = 7
+# 8: `shape_costs` also holds a shape against another shape than `in` where its kind names one (pipelined over
+#    chained: what promise pipelining saves), with `reference`.
+SUMMARY_VERSION = 8
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -456,9 +458,12 @@ class ShapeCost:
     """One ORB point of an invocation shape other than `in` against the same target's `in` call at the same
     payload (summary/shape_costs.py): `ratio` is the shape's p50 over the in call's, paired by (launch, trial),
     a geometric mean with its interval over launches (or over the trials of one launch, `method` says);
-    `added_ns` the same as a difference. Only `why_missing` when the in call was not measured."""
+    `added_ns` the same as a difference. Only `why_missing` when the in call was not measured. `reference`: the
+    shape it is against when that is not `in` (pipelined against chained, results/shapes.py), whose p50 is then
+    `in_p50_ns`."""
 
     point: Point = flat()
+    reference: str | None = optional()
     in_p50_ns: float | None = optional()
     shape_p50_ns: float | None = optional()
     ratio: TrialInterval | None = optional()

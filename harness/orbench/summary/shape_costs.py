@@ -3,7 +3,9 @@ the same point otherwise (mode, payload type and size, placement, ...), from the
 (launch, trial) as ORB-added latency is. The ratio is taken on a log scale and brought back (a geometric mean,
 whose interval stays above 0 and is as wide either way by factor); its difference in ns beside it. With two or
 more launches the interval is over launches (the mean of each launch's median, Student t); with one, over that
-launch's paired trials (t over trials, which says nothing of the next launch)."""
+launch's paired trials (t over trials, which says nothing of the next launch). A shape whose kind names another
+to be `against` (pipelined: chained) is also compared with that one, the same way: what promise pipelining
+saves over the same two calls made one after the other."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import math
 import numpy as np
 
 from orbench.results.point import Point
-from orbench.results.shapes import IN
+from orbench.results.shapes import IN, kind_of
 from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches
 from orbench.stats.stats import trial_ci95
 from orbench.summary.model import PointSummary, ShapeCost, TrialInterval
@@ -21,26 +23,36 @@ from orbench.summary.point_summary import TrialKey
 
 def shape_costs(points: dict[Point, PointSummary],
                 trial_p50: dict[Point, dict[TrialKey, float]]) -> list[ShapeCost]:
-    """One ShapeCost per point of a shape other than `in` that has trials, in the points' order."""
+    """One ShapeCost per point of a shape other than `in` that has trials, in the points' order, and one more
+    against the shape its kind is `against`."""
     out = []
     for point in points:
         if point.shape == IN or point not in trial_p50:
             continue
-        reference = point.replace(shape=IN)
-        if reference not in trial_p50:
-            out.append(ShapeCost(point=point, why_missing=f"{point.target}'s in call was not measured at this point"))
-            continue
-        shape, base = trial_p50[point], trial_p50[reference]
-        keys = sorted(set(shape) & set(base))
-        if not keys:
-            out.append(ShapeCost(point=point, why_missing="no trial of the shape has a partner of the in call"))
-            continue
-        log_ratios = {k: math.log(shape[k] / base[k]) for k in keys if base[k] > 0 and shape[k] > 0}
-        added = {k: shape[k] - base[k] for k in keys}
-        out.append(ShapeCost(point=point, in_p50_ns=float(np.median([base[k] for k in keys])),
-                             shape_p50_ns=float(np.median([shape[k] for k in keys])),
-                             ratio=_exp(_interval(log_ratios)), added_ns=_interval(added)))
+        out.append(_cost(point, IN, trial_p50))
+        against = kind_of(point.shape).against
+        if against is not None and point.replace(shape=against) in trial_p50:
+            out.append(_cost(point, against, trial_p50))
     return out
+
+
+def _cost(point: Point, reference_shape: str, trial_p50: dict[Point, dict[TrialKey, float]]) -> ShapeCost:
+    """`point` against the same point at `reference_shape`, paired by (launch, trial)."""
+    reference = None if reference_shape == IN else reference_shape
+    other = point.replace(shape=reference_shape)
+    if other not in trial_p50:
+        return ShapeCost(point=point, reference=reference,
+                         why_missing=f"{point.target}'s {reference_shape} call was not measured at this point")
+    shape, base = trial_p50[point], trial_p50[other]
+    keys = sorted(set(shape) & set(base))
+    if not keys:
+        return ShapeCost(point=point, reference=reference,
+                         why_missing=f"no trial of the shape has a partner of the {reference_shape} call")
+    log_ratios = {k: math.log(shape[k] / base[k]) for k in keys if base[k] > 0 and shape[k] > 0}
+    added = {k: shape[k] - base[k] for k in keys}
+    return ShapeCost(point=point, reference=reference, in_p50_ns=float(np.median([base[k] for k in keys])),
+                     shape_p50_ns=float(np.median([shape[k] for k in keys])),
+                     ratio=_exp(_interval(log_ratios)), added_ns=_interval(added))
 
 
 def _exp(log_interval: TrialInterval) -> TrialInterval:

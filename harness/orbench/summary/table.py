@@ -6,7 +6,7 @@ import textwrap
 
 from orbench.results.point import Point
 from orbench.results.trial import SKIPPED
-from orbench.results.units import fmt_ns
+from orbench.results.units import fmt_ns, fmt_throughput
 from orbench.stats.intervals import PAIRED_FEW_METHOD
 from orbench.stats.known_fit import fit_text
 from orbench.summary.model import KnownAnswerRow, PointSummary, RunSummary
@@ -67,7 +67,7 @@ def format_table(summary: RunSummary) -> str:
             ow = e.oneway
             if ow:
                 tput = ow.receiver_throughput_mb_per_s
-                extra = f"{tput:.1f} MB/s" if tput is not None else ""
+                extra = fmt_throughput(tput) if tput is not None else ""
                 if ow.lost_messages:
                     extra += f" LOST {ow.lost_messages}"
             if e.rate:

@@ -23,9 +23,9 @@ from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
 from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
-from orbench.targets import relay_steps, sample_checks, scale_checks, shape_checks, wire_checks
+from orbench.targets import relay_steps, sample_checks, scale_checks, shape_checks, timing_checks, wire_checks
 from orbench.targets.descriptor import Target, counted_payload_bytes
-from orbench.targets.families import endpoint_form
+from orbench.targets.families import endpoint_form, read_families
 from orbench.targets.options import plan_options
 from orbench.targets.workers import ClientWorker, ServerWorker
 
@@ -218,6 +218,11 @@ class Conformance:
             self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
             self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
             self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
+            kept: dict = {}
+            self.check(f"{timing_checks.CLIENTS} clients of one server at once: all served, their calls overlap",
+                       lambda: timing_checks.several_clients(self, kept))
+            self.check("shutdown(): the client has its reply, then the server ends",
+                       lambda: timing_checks.shutdown_request(self, kept.get("pair")))
             self._option_checks()
             self._threading_checks()
             if self.target.objects:
@@ -268,6 +273,9 @@ class Conformance:
         if "ami" in self.target.shapes:
             self.check("shape ami-8: calls overlap (replies held a known time)",
                        lambda: shape_checks.ami_overlap(self, client, server, RELAY_DELAY_NS))
+        if {"pipelined", "chained"} <= set(self.target.shapes):
+            self.check("shapes pipelined and chained: one round trip against two (replies held a known time)",
+                       lambda: shape_checks.pipelining_round_trips(self, client, server, RELAY_DELAY_NS))
         self.check("a shape the client does not make is refused (unsupported)",
                    lambda: shape_checks.unclaimed_refused(client, server, self.log_dir))
         if "twoway" in self.target.modes:
@@ -275,6 +283,10 @@ class Conformance:
                        lambda: self._delayed(client, server, "twoway"))
         if "oneway" in self.target.modes:
             self.check("oneway returns before the server replies", lambda: self._delayed(client, server, "oneway"))
+        for mode in ("twoway", "oneway"):
+            if mode in self.target.modes:
+                self.check(f"in time: {mode} calls reach the server while they run (its own count)",
+                           lambda m=mode: timing_checks.arrivals_in_time(self, client, server, m))
         if self.target.kind == "socket":
             self.check("baseline reads and writes as PROTOCOL.md says", lambda: self._baseline_io(client, server))
         self.check(f"long haul: {LONG_HAUL_BYTES // 2**20} MiB through one connection, twoway and oneway",
@@ -450,10 +462,12 @@ class Conformance:
         if per_request < SPLIT_SEGMENTS:
             self.checks.append(Check(name, True, f"{per_request:.2f} segments per message"))
             return
-        self.checks.append(Check(name, True, (
-            f"{per_request:.2f} segments per message: the worker writes a request in parts (header, then body), "
-            "and with TCP_NODELAY on each part leaves as a segment of its own, a cost of the middleware's"),
-            warning=True))
+        family = read_families()[self.target.family] if self.target.family else None
+        why = (family.extra_segments if family and family.extra_segments else
+               "the worker writes a request in parts (header, then body), and with TCP_NODELAY on each part leaves "
+               "as a segment of its own")
+        self.checks.append(Check(name, True, f"{per_request:.2f} segments per message: {why}, a cost of the "
+                                             "middleware's", warning=True))
 
     def _refused(self, key: str) -> str:
         server, client = self._server(f"refused-{key}"), self._client(f"refused-{key}")

@@ -29,6 +29,7 @@ class Family:
     endpoint: EndpointForm
     idl: str | None = None                     # the IDL emitter of its interface file; None: its own compiler
     steps: tuple[tuple[str, str], ...] = ()    # (language, text)
+    extra_segments: str | None = None          # why a request is more than one segment, in its own words
 
     def steps_for(self, language: str) -> list[str]:
         return [text for lang, text in self.steps if lang == language]
@@ -63,7 +64,8 @@ def _read(path: Path) -> dict[str, Family]:
                             f"); one is a module harness/orbench/idl/emitters/{t['idl']}.py")
         out[name] = Family(name=name, label=t["label"], protocol=t["protocol"],
                            endpoint=EndpointForm(t["endpoint"], t.get("port_pattern"), t.get("port_reader")),
-                           idl=t.get("idl"), steps=tuple((s["language"], s["text"]) for s in t.get("steps", [])))
+                           idl=t.get("idl"), steps=tuple((s["language"], s["text"]) for s in t.get("steps", [])),
+                           extra_segments=t.get("extra_segments"))
     return out
 
 

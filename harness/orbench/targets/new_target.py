@@ -75,7 +75,19 @@ def toml_key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
 
 
-def render(template: Target, name: str, stem: str, family: str | None, language: Language) -> str:
+# The contract's own arguments (PROTOCOL.md, "Server worker"; a Java class path), which every target passes.
+CONTRACT_ARGS = ("--host", "--port", "--target", "-cp")
+
+
+def is_generic(argument: str, name: str, baseline_args: frozenset[str]) -> bool:
+    """Whether a copied argument belongs to any target of its language rather than to the template: one filled
+    in by the harness ({root}, {host}, {java}...), the contract's own flags and the new name, or one the
+    language's socket baseline passes too (its JVM flags, which a middleware keeps for a fair subtraction)."""
+    return "{" in argument or argument in CONTRACT_ARGS or argument == name or argument in baseline_args
+
+
+def render(template: Target, name: str, stem: str, family: str | None, language: Language,
+           baseline_args: frozenset[str] = frozenset()) -> str:
     """The new descriptor: the template's structure, what belongs to the template renamed or left as a TODO."""
     data = tomllib.loads(template.path.read_text())
     old_stem = stem_of(template.descriptor, language)
@@ -114,8 +126,10 @@ def render(template: Target, name: str, stem: str, family: str | None, language:
     for role in ("server", "client"):
         argv = [rename(a) for a in data[role]["argv"]]
         out += ["", f"[{role}]"]
-        # Arguments still naming the template after the renaming are its own settings (-Djacorb.poa...).
-        theirs = [a for a in argv if re.search(rf"(?<![a-z0-9]){re.escape(old_stem)}(?![a-z0-9])", a, re.IGNORECASE)]
+        # Every argument that is not generic is the template's own setting (-Djacorb.poa..., Thrift's
+        # --transport buffered), kept only once checked; one still naming the template after the renaming too.
+        theirs = [a for a in argv if not is_generic(a, name, baseline_args)
+                  or re.search(rf"(?<![a-z0-9]){re.escape(old_stem)}(?![a-z0-9])", a, re.IGNORECASE)]
         if theirs:
             out.append(f"# TODO: {like}'s own settings, keep or drop: {' '.join(theirs)}")
         out.append(f"argv = {toml_value(argv)}")
@@ -275,7 +289,9 @@ def new_target(name: str, like: str | None, directory: Path | None = None, langu
     stem = stem_of(name, lang)
     new_family = _family_of(template, stem, lang, family, families, kind)
     if template is not None:
-        path.write_text(render(template, name, stem, new_family, lang))
+        baseline = targets.get(template.baseline or lang.baseline)
+        baseline_args = frozenset(baseline.server_argv + baseline.client_argv) if baseline else frozenset()
+        path.write_text(render(template, name, stem, new_family, lang, baseline_args))
     else:
         orb_keys = (f'family = "{new_family or next(iter(families))}"   # TODO: one of {", ".join(families)}\n'
                     f'baseline = "{lang.baseline}"\n') if kind == "orb" else ""

@@ -94,6 +94,32 @@ def ami_overlap(conformance: Conformance, client: ClientWorker, server: ServerWo
         return relay_steps.check_overlap(read_samples(path), answer, AMI_RELAY_CALLS, delay_ns, "with 8 outstanding")
 
 
+# Promise pipelining through the relay that holds every reply: a pipelined call is one round trip (its median
+# below PIPELINED_MAX_DELAYS x the delay), a chained one two (its median at least CHAINED_MIN_DELAYS x).
+PIPELINING_RELAY_CALLS = 6
+PIPELINED_MAX_DELAYS = 1.5
+CHAINED_MIN_DELAYS = 2.0
+
+
+def pipelining_round_trips(conformance: Conformance, client: ClientWorker, server: ServerWorker,
+                           delay_ns: int) -> str:
+    """pipelined and chained through a relay that holds every reply `delay_ns`: the pipelined call waits one
+    delay, the chained one two; a client that does not pipeline (it waits for peer()'s reply first) fails."""
+    medians = {}
+    with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
+        for shape in ("pipelined", "chained"):
+            path = conformance.log_dir / f"shape-{shape}-relay.i64"
+            answer = client.call({"cmd": "run", "mode": "twoway", "shape": shape, "payload_type": "octets",
+                                  "payload_bytes": 100, "calls": PIPELINING_RELAY_CALLS, "warmup": 1,
+                                  "samples_file": str(path), "sync_timeout_ms": 10000}, timeout=120, watch=[server])
+            assert answer["ok"], f"{shape}: error answer: {answer.get('error_kind')}: {answer.get('error')}"
+            medians[shape] = float(np.median(read_samples(path))) / delay_ns
+    shown = f"pipelined {medians['pipelined']:.2f}, chained {medians['chained']:.2f} x the delay"
+    assert medians["pipelined"] < PIPELINED_MAX_DELAYS, f"{shown}: the pipelined call waited more than one round trip"
+    assert medians["chained"] >= CHAINED_MIN_DELAYS, f"{shown}: the chained calls did not take two round trips"
+    return shown
+
+
 def unclaimed_refused(client: ClientWorker, server: ServerWorker, log_dir: Path) -> str:
     """A shape the client does not make (its hello's `shapes`) is refused (`unsupported`), not run as another."""
     hello = client.call({"cmd": "hello"}, watch=[server])

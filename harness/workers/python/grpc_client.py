@@ -79,6 +79,9 @@ class GrpcConnection:
     def reset_counters(self) -> None:
         self.stub.reset_counters(pb.Empty(), timeout=DEADLINE_MARGIN_S)
 
+    def shutdown(self) -> None:
+        self.stub.shutdown(pb.Empty(), timeout=DEADLINE_MARGIN_S)
+
     def counters(self) -> tuple[int, int]:
         c = self.stub.counters(pb.Empty(), timeout=DEADLINE_MARGIN_S)
         return c.messages, c.bytes

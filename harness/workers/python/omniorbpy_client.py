@@ -65,6 +65,9 @@ class OmniConnection:
     def reset_counters(self) -> None:
         self.bench.reset_counters()
 
+    def shutdown(self) -> None:
+        self.bench.shutdown()
+
     def counters(self) -> tuple[int, int]:
         c = self.bench.counters()
         return c.messages, c.bytes

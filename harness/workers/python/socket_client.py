@@ -70,6 +70,9 @@ class SocketConnection:
     def reset_counters(self) -> None:
         self._control(w.RESET, b"", 0)
 
+    def shutdown(self) -> None:
+        self._control(w.SHUTDOWN, b"", 0)
+
     def counters(self) -> tuple[int, int]:
         return w.COUNTERS_REPLY.unpack(self._control(w.COUNTERS, b"", w.COUNTERS_REPLY.size))
 

@@ -142,6 +142,11 @@ class ClientLoop:
             reject_unknown_fields(command, ())
             self.connected().reset_counters()
             return {}, False
+        if name == "shutdown_server":
+            # check-target's: the server must reply, then stop (PROTOCOL.md, "Client worker").
+            reject_unknown_fields(command, ())
+            self.connected().shutdown()
+            return {}, False
         if name == "quit":
             reject_unknown_fields(command, ())
             return {}, True

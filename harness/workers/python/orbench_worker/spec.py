@@ -259,8 +259,9 @@ def refuse_options(options: ConnectOptions, middleware: str) -> None:
         raise WorkerError("unsupported", f"{middleware} has no SyncScopePolicy: sync_scope cannot be done")
 
 
-SHAPE_KINDS = ("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated")
-TWOWAY_ONLY = ("out", "return", "inout", "exception")
+SHAPE_KINDS = ("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated", "pipelined",
+               "chained")
+TWOWAY_ONLY = ("out", "return", "inout", "exception", "pipelined", "chained")
 
 
 def take_shape(command: dict, supported: tuple[str, ...]) -> str:

@@ -55,6 +55,11 @@ final class IceBenchClient extends StubClient<IceBenchClient.Proxies> {
   }
 
   @Override
+  protected void shutdownServer(Proxies bench) {
+    bench.twoway().shutdown();
+  }
+
+  @Override
   protected SyncOutcome sync(Proxies bench, long expected, long timeoutMs) {
     SyncResult result = bench.twoway().sync(expected, timeoutMs);
     return new SyncOutcome(result.complete, counts(result.received));

@@ -62,6 +62,11 @@ final class GrpcBenchClient extends StubClient<GrpcBenchClient.Channel> {
   }
 
   @Override
+  protected void shutdownServer(Channel c) {
+    c.blocking().shutdown(EMPTY);
+  }
+
+  @Override
   protected SyncOutcome sync(Channel c, long expected, long timeoutMs) {
     SyncResult result = c.blocking().sync(
         SyncRequest.newBuilder().setExpected(expected).setTimeoutMs((int) timeoutMs).build());

@@ -80,6 +80,11 @@ final class OrbBenchClient extends StubClient<Bench> {
   }
 
   @Override
+  protected void shutdownServer(Bench bench) {
+    bench.shutdown();
+  }
+
+  @Override
   protected SyncOutcome sync(Bench bench, long expected, long timeoutMs) {
     SyncResult result = bench.sync(expected, (int) timeoutMs); // IDL unsigned long: the low 32 bits
     return new SyncOutcome(result.complete, counts(result.received));

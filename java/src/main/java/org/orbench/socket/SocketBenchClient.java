@@ -80,6 +80,11 @@ final class SocketBenchClient extends ConnectedClient<WireClient> {
   }
 
   @Override
+  protected void shutdownServer(WireClient wire) throws IOException {
+    wire.shutdown();
+  }
+
+  @Override
   protected SyncOutcome sync(WireClient wire, long expected, long timeoutMs) throws IOException {
     return wire.sync(expected, timeoutMs);
   }

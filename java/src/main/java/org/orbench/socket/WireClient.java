@@ -74,6 +74,11 @@ final class WireClient implements Closeable {
     return replyBody;
   }
 
+  void shutdown() throws IOException {
+    control(Kind.SHUTDOWN, 0);
+    receiveReply(Kind.SHUTDOWN, 0);
+  }
+
   void reset() throws IOException {
     control(Kind.RESET, 0);
     receiveReply(Kind.RESET, 0);

@@ -58,6 +58,11 @@ public interface BenchClient {
 
   void resetCounters() throws Exception;
 
+  /** The IDL's shutdown() (the socket message SHUTDOWN): returns once its reply came; the server then stops. */
+  default void shutdownServer() throws Exception {
+    throw new WorkerException(ErrorKind.UNSUPPORTED, "this client cannot ask its server to shut down");
+  }
+
   /** The server's barrier: returns when it has counted {@code expected} messages or the timeout passed. */
   SyncOutcome sync(long expected, long timeoutMs) throws Exception;
 

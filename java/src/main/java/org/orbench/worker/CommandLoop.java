@@ -119,6 +119,14 @@ public final class CommandLoop {
         }
         client.resetCounters();
         return new JsonObject();
+      case "shutdown_server":
+        // check-target's: the server must reply, then stop (PROTOCOL.md, "Client worker").
+        JsonFields.rejectUnknown(command, Set.of());
+        if (!connected) {
+          throw WorkerException.usage("shutdown_server before a successful connect");
+        }
+        client.shutdownServer();
+        return new JsonObject();
       case "quit":
         JsonFields.rejectUnknown(command, Set.of());
         quit = true;

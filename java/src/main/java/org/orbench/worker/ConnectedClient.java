@@ -37,6 +37,8 @@ public abstract class ConnectedClient<C> implements BenchClient {
 
   protected abstract void resetCounters(C connection) throws Exception;
 
+  protected abstract void shutdownServer(C connection) throws Exception;
+
   protected abstract SyncOutcome sync(C connection, long expected, long timeoutMs) throws Exception;
 
   protected abstract Counts counters(C connection) throws Exception;
@@ -122,6 +124,11 @@ public abstract class ConnectedClient<C> implements BenchClient {
   @Override
   public final void resetCounters() throws Exception {
     resetCounters(counting());
+  }
+
+  @Override
+  public final void shutdownServer() throws Exception {
+    shutdownServer(counting());
   }
 
   @Override

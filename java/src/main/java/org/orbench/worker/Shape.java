@@ -12,8 +12,10 @@ import java.util.Set;
 public record Shape(String kind, int outstanding) {
   public static final Shape IN = new Shape("in", 1);
   private static final List<String> KINDS =
-      List.of("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated");
-  private static final Set<String> TWOWAY_ONLY = Set.of("out", "return", "inout", "exception");
+      List.of("in", "out", "inout", "return", "exception", "wstring", "dii", "dsi", "collocated", "pipelined",
+          "chained");
+  private static final Set<String> TWOWAY_ONLY =
+      Set.of("out", "return", "inout", "exception", "pipelined", "chained");
 
   public boolean isIn() {
     return kind.equals("in");
