@@ -32,7 +32,7 @@ JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 SLICE2JAVA ?= $(shell command -v slice2java)
 JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
-.PHONY: help bench test test-slow deps deps-system deps-python build cpp java python check targets lint clean jmh jmh-build \
+.PHONY: help bench test test-slow coverage deps deps-system deps-python build cpp java python check targets lint clean jmh jmh-build \
 	bench-fidelity
 
 # A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
@@ -48,6 +48,7 @@ help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
 	@echo "make test-slow  the harness tests marked slow (every other target's check-target, long soaks, ...)"
+	@echo "make coverage   both test layers under coverage.py: line and branch coverage of harness/orbench"
 	@echo "make deps       install Debian packages and the Python venv (.venv)"
 	@echo "make build      build the C++ (cpp/build), Java (java/target) and Python (harness/workers/python/build) workers"
 	@echo "make check      run every available target through the worker contract"
@@ -126,6 +127,11 @@ test: deps build lint jmh-build
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.
 test-slow: deps build
 	cd harness && $(PY) -m pytest -q -m slow
+
+# Each layer's line and branch coverage of harness/orbench (coverage.py), the fast layer alone and both together;
+# under coverage the tests run slower, so this is no measure of their time (CONTRIBUTING.md, Tests).
+coverage: deps build
+	cd harness && $(PY) -m tests.measure_layers
 
 check: deps build
 	$(ORBENCH) check-target $$($(ORBENCH) targets | awk '$$NF == "available" {print $$1}')

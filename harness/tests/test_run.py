@@ -94,6 +94,8 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
 def test_unknown_target_on_the_command_line(results_root):
     code, out, err = run_cli("check-target", "nosuchorb")
     assert code == 2 and "unknown target 'nosuchorb'" in err
+    code, out, err = run_cli("check-target", "c-socket", "--only", "soak,sock")
+    assert code == 2 and "--only: unknown group 'sock' (known: runs, shapes" in err, err
 
 
 def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campaign, results_root):
