@@ -110,10 +110,20 @@ cpp: deps-system
 
 # Maven builds the workers (and, with a JDK 22+ found, the FFM transport); CMake then builds the java-jni
 # baselines' C library from the JNI header javac wrote, into java/target/native/.
+# A Maven build that has nothing to do still takes tens of seconds (its plugins each check their outputs), so a
+# stamp skips it: $(call unchanged,STAMP,FLAGS,INPUTS,OUTPUTS) is true when STAMP holds FLAGS (the build's options),
+# no file under INPUTS is newer than it and every file of OUTPUTS is there.
+unchanged = [ -f $(1) ] && [ "$$(cat $(1))" = "$(2)" ] \
+	&& [ -z "$$(find $(3) -newer $(1) -type f -not -name "*.pyc" -print -quit)" ] \
+	&& for f in $(4); do [ -f $$f ] || exit 1; done
+# What the Java build reads: its sources, the IDL and the translator that writes the proto and Slice from it.
+JAVA_INPUTS := java/pom.xml java/src java/jni idl harness/orbench/idl
 java:
-	@$(call quietly,built the Java workers and ORB jars in java/target,$(ROOT)/java/target/make.log,\
+	@( $(call unchanged,java/target/.built,$(JAVA_FLAGS),$(JAVA_INPUTS),java/target/orbench-workers.jar \
+	  java/target/native/liborbench-jni.so) ) || { \
+	$(call quietly,built the Java workers and ORB jars in java/target,$(ROOT)/java/target/make.log,\
 	  $(MVN) -DskipTests package $(JAVA_FLAGS) && cmake -S java/jni -B java/target/jni-build \
-	  -DCMAKE_BUILD_TYPE=Release && cmake --build java/target/jni-build)
+	  -DCMAKE_BUILD_TYPE=Release && cmake --build java/target/jni-build) && echo '$(JAVA_FLAGS)' > java/target/.built; }
 
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
@@ -152,7 +162,10 @@ clean:
 JMH_ARGS ?=
 JMH_ORBS ?= jacorb glassfish
 jmh-build: java
-	mvn -q -B -f java/jmh/pom.xml package
+	@( $(call unchanged,java/jmh/target/.built,,java/jmh/pom.xml java/jmh/src java/target/orbench-workers.jar,\
+	  java/jmh/target/jmh-classes.jar) ) || { \
+	$(call quietly,built the JMH suite in java/jmh/target,$(ROOT)/java/jmh/target/make.log,\
+	  mvn -q -B -f java/jmh/pom.xml package) && echo > java/jmh/target/.built; }
 
 jmh: deps jmh-build
 	@mkdir -p results
