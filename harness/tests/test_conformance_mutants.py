@@ -111,7 +111,9 @@ def check_mutant(mutation: str, tmp_path, target: str = "c-socket",
     return {c.name: c.passed for c in checks}, format_checks(target, checks)
 
 
-@pytest.mark.parametrize("mutation", ["none", pytest.param("no_soak", marks=pytest.mark.slow)])
+# The whole check-target through the wrapper: the control of the whole runs of the mutants (make test-slow).
+@pytest.mark.slow
+@pytest.mark.parametrize("mutation", ["none", "no_soak"])
 def test_the_wrapper_alone_passes(mutation, tmp_path):
     results, report = check_mutant(mutation, tmp_path)
     assert all(results.values()), report
@@ -143,6 +145,15 @@ CATCHING_STEPS = {"constant": {"runs", "delays"}, "micros": {"runs", "delays"}, 
                   "oneway_twoway": {"delays"}, "language": set(), "unsupported_mode": {"errors"},
                   "threads_ignored": {"threads"}}
 assert set(CATCHING_STEPS) == set(REJECTED)
+
+
+def test_the_wrapper_alone_passes_the_steps_the_mutants_are_caught_by(tmp_path):
+    """The control of the step groups that the mutants of the C baseline run in make test (the threads steps run
+    only where a mutation is about threads: test_contract runs them for the real c-socket)."""
+    groups = frozenset(set().union(*CATCHING_STEPS.values()))
+    results, report = check_mutant("none", tmp_path, only=groups)
+    assert all(results.values()), report
+    assert {name.split()[0] for name in results} >= {"run", "samples", "oneway", "option", "unknown"}, report
 
 
 @pytest.mark.parametrize("mutation", sorted(REJECTED))
