@@ -33,8 +33,8 @@ JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 SLICE2JAVA ?= $(shell command -v slice2java)
 JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
-.PHONY: help bench test test-slow deps deps-system deps-python build cpp java python check targets lint clean jmh jmh-build \
-	bench-fidelity docs reference
+.PHONY: help bench test test-slow coverage deps deps-system deps-python build cpp java python check targets lint clean jmh \
+	jmh-build bench-fidelity docs reference
 
 # A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
 # build step's output goes to a log (one line when it works, the log's tail when it fails), and make does not
@@ -49,6 +49,7 @@ help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
 	@echo "make test-slow  the harness tests marked slow (every other target's check-target, long soaks, ...)"
+	@echo "make coverage   both test layers under coverage.py: line and branch coverage of harness/orbench"
 	@echo "make deps       install Debian packages and the Python venv (.venv)"
 	@echo "make build      build the C++ (cpp/build), Java (java/target) and Python (harness/workers/python/build) workers"
 	@echo "make check      run every available target through the worker contract"
@@ -113,10 +114,20 @@ cpp: deps-system
 
 # Maven builds the workers (and, with a JDK 22+ found, the FFM transport); CMake then builds the java-jni
 # baselines' C library from the JNI header javac wrote, into java/target/native/.
+# A Maven build that has nothing to do still takes tens of seconds (its plugins each check their outputs), so a
+# stamp skips it: $(call unchanged,STAMP,FLAGS,INPUTS,OUTPUTS) is true when STAMP holds FLAGS (the build's options),
+# no file under INPUTS is newer than it and every file of OUTPUTS is there.
+unchanged = [ -f $(1) ] && [ "$$(cat $(1))" = "$(2)" ] \
+	&& [ -z "$$(find $(3) -newer $(1) -type f -not -name "*.pyc" -print -quit)" ] \
+	&& for f in $(4); do [ -f $$f ] || exit 1; done
+# What the Java build reads: its sources, the IDL and the translator that writes the proto and Slice from it.
+JAVA_INPUTS := java/pom.xml java/src java/jni idl harness/orbench/idl
 java:
-	@$(call quietly,built the Java workers and ORB jars in java/target,$(ROOT)/java/target/make.log,\
+	@( $(call unchanged,java/target/.built,$(JAVA_FLAGS),$(JAVA_INPUTS),java/target/orbench-workers.jar \
+	  java/target/native/liborbench-jni.so) ) || { \
+	$(call quietly,built the Java workers and ORB jars in java/target,$(ROOT)/java/target/make.log,\
 	  $(MVN) -DskipTests package $(JAVA_FLAGS) && cmake -S java/jni -B java/target/jni-build \
-	  -DCMAKE_BUILD_TYPE=Release && cmake --build java/target/jni-build)
+	  -DCMAKE_BUILD_TYPE=Release && cmake --build java/target/jni-build) && echo '$(JAVA_FLAGS)' > java/target/.built; }
 
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
@@ -130,6 +141,11 @@ test: deps build lint jmh-build docs
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.
 test-slow: deps build
 	cd harness && $(PY) -m pytest -q -m slow
+
+# Each layer's line and branch coverage of harness/orbench (coverage.py), the fast layer alone and both together;
+# under coverage the tests run slower, so this is no measure of their time (CONTRIBUTING.md, Tests).
+coverage: deps build
+	cd harness && $(PY) -m tests.measure_layers
 
 check: deps build
 	$(ORBENCH) check-target $$($(ORBENCH) targets | awk '$$NF == "available" {print $$1}')
@@ -150,7 +166,10 @@ clean:
 JMH_ARGS ?=
 JMH_ORBS ?= jacorb glassfish
 jmh-build: java
-	mvn -q -B -f java/jmh/pom.xml package
+	@( $(call unchanged,java/jmh/target/.built,,java/jmh/pom.xml java/jmh/src java/target/orbench-workers.jar,\
+	  java/jmh/target/jmh-classes.jar) ) || { \
+	$(call quietly,built the JMH suite in java/jmh/target,$(ROOT)/java/jmh/target/make.log,\
+	  mvn -q -B -f java/jmh/pom.xml package) && echo > java/jmh/target/.built; }
 
 jmh: deps jmh-build
 	@mkdir -p results

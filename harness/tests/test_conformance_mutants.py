@@ -1,6 +1,10 @@
 """check-target against deliberately wrong workers: a real, passing worker (the C socket baseline) behind a
 wrapper that changes one thing it does or says (tests/fixtures/mutant_worker.py). Each mutation must fail the
-check that is there to catch it; the unchanged wrapper, and one that only refuses soak runs, must pass."""
+check that is there to catch it; the unchanged wrapper, and one that only refuses soak runs, must pass.
+
+Each mutant is tried twice: in `make test` by the step groups of check-target that hold the checks meant to catch
+it (Conformance's `only`: the main pair and those steps), in `make test-slow` by the whole of check-target, where
+the checks that must stay passing are all the others."""
 
 from __future__ import annotations
 
@@ -9,8 +13,8 @@ import sys
 
 import pytest
 from orbench.paths import targets_dir
-from orbench.targets import scale_checks, shape_checks, timing_checks
-from orbench.targets.conformance import RELAY_DELAY_NS, Conformance, format_checks
+from orbench.targets import scale_checks, timing_checks
+from orbench.targets.conformance import Conformance, format_checks
 from orbench.targets.descriptor import read_descriptor
 
 from tests.conftest import FIXTURES, require_targets
@@ -87,7 +91,9 @@ THREADS_OVERLAP = "threads: the threads' calls overlap (replies held a known tim
 OBJECTS_CHECK = "objects: every object called, in the order asked (objects_called)"
 
 
-def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dict[str, bool], str]:
+def check_mutant(mutation: str, tmp_path, target: str = "c-socket",
+                 only: frozenset[str] | None = None) -> tuple[dict[str, bool], str]:
+    """check-target on the mutant: every step, or the step groups `only` (and the main pair's steps)."""
     real = target.removesuffix("-shapes").removesuffix("-callback")
     require_targets(real)
     template = {"c-socket": DESCRIPTOR, "omniorb": OMNIORB_DESCRIPTOR, "omniorb-shapes": SHAPES_DESCRIPTOR,
@@ -98,18 +104,27 @@ def check_mutant(mutation: str, tmp_path, target: str = "c-socket") -> tuple[dic
     threads = "true" if mutation.startswith("threads") else "false"
     path.write_text(template.format(python=sys.executable, mutant=MUTANT, mutation=mutation, threads=threads))
     target = read_descriptor(path)
-    conformance = Conformance(target, log_dir=tmp_path / "logs")
+    conformance = Conformance(target, log_dir=tmp_path / "logs", only=only)
     checks = conformance.run()
     # However the worker failed, check-target leaves none of the processes it started running.
     assert all(w.proc.poll() is not None for w in conformance.workers), mutation
     return {c.name: c.passed for c in checks}, format_checks(target, checks)
 
 
+# The whole check-target through the wrapper: the control of the whole runs of the mutants (make test-slow).
+@pytest.mark.slow
 @pytest.mark.parametrize("mutation", ["none", "no_soak"])
 def test_the_wrapper_alone_passes(mutation, tmp_path):
     results, report = check_mutant(mutation, tmp_path)
     assert all(results.values()), report
     assert len(results) > 20, report
+
+
+def test_refusing_soak_runs_passes_the_soak_step(tmp_path):
+    results, report = check_mutant("no_soak", tmp_path, only=frozenset({"soak"}))
+    assert all(results.values()), report
+    assert "soak run sends its intervals before the answer (or is unsupported)" in results, report
+    assert "(unsupported: " in report, report
 
 
 # The mutation, and the checks that must fail for it (each name must be among the failures).
@@ -125,30 +140,59 @@ REJECTED = {
 }
 
 
+# The step groups (conformance.STEP_GROUPS) that hold the checks each mutation must fail.
+CATCHING_STEPS = {"constant": {"runs", "delays"}, "micros": {"runs", "delays"}, "nodelay": {"options"},
+                  "oneway_twoway": {"delays"}, "language": set(), "unsupported_mode": {"errors"},
+                  "threads_ignored": {"threads"}}
+assert set(CATCHING_STEPS) == set(REJECTED)
+
+
+def test_the_wrapper_alone_passes_the_steps_the_mutants_are_caught_by(tmp_path):
+    """The control of the step groups that the mutants of the C baseline run in make test (the threads steps run
+    only where a mutation is about threads: test_contract runs them for the real c-socket)."""
+    groups = frozenset(set().union(*CATCHING_STEPS.values()))
+    results, report = check_mutant("none", tmp_path, only=groups)
+    assert all(results.values()), report
+    assert {name.split()[0] for name in results} >= {"run", "samples", "oneway", "option", "unknown"}, report
+
+
 @pytest.mark.parametrize("mutation", sorted(REJECTED))
+def test_the_steps_meant_to_catch_the_mutant_reject_it(mutation, tmp_path):
+    results, report = check_mutant(mutation, tmp_path, only=frozenset(CATCHING_STEPS[mutation]))
+    failed = {name for name, passed in results.items() if not passed}
+    assert set(REJECTED[mutation]) <= failed, report
+
+
+# The language mutant fails check-target's first step, after which nothing runs: its whole run is quick.
+@pytest.mark.parametrize("mutation", [m if m == "language" else pytest.param(m, marks=pytest.mark.slow)
+                                      for m in sorted(REJECTED)])
 def test_check_target_rejects_the_mutant(mutation, tmp_path):
     results, report = check_mutant(mutation, tmp_path)
     failed = {name for name, passed in results.items() if not passed}
     assert set(REJECTED[mutation]) <= failed, report
 
 
-def test_a_client_that_makes_its_threads_calls_one_at_a_time_is_rejected(tmp_path):
+@pytest.mark.parametrize("only", [frozenset({"threads"}), pytest.param(None, marks=pytest.mark.slow)],
+                         ids=["threads", "all"])
+def test_a_client_that_makes_its_threads_calls_one_at_a_time_is_rejected(only, tmp_path):
     """It makes all threads x calls calls, one after another, and says threads made them: its made-up answer
     passes every count, and the relay's known delay is what shows that the calls did not overlap."""
-    results, report = check_mutant("threads_serial", tmp_path)
+    results, report = check_mutant("threads_serial", tmp_path, only=only)
     assert {name for name, passed in results.items() if not passed} == {THREADS_OVERLAP}, report
 
 
-def test_a_client_that_calls_object_0_only_is_rejected(tmp_path):
+@pytest.mark.parametrize("only", [frozenset({"objects"}), pytest.param(None, marks=pytest.mark.slow)],
+                         ids=["objects", "all"])
+def test_a_client_that_calls_object_0_only_is_rejected(only, tmp_path):
     """omniORB's client told to drop `objects` (its answer made up as if not): everything passes but the
     objects step, where the server saw one object called. (test_contract runs the real omniorb through it.)"""
-    results, report = check_mutant("objects_zero", tmp_path, "omniorb")
+    results, report = check_mutant("objects_zero", tmp_path, "omniorb", only=only)
     assert {name for name, passed in results.items() if not passed} == {OBJECTS_CHECK}, report
     assert "the server saw 1 objects called, expected 50" in report, report
 
 
 def test_a_failed_option_step_shows_its_own_workers_stderr(tmp_path):
-    results, report = check_mutant("refuse_nodelay", tmp_path)
+    results, report = check_mutant("refuse_nodelay", tmp_path, only=frozenset({"options"}))
     step = "option tcp_nodelay = false: accepted, every message delivered"
     assert not results[step], report
     detail = re.split(r"\n  (PASS|FAIL)", report[report.index(step):], maxsplit=1)[0]
@@ -230,34 +274,44 @@ SHAPE_REJECTED = {
 }
 
 
-@pytest.mark.parametrize("target", ["omniorb-shapes", "ice-cpp-shapes", "grpc-cpp-shapes", "grpc-cpp-callback-shapes"])
-def test_the_shapes_wrapper_alone_passes(target, tmp_path):
-    results, report = check_mutant("none", tmp_path, target)
+SHAPES_TARGETS = ("omniorb-shapes", "ice-cpp-shapes", "grpc-cpp-shapes", "grpc-cpp-callback-shapes")
+SHAPES = frozenset({"shapes"})
+
+
+@pytest.mark.parametrize("only", [SHAPES, pytest.param(None, marks=pytest.mark.slow)], ids=["shapes", "all"])
+@pytest.mark.parametrize("target", SHAPES_TARGETS)
+def test_the_shapes_wrapper_alone_passes(target, only, tmp_path):
+    results, report = check_mutant("none", tmp_path, target, only=only)
     assert all(results.values()), report
     assert any(name.startswith("shape ami-8") for name in results), report
 
 
 # A client that loses AMI replies waits out the reply wait at each AMI step (about 45 s a target): omniORB's runs
-# in the fast suite, the other targets' in the slow one.
-WRONG_SHAPES = [pytest.param(mutation, target, marks=pytest.mark.slow)
-                if mutation == "ami_lost" and target != "omniorb-shapes" else (mutation, target)
+# in the fast suite (its shape steps), the other targets' in the slow one. In the fast suite each mutant runs the
+# shape steps only (exactly its shape's must fail), in the slow one the whole of check-target (exactly its shape's
+# steps of all must fail).
+WRONG_SHAPES = [pytest.param(mutation, target, only, id=f"{mutation}-{target}-{'shapes' if only else 'all'}",
+                             marks=[pytest.mark.slow] if only is None or (mutation == "ami_lost"
+                                                                          and target != "omniorb-shapes") else [])
+                for only in (SHAPES, None)
                 for target in ("omniorb-shapes", "ice-cpp-shapes", "grpc-cpp-shapes")
                 for mutation in sorted(SHAPE_REJECTED)]
 
 
-@pytest.mark.parametrize("mutation, target", WRONG_SHAPES)
-def test_check_target_rejects_a_wrong_shape(mutation, target, tmp_path):
+@pytest.mark.parametrize("mutation, target, only", WRONG_SHAPES)
+def test_check_target_rejects_a_wrong_shape(mutation, target, only, tmp_path):
     """A server whose inout returns the input unchanged, one that never raises, a client that loses AMI
     replies: each claims the shape and gets it wrong, and check-target says where."""
-    results, report = check_mutant(mutation, tmp_path, target)
+    results, report = check_mutant(mutation, tmp_path, target, only=only)
     failed = {name for name, passed in results.items() if not passed}
     assert failed == SHAPE_REJECTED[mutation], report
 
 
+@pytest.mark.parametrize("only", [SHAPES, pytest.param(None, marks=pytest.mark.slow)], ids=["shapes", "all"])
 @pytest.mark.parametrize("mutation", ["inout_unchanged", "no_raise"])
-def test_check_target_rejects_a_wrong_shape_of_the_grpc_callback_server(mutation, tmp_path):
+def test_check_target_rejects_a_wrong_shape_of_the_grpc_callback_server(mutation, only, tmp_path):
     """The server's faults in gRPC's callback Shapes service (--api callback), its second implementation."""
-    results, report = check_mutant(mutation, tmp_path, "grpc-cpp-callback-shapes")
+    results, report = check_mutant(mutation, tmp_path, "grpc-cpp-callback-shapes", only=only)
     failed = {name for name, passed in results.items() if not passed}
     assert failed == SHAPE_REJECTED[mutation], report
 
@@ -288,31 +342,17 @@ def test_check_target_rejects_a_jacorb_client_that_loses_ami_replies(mutation, t
     path = tmp_path / "jacorb.toml"
     path.write_text(jacorb_ami_descriptor(mutation))
     target = read_descriptor(path)
-    conformance = Conformance(target, log_dir=tmp_path / "logs")
-    try:
-        server = conformance._server("main")
-        client = conformance._client("main")
-        hello = client.call({"cmd": "hello"}, watch=[server])
-        assert "ami" in hello.get("shapes", []), hello
-        answer = client.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
-        assert answer["ok"], answer
-        for shape in shape_checks.tried_shapes(target):
-            for mode, ptype in shape_checks.shape_points(target, shape):
-                conformance.check(f"shape {shape}: {mode} {ptype} {shape_checks.SHAPE_BYTES} B, reply right, every "
-                                  "call counted", lambda s=shape, m=mode, p=ptype:
-                                  shape_checks.shape_run(conformance, client, server, s, m, p))
-        conformance.check("shape ami-8: calls overlap (replies held a known time)",
-                          lambda: shape_checks.ami_overlap(conformance, client, server, RELAY_DELAY_NS))
-    finally:
-        for w in reversed(conformance.workers):
-            w.stop()
-    results = {c.name: c.passed for c in conformance.checks}
-    report = format_checks(target, conformance.checks)
-    assert set(results) == AMI_STEPS, report
+    conformance = Conformance(target, log_dir=tmp_path / "logs", only=SHAPES)
+    checks = conformance.run()
+    assert all(w.proc.poll() is not None for w in conformance.workers), mutation
+    results = {c.name: c.passed for c in checks}
+    report = format_checks(target, checks)
+    assert {name for name in results if name.startswith("shape ami")} == AMI_STEPS, report
+    failed = {name for name, passed in results.items() if not passed}
     if mutation == "none":
-        assert all(results.values()), report
+        assert not failed, report
     else:
-        assert not any(results.values()), report
+        assert failed == AMI_STEPS, report
         assert "replies arrived" in report, report
 
 

@@ -132,7 +132,9 @@ def test_a_new_family_passes_check_target_with_real_workers(plain_family, tmp_pa
     path = tmp_path / "c-socket.toml"
     path.write_text(DESCRIPTOR.format(family="plain"))
     target = read_descriptor(path)
-    checks = Conformance(target, log_dir=tmp_path / "logs").run()
+    # The steps where a family counts: the ready line (its endpoint form) and the relay (its port read from the
+    # endpoint); test_contract runs every step for the shipped families.
+    checks = Conformance(target, log_dir=tmp_path / "logs", only=frozenset({"delays"})).run()
     report = format_checks(target, checks)
     assert all(c.passed for c in checks), report
     names = {c.name for c in checks}

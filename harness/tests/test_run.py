@@ -4,11 +4,14 @@ import json
 import os
 import signal
 
+import pytest
 from orbench.campaign.spec import read_campaign
 from orbench.results.store import SCHEMA_VERSION, RunStore
 from orbench.running.runner import Runner
 from orbench.running.schedule import launch_seed, round_order
 from orbench.summary.summary import write_summary
+from orbench.targets.conformance import Conformance
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import require_targets, run_cli
 
@@ -94,6 +97,18 @@ def test_crashed_server_fails_its_point_and_the_campaign_goes_on(write_campaign,
 def test_unknown_target_on_the_command_line(results_root):
     code, out, err = run_cli("check-target", "nosuchorb")
     assert code == 2 and "unknown target 'nosuchorb'" in err
+    code, out, err = run_cli("check-target", "c-socket", "--only", "soak,sock")
+    assert code == 2 and "--only: unknown group 'sock' (known: runs, shapes" in err, err
+
+
+def test_check_target_on_the_command_line_runs_the_groups_asked_for(tmp_path):
+    require_targets("c-socket")
+    code, out, err = run_cli("check-target", "c-socket", "--only", "soak")
+    assert code == 0, out + err
+    assert "PASS  client connects" in out and "PASS  soak run sends its intervals" in out, out
+    assert "long haul" not in out and "run twoway" not in out, out
+    with pytest.raises(ValueError, match="unknown step group 'sock'"):
+        Conformance(read_targets()["c-socket"], log_dir=tmp_path, only=frozenset({"soak", "sock"}))
 
 
 def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campaign, results_root):

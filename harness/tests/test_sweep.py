@@ -13,6 +13,7 @@ import time
 from threading import active_count
 
 import pytest
+from orbench.anatomy.snapshot import process_cpu_ns
 from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
@@ -47,15 +48,26 @@ def test_the_load_sampler_starts_no_thread_per_trial():
     try:
         LoadSampler(worker.pid, [os.getpid()]).stop()
         threads = active_count()
+        cpus = len(os.sched_getaffinity(worker.pid))
         for _ in range(3):
+            started, before = time.monotonic_ns(), process_cpu_ns(worker.pid)
             sampler = LoadSampler(worker.pid, [os.getpid()])
             time.sleep(0.2)
             assert active_count() == threads  # while it samples
             sampler.stop()
+            after, ended = process_cpu_ns(worker.pid), time.monotonic_ns()
             times = [r.at_ns for r in sampler.readings]
             assert len(times) >= 3 and times == sorted(times)  # the thread read it while it ran, in order
-            # The busy loop: about one CPU's worth, as a share of the CPUs it may use (less on a busy machine).
-            assert sampler.fields(times[0], times[-1])["server_cpu_util"] * len(os.sched_getaffinity(worker.pid)) > 0.3
+            # The busy loop's CPU time between the first and last reading, from its share of the CPUs it may use,
+            # against what it used from before the sampler started to after it stopped, less what its one thread
+            # can have used outside the readings (at most their wall time): right however busy the machine is.
+            # The share is rounded to 4 decimals.
+            window = times[-1] - times[0]
+            used = sampler.fields(times[0], times[-1])["server_cpu_util"] * cpus * window
+            rounding = 1e-4 * cpus * window
+            outside = (times[0] - started) + (ended - times[-1])
+            assert after - before - outside - rounding <= used <= after - before + rounding, (used, after - before)
+            assert used > 0
     finally:
         worker.kill()
         worker.wait()

@@ -4,6 +4,7 @@ harness needs no SciPy otherwise; the continued fraction is the standard one (Le
 
 from __future__ import annotations
 
+import functools
 import math
 
 _EPS = 1e-15
@@ -57,6 +58,7 @@ def two_sided_p(t: float, df: float) -> float:
     return regularized_beta(df / 2.0, 0.5, df / (df + t * t))
 
 
+@functools.lru_cache(maxsize=4096)  # a summary asks for the same few (95%, df) thousands of times
 def quantile(p: float, df: float) -> float:
     """The t value with P(T <= value) = p (0.5 < p < 1), by bisection on two_sided_p."""
     if not 0.5 < p < 1.0:

@@ -80,6 +80,10 @@ LONG_HAUL_SECONDS = 120
 # A twoway request of 1000 B with TCP_NODELAY on takes one data segment when its worker writes it whole; this many
 # or more (1.5) mean its header and body leave in writes of their own, each a segment: a warning, not a failure.
 SPLIT_SEGMENTS = 1 + NAGLE_TWOWAY_EXTRA_SEGMENTS
+# The groups of steps check-target runs after the main pair's (ready line, stats, hello, connect), in order; a
+# run may be limited to some of them (`--only`: a new target's developer, or a test that needs a few steps).
+STEP_GROUPS = ("runs", "shapes", "delays", "in_time", "baseline", "long_haul", "soak", "threads", "errors", "serial",
+               "lifecycle", "clients", "options", "threading", "objects")
 # A check that took this long or more shows its time (check-target must stay quick).
 SHOW_SECONDS_FROM = 0.5
 # Lines of a worker's stderr shown with a failed check.
@@ -107,9 +111,15 @@ class Check:
 
 
 class Conformance:
-    def __init__(self, target: Target, host: str = "127.0.0.1", log_dir: Path | None = None):
+    def __init__(self, target: Target, host: str = "127.0.0.1", log_dir: Path | None = None,
+                 only: frozenset[str] | None = None):
+        """`only`: the step groups to run (STEP_GROUPS), every one when None."""
+        unknown = sorted(set(only or ()) - set(STEP_GROUPS))
+        if unknown:
+            raise ValueError(f"unknown step group {unknown[0]!r} (known: {', '.join(STEP_GROUPS)})")
         self.target = target
         self.host = host
+        self.only = only
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix=f"orbench-check-{target.name}-"))
         self.schema = protocol_schema()
         self.checks: list[Check] = []
@@ -143,6 +153,11 @@ class Conformance:
             detail += f"; passed this time, its known_failures entry says: {known}"
         self.checks.append(Check(name, True, detail, time.monotonic() - started))
         return True
+
+    def wants(self, group: str) -> bool:
+        """Whether this run takes the step group `group` (STEP_GROUPS)."""
+        assert group in STEP_GROUPS, group
+        return self.only is None or group in self.only
 
     def _stderr_tails(self, workers: list[ServerWorker | ClientWorker]) -> str:
         """The last lines of these workers' stderr, for a failed check: the ORB's own words."""
@@ -212,20 +227,24 @@ class Conformance:
             serial = bool(server.ready["worker"].get("serial"))
             client = self._client("main")
             self._run_client_checks(client, server)
-            if serial:
+            if serial and self.wants("serial"):
                 self.check("serial server counts every request's service time",
                            lambda: self._serial_service(client, server))
-            self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
-            self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
-            self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
-            kept: dict = {}
-            self.check(f"{timing_checks.CLIENTS} clients of one server at once: all served, their calls overlap",
-                       lambda: timing_checks.several_clients(self, kept))
-            self.check("shutdown(): the client has its reply, then the server ends",
-                       lambda: timing_checks.shutdown_request(self, kept.get("pair")))
-            self._option_checks()
-            self._threading_checks()
-            if self.target.objects:
+            if self.wants("lifecycle"):
+                self.check("client quits on 'quit' with status 0", lambda: self._quit(client))
+                self.check("server exits when its stdin closes", lambda: self._stdin_eof(server))
+                self.check("a killed server gives the client an error answer, not a hang", self._killed_server)
+            if self.wants("clients"):
+                kept: dict = {}
+                self.check(f"{timing_checks.CLIENTS} clients of one server at once: all served, their calls overlap",
+                           lambda: timing_checks.several_clients(self, kept))
+                self.check("shutdown(): the client has its reply, then the server ends",
+                           lambda: timing_checks.shutdown_request(self, kept.get("pair")))
+            if self.wants("options"):
+                self._option_checks()
+            if self.wants("threading"):
+                self._threading_checks()
+            if self.target.objects and self.wants("objects"):
                 self.check("objects: every object called, in the order asked (objects_called)",
                            lambda: scale_checks.objects_runs(self))
         finally:
@@ -259,41 +278,33 @@ class Conformance:
 
         if not (self.check("client answers hello", hello) and self.check("client connects", connect)):
             return
-        for mode in self.target.modes:
-            for ptype in self.target.payload_types:
-                for size in CHECK_SIZES if ptype == "octets" else CHECK_SIZES_OTHER_TYPES:
-                    self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
-                               self._run_point(client, server, m, p, s))
-
-        for shape in shape_checks.tried_shapes(self.target):
-            for mode, ptype in shape_checks.shape_points(self.target, shape):
-                self.check(f"shape {shape}: {mode} {ptype} {shape_checks.SHAPE_BYTES} B, reply right, every call "
-                           "counted", lambda s=shape, m=mode, p=ptype: shape_checks.shape_run(self, client, server, s,
-                                                                                          m, p))
-        if "ami" in self.target.shapes:
-            self.check("shape ami-8: calls overlap (replies held a known time)",
-                       lambda: shape_checks.ami_overlap(self, client, server, RELAY_DELAY_NS))
-        if {"pipelined", "chained"} <= set(self.target.shapes):
-            self.check("shapes pipelined and chained: one round trip against two (replies held a known time)",
-                       lambda: shape_checks.pipelining_round_trips(self, client, server, RELAY_DELAY_NS))
-        self.check("a shape the client does not make is refused (unsupported)",
-                   lambda: shape_checks.unclaimed_refused(client, server, self.log_dir))
-        if "twoway" in self.target.modes:
+        if self.wants("runs"):
+            for mode in self.target.modes:
+                for ptype in self.target.payload_types:
+                    for size in CHECK_SIZES if ptype == "octets" else CHECK_SIZES_OTHER_TYPES:
+                        self.check(f"run {mode} {ptype} {size} B", lambda m=mode, p=ptype, s=size:
+                                   self._run_point(client, server, m, p, s))
+        if self.wants("shapes"):
+            self._shape_checks(client, server)
+        if "twoway" in self.target.modes and self.wants("delays"):
             self.check("samples are ns: twoway against replies held a known time",
                        lambda: self._delayed(client, server, "twoway"))
-        if "oneway" in self.target.modes:
+        if "oneway" in self.target.modes and self.wants("delays"):
             self.check("oneway returns before the server replies", lambda: self._delayed(client, server, "oneway"))
-        for mode in ("twoway", "oneway"):
-            if mode in self.target.modes:
-                self.check(f"in time: {mode} calls reach the server while they run (its own count)",
-                           lambda m=mode: timing_checks.arrivals_in_time(self, client, server, m))
-        if self.target.kind == "socket":
+        if self.wants("in_time"):
+            for mode in ("twoway", "oneway"):
+                if mode in self.target.modes:
+                    self.check(f"in time: {mode} calls reach the server while they run (its own count)",
+                               lambda m=mode: timing_checks.arrivals_in_time(self, client, server, m))
+        if self.target.kind == "socket" and self.wants("baseline"):
             self.check("baseline reads and writes as PROTOCOL.md says", lambda: self._baseline_io(client, server))
-        self.check(f"long haul: {LONG_HAUL_BYTES // 2**20} MiB through one connection, twoway and oneway",
-                   self._long_haul, step="long_haul")
-        self.check("soak run sends its intervals before the answer (or is unsupported)",
-                   lambda: self._soak(client, server))
-        if self.target.client_threads:
+        if self.wants("long_haul"):
+            self.check(f"long haul: {LONG_HAUL_BYTES // 2**20} MiB through one connection, twoway and oneway",
+                       self._long_haul, step="long_haul")
+        if self.wants("soak"):
+            self.check("soak run sends its intervals before the answer (or is unsupported)",
+                       lambda: self._soak(client, server))
+        if self.target.client_threads and self.wants("threads"):
             for mode in ("twoway", "oneway"):
                 if mode in self.target.modes:
                     self.check(f"threads: {mode} run of {scale_checks.THREADS} threads x "
@@ -313,6 +324,8 @@ class Conformance:
                 return answer["error"][:80]
             return fn
 
+        if not self.wants("errors"):
+            return
         run = {"cmd": "run", "payload_type": "octets", "payload_bytes": 8, "calls": 10, "warmup": 0,
                "samples_file": str(self.log_dir / "refused.i64"), "sync_timeout_ms": 5000}
         self.check("unknown command is an error answer", refuses({"cmd": "dance"}, ("usage",)))
@@ -321,6 +334,23 @@ class Conformance:
                    refuses({"cmd": "connect", "endpoint": server.endpoint, "options": {"no_such_option": 1}},
                            ("usage", "unsupported")))
         self.check("client reconnects", connect)
+
+    def _shape_checks(self, client: ClientWorker, server: ServerWorker) -> None:
+        """Every shape the descriptor claims, at each mode and payload type it takes; AMI's calls overlapping; a
+        shape the client does not make refused."""
+        for shape in shape_checks.tried_shapes(self.target):
+            for mode, ptype in shape_checks.shape_points(self.target, shape):
+                self.check(f"shape {shape}: {mode} {ptype} {shape_checks.SHAPE_BYTES} B, reply right, every call "
+                           "counted", lambda s=shape, m=mode, p=ptype: shape_checks.shape_run(self, client, server, s,
+                                                                                          m, p))
+        if "ami" in self.target.shapes:
+            self.check("shape ami-8: calls overlap (replies held a known time)",
+                       lambda: shape_checks.ami_overlap(self, client, server, RELAY_DELAY_NS))
+        if {"pipelined", "chained"} <= set(self.target.shapes):
+            self.check("shapes pipelined and chained: one round trip against two (replies held a known time)",
+                       lambda: shape_checks.pipelining_round_trips(self, client, server, RELAY_DELAY_NS))
+        self.check("a shape the client does not make is refused (unsupported)",
+                   lambda: shape_checks.unclaimed_refused(client, server, self.log_dir))
 
     def _run_point(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int,
                    calls: int = CHECK_CALLS, warmup: int = CHECK_WARMUP) -> str:
