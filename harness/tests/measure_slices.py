@@ -18,7 +18,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
 from orbench.campaign.spec import read_campaign
 from orbench.paths import repo_root
 from orbench.results.store import RunStore
