@@ -101,7 +101,8 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
             member, got = members[i], collected[i]
             if got.ended is not None:
                 continue
-            warmup = member.plan.warmup if k == 0 else slice_rewarm
+            # The first slice: the trial's warm-up or rewarm, and never fewer calls than a later slice gets.
+            warmup = max(member.plan.warmup, slice_rewarm) if k == 0 else slice_rewarm
             path = member.plan.samples_file.with_name(f"{member.plan.samples_file.stem}.s{k}.i64")
             plan = replace(member.plan, calls=sizes[k], warmup=warmup, samples_file=path, anatomy="off")
             got.files.append(path)
