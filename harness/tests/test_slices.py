@@ -2,6 +2,7 @@
 pairs over trial pairs (stats/launches.py), and a real sliced run of omniORB against the C socket baseline."""
 
 import json
+import os
 import random
 
 import numpy as np
@@ -12,6 +13,7 @@ from orbench.stats.launches import over_launches, sliced_or_trial_pairs
 from orbench.stats.phases import added_by_mode, speed_modes
 
 from tests.conftest import require_targets, run_cli
+from tests.phase_maker import PhaseMaker
 
 
 def test_slices_split_a_trials_calls_evenly():
@@ -124,3 +126,41 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
     for a in added:
         assert "slices" in a["ci_method"] and a["n_launches"] == 2
         assert a["pairs"] == 2 * 2 * 3  # launches x trials x slices
+
+
+MADE_PHASES = """
+name = "made-phases"
+targets = ["c-socket-delay@2000"]
+modes = ["twoway"]
+payload_bytes = [1]
+launches = 5
+trials = 4
+calls = 4000
+warmup = 500
+anatomy = "off"
+"""
+
+
+def _added_at_made_phases(write_campaign, results_root, extra: str, name: str) -> dict:
+    path = write_campaign(MADE_PHASES.replace('"made-phases"', f'"{name}"') + extra, f"{name}.toml")
+    code, out, err = run_cli("run", str(path), "--no-report")
+    assert code == 0, err
+    summary = json.loads(((results_root / name / "latest").resolve() / "summary.json").read_text())
+    (point,) = [p for p in summary["points"] if p["target"] == "c-socket-delay@2000"]
+    return point["orb_added_latency_ns"]
+
+
+@pytest.mark.slow
+def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_campaign, results_root):
+    """The known-answer server (2 us per call) against its baseline while a process of the test slows their CPU
+    in alternating 0.2 s periods (tests/phase_maker.py: both sides slow together, as on a small VM): the sliced
+    design's interval covers 2 us and is at most half as wide as the sequential design's on the same phases."""
+    require_targets("c-socket-delay@2000", "c-socket")
+    cpu = max(os.sched_getaffinity(0))  # same-core pins both workers to the highest CPU
+    with PhaseMaker(cpu, period_s=0.2):
+        sequential = _added_at_made_phases(write_campaign, results_root, "slice_calls = 0\ninterleave_groups = false\n",
+                                           "made-phases-sequential")
+        sliced = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "made-phases-sliced")
+    assert sliced["ci95_low"] <= 2000 <= sliced["ci95_high"], sliced
+    half = {name: (a["ci95_high"] - a["ci95_low"]) / 2 for name, a in (("sliced", sliced), ("sequential", sequential))}
+    assert half["sliced"] <= 0.5 * half["sequential"], half
