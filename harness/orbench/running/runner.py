@@ -62,6 +62,7 @@ from orbench.running.schedule import (
     disjoint_waves,
     launch_order,
     launch_seed,
+    launch_steps,
     new_seed,
     round_order,
     round_units,
@@ -311,7 +312,7 @@ class Runner:
                     break
                 self._start_launch(launch, launch_seed(seed, launch))
                 pending = self._launch_pending(launch)
-                for step in steps(self.campaign, self.pairs):
+                for step in launch_steps(steps(self.campaign, self.pairs), self.launch_seed):
                     self._run_step(step, launch)
                 if self.planned is not None and pending:
                     self.planned.after_launch(launch, self.time_account())

@@ -131,6 +131,16 @@ def launch_order(groups: tuple[PointGroup, ...], seed: int) -> tuple[PointGroup,
     return tuple(order)
 
 
+def launch_steps(all_steps: list[tuple[Block, ...]], seed: int) -> list[tuple[Block, ...]]:
+    """A launch's steps (placements, option sets, server settings) in an order of its own: a fixed order would
+    put the same placement first after every launch's worker starts, and the host's state at a launch's start
+    (caches, a just-woken vCPU) on it alone (Abedi and Brecht: every alternative in a fresh random order per
+    round)."""
+    order = list(all_steps)
+    _rng(seed, "steps", len(order)).shuffle(order)
+    return order
+
+
 def sweep_last(groups: tuple[PointGroup, ...], order: tuple[int, ...], seed: int) -> tuple[int, ...]:
     """A launch's group order (indexes into `groups`) with the load sweeps' steps taken out and put last: each
     sweep's steps in rising offered load, after every other group (its capacity probe and unloaded reference
