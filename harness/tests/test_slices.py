@@ -120,6 +120,10 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
         if t.point.mode == "oneway":
             assert t.lost_messages == 0 and t.received_messages == 600
     assert not list((run_dir / "samples").glob("*.s[0-9]*.i64")), "the slices' own files are removed"
+    # The two point groups interleave within each launch: every group's round k ends before any round k + 1.
+    for launch in (0, 1):
+        rounds = [t.trial for t in trials if t.launch == launch]
+        assert rounds == sorted(rounds) and len(set(t.point.group for t in trials if t.launch == launch)) == 2
     summary = json.loads((run_dir / "summary.json").read_text())
     added = [p["orb_added_latency_ns"] for p in summary["points"] if p["target"] == "omniorb"]
     assert len(added) == 2
