@@ -1,9 +1,9 @@
 """Not a test: the power of `orbench compare` against a known answer, and its false alarms, on a quiet machine.
 
-    cd harness && ../.venv/bin/python -m tests.measure_power [--pairs 5] [--aa 10] [--campaign quick]
+    cd harness && ../.venv/bin/python -m tests.measure_power [--pairs 5] [--aa 10] [--campaign quick] [--to 2200]
 
 Quick-sized runs (the campaign's settings, its budget included) of the known-answer server c-socket-delay
-against c-socket: `pairs` pairs whose delay changes from 2000 ns to 2200 ns between the two runs, then `aa`
+against c-socket: `pairs` pairs whose delay changes from 2000 ns to 2200 ns (--to) between the two runs, then `aa`
 pairs of two runs at 2000 ns. Each pair is compared; prints, per pair, whether the delay's row (its ORB-added
 latency) was flagged, its change and its minimum detectable effect, and the counts: the change should be
 flagged in most pairs (at least 4 of 5) and an A/A pair seldom (at most 1 of 10). All runs share one campaign
@@ -25,7 +25,7 @@ from orbench.results.units import fmt_ns
 
 from tests.measure_cuts import write_campaign
 
-DELAYS = (2000, 2200)
+FROM_NS = 2000
 
 
 def run(campaign: Path, results: Path) -> str:
@@ -57,28 +57,30 @@ def main() -> None:
     p.add_argument("--aa", type=int, default=10)
     p.add_argument("--campaign", default="quick", help="whose settings the runs take: a name, or a file (FILE.toml)")
     p.add_argument("--results", default="/tmp/orbench-power")
+    p.add_argument("--to", type=int, default=2200, help="the changed delay, ns (from 2000)")
     args = p.parse_args()
+    delays = (FROM_NS, args.to)
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     path = Path(args.campaign) if args.campaign.endswith(".toml") else campaigns_dir() / f"{args.campaign}.toml"
     data = tomllib.loads(path.read_text())
     files = {}
-    for delay in DELAYS:
+    for delay in delays:
         files[delay] = write_campaign({**data, "name": "power", "description": f"known answer at {delay} ns",
                                        "targets": [f"c-socket-delay@{delay}"]}, results / f"delay-{delay}.toml")
     changed = 0
     for k in range(args.pairs):
-        a, b = run(files[DELAYS[0]], results), run(files[DELAYS[1]], results)
+        a, b = run(files[delays[0]], results), run(files[delays[1]], results)
         flagged, text, _ = compared(a, b, results)
         changed += flagged
-        print(f"2.0 -> 2.2 us pair {k + 1}: {text}", flush=True)
+        print(f"{delays[0]} -> {delays[1]} ns pair {k + 1}: {text}", flush=True)
     false = 0
     for k in range(args.aa):
-        a, b = run(files[DELAYS[0]], results), run(files[DELAYS[0]], results)
+        a, b = run(files[delays[0]], results), run(files[delays[0]], results)
         flagged, text, rows = compared(a, b, results)
         false += flagged
         print(f"A/A pair {k + 1}: {text} ({rows} rows flagged in all)", flush=True)
-    print(f"\nthe 200 ns change flagged in {changed} of {args.pairs} pairs (goal: at least 4 of 5); the delay's row "
+    print(f"\nthe {delays[1] - delays[0]} ns change flagged in {changed} of {args.pairs} pairs (goal: at least 4 of 5); the delay's row "
           f"flagged in {false} of {args.aa} A/A pairs (goal: at most 1 of 10)")
 
 

@@ -87,8 +87,9 @@ def plain_family(tmp_path, monkeypatch):
     extra = tmp_path / "emitters"
     extra.mkdir()
     (extra / "listing.py").write_text(EMITTER)
+    # Every shipped emitter imported first: one imported under the copy would be lost with it after the test.
+    monkeypatch.setattr(emitter, "_registered", dict(emitter.known_emitters()))
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(extra)])
-    monkeypatch.setattr(emitter, "_registered", dict(emitter._registered))
     monkeypatch.setattr(families, "targets_dir", lambda: registry)
     yield registry
     sys.modules.pop("orbench.idl.emitters.listing", None)

@@ -14,13 +14,17 @@ def trial(status: str, p50: float | None = None, number: int = 0) -> Trial:
     return Trial.of(1, POINT, number, Measurement(status=status, p50_ns=p50))
 
 
-def rounds(rule: StoppingRule, per_round: list[dict[str, float]]) -> tuple[str | None, int]:
+def rounds(rule: StoppingRule, per_round: list[dict[str, float]],
+           seconds: list[float] | None = None) -> tuple[str | None, int]:
+    """Round after round of the given p50s; `seconds`: each round's own time, as the runner adds it before asking
+    the rule."""
     point = rule.start_point()
-    for values in per_round:
+    for i, values in enumerate(per_round):
         for target, p50 in values.items():
             point.add(target, trial("ok", p50, point.rounds))
         point.add("skipped-target", trial("skipped", number=point.rounds))
         point.rounds += 1
+        point.add_time(seconds[i] if seconds else 0.0)
         reason = point.stop_reason()
         if reason:
             return reason, point.rounds
@@ -60,27 +64,25 @@ def test_stops_on_the_orb_added_interval_in_ns_or_percent():
                   per_round) == ("max_trials", 8)
 
 
-def test_time_cap_ends_a_point_but_counts_from_its_first_round(monkeypatch):
-    # A fake clock read after each round from the minimum on: the first round (its full warm-ups) ends at 100 s,
-    # which is where the cap starts counting; every later round takes 10 s, so a 25 s cap ends the point after
-    # round 5 (noisy p50s: the interval target is never met).
-    clock = iter([100.0, 100.0, 110.0, 120.0, 130.0, 140.0])
-    import orbench.running.stopping
-
+def test_time_cap_ends_a_point_but_counts_from_its_first_round():
+    # The first round (its full warm-ups) takes 100 s and is not counted; every later round takes 10 s, so a 25 s
+    # cap ends the point after round 4 (noisy p50s: the interval target is never met).
     rule = StoppingRule(trials=2, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
-    monkeypatch.setattr(orbench.running.stopping.time, "monotonic", lambda: next(clock))
-    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5) == ("time_cap", 5)
+    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5, [100.0] + [10.0] * 9) == ("time_cap", 4)
 
 
-def test_time_cap_never_ends_a_point_before_its_minimum_trials(monkeypatch):
-    # The clock runs far past the cap during the first rounds; the minimum of 5 still runs (the intervals need
-    # it), and the cap ends the point right after.
-    clock = iter([100.0, 500.0, 600.0])
-    import orbench.running.stopping
+def test_the_time_cap_counts_the_groups_own_rounds_only():
+    # Interleaved groups: a round's own seconds are what counts, not the time other groups' rounds took between
+    # them (the runner adds each round's own seconds): 0.1 s rounds reach a 0.25 s cap after the fourth.
+    rule = StoppingRule(trials=2, target_ci_pct=2.0, max_trials=9, time_cap_s=0.25)
+    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5, [5.0] + [0.1] * 9) == ("time_cap", 4)
 
+
+def test_time_cap_never_ends_a_point_before_its_minimum_trials():
+    # The rounds take far past the cap from the first on; the minimum of 5 still runs (the intervals need it),
+    # and the cap ends the point right after.
     rule = StoppingRule(trials=5, target_ci_pct=2.0, max_trials=9, time_cap_s=25)
-    monkeypatch.setattr(orbench.running.stopping.time, "monotonic", lambda: next(clock))
-    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5) == ("time_cap", 5)
+    assert rounds(rule, [{"a": 1.0}, {"a": 2.0}] * 5, [100.0] * 10) == ("time_cap", 5)
 
 
 def test_cpu_lists_and_trial_load():

@@ -27,7 +27,7 @@ from orbench_plots.section_profiles import section as profiles_section
 from orbench_plots.section_shapes import SHAPES_PREFIX
 from orbench_plots.section_shapes import make_figures as make_shape_figures
 from orbench_plots.section_shapes import section as shapes_section
-from orbench_plots.section_variance import variance_section
+from orbench_plots.section_variance import host_speed_section, variance_section
 from orbench_plots.staging import final_path, staged_figures
 from orbench_plots.style import Figure
 
@@ -240,6 +240,7 @@ def render(run_dir: Path, summary: RunSummary, manifest: dict, figures: list[Fig
     parts.append(section_scale.section(summary, scale_figures, run_dir))
     parts.append(shapes_section(summary, shape_figures, run_dir))
     parts.append(variance_section(summary.points))
+    parts.append(host_speed_section(summary))
     parts.append(section_placement.section(summary.points))
     parts.append(anatomy_section(summary, anatomy_figures, run_dir))
     parts.append(profiles_section(run_dir, manifest))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from orbench.summary.model import PointSummary
+from orbench.summary.model import PointSummary, RunSummary
 from orbench.summary.table import columns
 
 
@@ -40,3 +40,33 @@ def variance_section(points: tuple[PointSummary, ...]) -> str:
             "launches themselves. Where the launches dominate, more launches narrow the interval and more trials "
             "per launch do not.</p><table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"
             + "\n".join(rows) + "</table>")
+
+
+def host_speed_section(summary: RunSummary) -> str:
+    """The host's speed modes over the run (summary.json `host_speed`) and, per ORB point where its baseline's
+    slices fell into two modes, what the middleware added in each (`by_host_speed`)."""
+    speed = summary.host_speed
+    if speed is None:
+        return ""
+    rows = []
+    for p in summary.points:
+        split = None if p.orb_added_latency_ns is None else p.orb_added_latency_ns.by_host_speed
+        if split is None:
+            continue
+        modes = {m.mode: m for m in split.modes}
+        cells = [*columns(p.point), f"{split.slow_over_fast:.2f}"]
+        for name in ("fast", "slow"):
+            m = modes.get(name)
+            cells += ["", "", ""] if m is None else [
+                f"{m.share:.0%}", _us(m.baseline_p50_ns),
+                f"{_us(m.estimate)}" + (f" [{_us(m.ci95_low)}, {_us(m.ci95_high)}]" if m.ci95_low is not None else "")]
+        rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+    head = ("placement", "mode", "payload", "target", "slow / fast", "fast share", "baseline p50 µs (fast)",
+            "added µs (fast) [95%]", "slow share", "baseline p50 µs (slow)", "added µs (slow) [95%]")
+    table = ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+             if rows else "")
+    return ("<h2>The host's speed</h2><p>" + escape(speed.text) + ". Every baseline slice of the sliced design is a "
+            "reading of the host's speed taken milliseconds from the middleware's slice it pairs with; where a "
+            "point's readings fall into two modes, the table gives what the middleware added in each (the median "
+            "of that mode's slice pairs, its interval over those pairs within this run, not over launches). The "
+            "headline ORB-added latency is over every slice pair, whatever the mode.</p>" + table)

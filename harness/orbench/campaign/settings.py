@@ -71,6 +71,10 @@ class Settings:
     steady_max_calls: int | None
     steady_max_s: float | None
     steady_at: str                  # every-point or first-point: where the steady-state chunks run
+    # the measurement design (running/slices.py): calls per slice, 0 = sequential; untimed calls per later slice
+    slice_calls: int
+    slice_rewarm: int
+    interleave_groups: bool          # one round of every group per pass, instead of group after group
     # order, pauses, timeouts, what is read around a trial
     order_seed: int | None
     pause_idle_workers: bool
@@ -131,6 +135,8 @@ class Settings:
             steady_cv_pct=_opt_float(d.get("steady_cv_pct")), steady_chunk_calls=_opt_int(d.get("steady_chunk_calls")),
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
             steady_max_s=_opt_float(d.get("steady_max_s")), steady_at=str(d["steady_at"]),
+            slice_calls=int(d["slice_calls"]), slice_rewarm=int(d["slice_rewarm"]),
+            interleave_groups=bool(d["interleave_groups"]),
             order_seed=_opt_int(d.get("order_seed")), pause_idle_workers=bool(d["pause_idle_workers"]),
             awake_cpus=bool(d["awake_cpus"]),
             sync_timeout_ms=int(d["sync_timeout_ms"]), stall_timeout_s=float(d["stall_timeout_s"]),

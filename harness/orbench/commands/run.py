@@ -136,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"profiles: orbench profiles {store.path} (where each middleware's time goes, per call)")
     if account is not None:
         print(f"orbench: time: {account.line()}", file=sys.stderr)
+    if summary.host_speed is not None:
+        print(f"orbench: {summary.host_speed.text}", file=sys.stderr)
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:

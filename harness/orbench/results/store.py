@@ -79,6 +79,11 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      checked on every read (integrity.py: a trial whose file is missing, of another size or checksum, or holds
      latencies no clock gives is left out and named). Older runs read with them empty: their files are checked
      against their calls and for their values only.
+  15: the sliced design (campaign key slice_calls; running/slices.py): a trial's timed calls may run in slices
+     alternating with the other targets of its unit (a baseline and its middleware); its samples file holds the
+     slices one after the other, and trials.csv gains slice_calls (calls per slice, empty for a sequential
+     trial), slice_p50s_ns and slice_means_ns (each slice's p50 and mean, in order); slice k of a middleware
+     pairs with slice k of its baseline. Older runs' trials are sequential.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
 compute on is a UserError naming the file.

@@ -82,6 +82,11 @@ class Measurement:
     # A serial server's service times over the trial (PROTOCOL.md, "--serial"): their mean and mean square.
     server_service_ns: float | None = None
     server_service_sq_ns2: float | None = None
+    # The sliced design (running/slices.py; since schema 14): the calls per slice (empty: a sequential trial),
+    # and each slice's p50 and mean in the order the slices ran; slice k pairs with slice k of the baseline.
+    slice_calls: int | None = None
+    slice_p50s_ns: tuple[float, ...] | None = None
+    slice_means_ns: tuple[float, ...] | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.

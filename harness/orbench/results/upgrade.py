@@ -157,10 +157,17 @@ def update_to_14(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, samples_bytes="", samples_sha256="")
 
 
+def update_to_15(manifest: dict[str, Any], rows: Rows) -> None:
+    """15: the sliced design (running/slices.py): a trial's calls may have run in slices alternating with its
+    unit's other targets; trials gain slice_calls, slice_p50s_ns and slice_means_ns. An older run's trials ran
+    in one `run` each: the columns are empty (a sequential trial)."""
+    _add_columns(rows, slice_calls="", slice_p50s_ns="", slice_means_ns="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
-    11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14,
+    11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
 }
 SCHEMA_VERSION = max(UPDATES)
 

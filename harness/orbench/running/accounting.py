@@ -76,15 +76,16 @@ class PhaseClock:
     def start_trial(self) -> None:
         self._trial_mark = (time.perf_counter(), self.placed())
 
-    def end_trial(self, counted: bool = True) -> None:
-        """The trial's wall time; what its phases did not take is the harness's."""
+    def end_trial(self, counted: bool = True, trials: int = 1) -> None:
+        """The trial's wall time (a sliced unit's: its `trials` trials at once); what its phases did not take is
+        the harness's."""
         if self._trial_mark is None:
             return
         started, placed_before = self._trial_mark
         self._trial_mark = None
         wall = time.perf_counter() - started
         self.add("harness", wall - (self.placed() - placed_before))
-        self.trials += counted
+        self.trials += trials if counted else 0
 
 
 class RunClock:

@@ -277,15 +277,20 @@ def start_load_sampler(session: TargetSession, clients: list[ClientWorker],
     return LoadSampler(int(server.ready["pid"]), pids)
 
 
+def run_command(session: TargetSession, point: Point, plan: TrialPlan) -> dict[str, Any]:
+    """The `run` command of the plan's calls at the point (harness/PROTOCOL.md, "run")."""
+    return {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
+            "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
+            "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
+            "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan, session.target)}
+
+
 def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
     """One trial of the target's one client (its calls on `threads` threads for a point of N clients as
     threads). Raises WorkerError for a dead or hung worker."""
     assert session.client is not None and session.server is not None
     threads = point.clients if point.clients_as == "threads" else 1
-    command = {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type,
-               "payload_bytes": point.payload_bytes, "calls": plan.calls, "warmup": plan.warmup,
-               "samples_file": session.runtime.client_samples_path(plan.samples_file, plan.store_root),
-               "sync_timeout_ms": plan.sync_timeout_ms, **load_fields(point, plan, session.target)}
+    command = run_command(session, point, plan)
     rate = total_rate_hz(point, plan)
     clock = plan.phases
     # The anatomy's reading first: its short commands are then outside the load window (on a remote host, where

@@ -115,6 +115,7 @@ def _launch_mean(per_launch: Mapping[int, list[float]]) -> float:
 def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup, dict[str, Row]]:
     """Per point group: a p50 row per target and an ORB-added row per ORB with its baseline."""
     p50: dict[tuple[PointGroup, str], dict[int, dict[int, float]]] = {}
+    slices: dict[tuple[PointGroup, str], dict[tuple[int, int], tuple[float, ...]]] = {}
     kcall: dict[tuple[PointGroup, str], dict[tuple[int, int], float]] = {}
     seen_calls: dict[PointGroup, list[int]] = {}
     for t in evidence.trials:
@@ -122,6 +123,8 @@ def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup
             continue
         key = (t.point.group, t.point.target)
         p50.setdefault(key, {}).setdefault(t.launch, {})[t.trial] = float(t.p50_ns)
+        if t.slice_p50s_ns:
+            slices.setdefault(key, {})[(t.launch, t.trial)] = t.slice_p50s_ns
         # A trial's calls are every client's (N processes or N threads); a plan chooses each client's.
         per_client = max(1, t.calls // max(1, t.point.clients))
         seen_calls.setdefault(t.point.group, []).append(per_client)
@@ -142,7 +145,9 @@ def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup
         if base is None or (group, base) not in p50:
             continue
         other = p50[(group, base)]
-        diffs = {launch: [v[k] - other[launch][k] for k in sorted(v) if k in other.get(launch, {})]
+        so, sb = slices.get((group, orb), {}), slices.get((group, base), {})
+        diffs = {launch: [_trial_added(v[k], other[launch][k], so.get((launch, k)), sb.get((launch, k)))
+                          for k in sorted(v) if k in other.get(launch, {})]
                  for launch, v in by_launch.items()}
         diffs = {launch: d for launch, d in diffs.items() if d}
         if not diffs:
@@ -152,6 +157,15 @@ def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup
         scale = out[group][f"p50 {orb}"].estimate_ns
         out[group][f"ORB-added {orb}"] = Row(RowData(diffs, calls[group], ks), _launch_mean(diffs), scale)
     return out
+
+
+def _trial_added(orb_p50: float, base_p50: float, orb_slices: tuple[float, ...] | None,
+                 base_slices: tuple[float, ...] | None) -> float:
+    """A trial pair's ORB-added value: the median of its slice pairs' differences when both were sliced alike
+    (what a launch's value is the median of, summary/pairing.py), else the trials' p50 difference."""
+    if orb_slices and base_slices and len(orb_slices) == len(base_slices):
+        return float(np.median([o - b for o, b in zip(orb_slices, base_slices)]))
+    return orb_p50 - base_p50
 
 
 def row_target_ns(campaign: Campaign, name: str, row: Row) -> float | None:

@@ -2,7 +2,9 @@
 
 What it counts is what the run knows in advance: point-group runs (every point group once per launch). The
 stopping rule decides each group's trials as it goes, so trials are shown as they happen, never as a total that
-will not be reached; the ETA is the time per finished group run so far times the group runs left.
+will not be reached; the ETA is the time per finished group run so far times the group runs left (interleaved
+groups, campaign key interleave_groups, all start at a launch's first pass and end over its last ones: their ETA
+comes once a launch's groups have ended).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ class Progress:
     def __init__(self, total_groups: int, stream: TextIO):
         self.total = max(total_groups, 1)
         self.groups_started = 0
+        self.groups_finished = 0
         self.trials = 0
         self.soaks = 0
         self.stream = stream
@@ -59,17 +62,20 @@ class Progress:
         """A point group's run (in one launch) starts: the unit the header and the ETA count."""
         self.groups_started += 1
 
+    def group_finished(self) -> None:
+        self.groups_finished += 1
+
     def eta_s(self) -> float | None:
-        done = self.groups_started - 1  # the group running now is not finished
-        if done <= 0:
+        done = self.groups_finished
+        if done <= 0 or done >= self.total:
             return None
         return (time.monotonic() - self.started) / done * (self.total - done)
 
     def trial(self, trial: Trial) -> None:
         self.trials += 1
         eta = self.eta_s()
-        head = (f"[group {min(self.groups_started, self.total)}/{self.total} "
-                f"{100 * max(self.groups_started - 1, 0) // self.total:3d}%] {trial.point.label}"
+        head = (f"[{self.groups_finished}/{self.total} groups done {100 * self.groups_finished // self.total:3d}%] "
+                f"{trial.point.label}"
                 f"{f' L{trial.launch + 1}' if trial.launch else ''} t{trial.trial}")
         tail = f"  eta {fmt_duration(eta)}" if eta is not None else ""
         if trial.ok:

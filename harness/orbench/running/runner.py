@@ -15,6 +15,7 @@ trials at once, with the reason. Ctrl-C stops every worker on every host and kee
 
 from __future__ import annotations
 
+import random
 import signal
 import sys
 import threading
@@ -61,8 +62,10 @@ from orbench.running.schedule import (
     disjoint_waves,
     launch_order,
     launch_seed,
+    launch_steps,
     new_seed,
     round_order,
+    round_units,
     steps,
     sweep_last,
     total_group_runs,
@@ -70,6 +73,7 @@ from orbench.running.schedule import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
+from orbench.running.slices import SLICED_MODES, SliceMember, measure_sliced, slice_sizes
 from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
 from orbench.running.stopping import StoppingRule
@@ -308,7 +312,7 @@ class Runner:
                     break
                 self._start_launch(launch, launch_seed(seed, launch))
                 pending = self._launch_pending(launch)
-                for step in steps(self.campaign, self.pairs):
+                for step in launch_steps(steps(self.campaign, self.pairs), self.launch_seed):
                     self._run_step(step, launch)
                 if self.planned is not None and pending:
                     self.planned.after_launch(launch, self.time_account())
@@ -388,8 +392,13 @@ class Runner:
                         "placement": step[0].placement, "options": step[0].options,
                         "waves": [[self.lanes[i].label for i in wave] for wave in waves]})
                     self.store.write_manifest(self.manifest)
+            interleaved = ([n for n, g in enumerate(step[0].groups) if not g.is_sweep_step]
+                           if self.campaign.settings.interleave_groups and not self.campaign.is_soak else [])
+            if interleaved:
+                self._run_passes(interleaved)
             for n in range(len(step[0].groups)):
-                self._run_groups([(lane, lane.block.groups[n]) for lane in self.lanes])
+                if n not in interleaved:
+                    self._run_groups([(lane, lane.block.groups[n]) for lane in self.lanes])
         finally:
             for lane in self.lanes:
                 with self.clock.workers(launch, lane.block.label):
@@ -472,6 +481,35 @@ class Runner:
         if self.campaign.is_soak:
             self._run_soak_groups(lane_groups)
             return
+        running = self._begin_groups(lane_groups)
+        while running:
+            running = self._one_round(running)
+
+    def _run_passes(self, indexes: list[int]) -> None:
+        """The step's point groups (by index) interleaved (campaign key interleave_groups): passes in which every
+        group still running does one round, in a fresh random order per pass, until each group's stopping rule
+        ends it. A group's trials then spread over the whole launch instead of a fraction of a second of it, so
+        the host's speed phases (which switch every 0.3-0.8 s on a small VM) fall on every group alike within a
+        launch, not on whole groups of one launch and not another (Abedi and Brecht's randomized multiple
+        interleaved trials)."""
+        running = {n: found for n in indexes
+                   if (found := self._begin_groups([(lane, lane.block.groups[n]) for lane in self.lanes]))}
+        passes = 0
+        while running:
+            order = sorted(running)
+            random.Random(trial_seed(self.launch_seed, self.lanes[0].block.groups[order[0]].with_target("pass"),
+                                     passes)).shuffle(order)
+            for n in order:
+                left = self._one_round(running[n])
+                if left:
+                    running[n] = left
+                else:
+                    del running[n]
+            passes += 1
+
+    def _begin_groups(self, lane_groups: list[tuple[Lane, PointGroup]]) -> list[tuple[Lane, PointGroup, Any]]:
+        """The groups' trials in this launch under the stopping rule (those not finished before a resume), their
+        clocks started."""
         # A sweep step runs one trial per launch: its interval is over launches, and its rate is a share of the
         # launch's own capacity probe.
         running = [(lane, group, self._start_group(group))
@@ -480,33 +518,40 @@ class Runner:
             self.group_clocks[(lane.label, group)] = self.clock.group()
         if running:
             self.progress.group_started()
-        while running:
-            if self.concurrent and len(running) > 1:
-                for wave in disjoint_waves([lane.block.pair for lane, _, _ in running]):
-                    self._at_once([running[i] for i in wave])
-            else:
-                for lane, group, trials in running:
-                    self._run_round(lane, group, trials)
-            left = []
+        return running
+
+    def _one_round(self, running: list[tuple[Lane, PointGroup, Any]]) -> list[tuple[Lane, PointGroup, Any]]:
+        """One round of the same group on every pair (or, with concurrent_pairs, the pairs of a wave at once);
+        the groups whose stopping rule ends them get their records, the others are returned."""
+        started = time.monotonic()
+        if self.concurrent and len(running) > 1:
+            for wave in disjoint_waves([lane.block.pair for lane, _, _ in running]):
+                self._at_once([running[i] for i in wave])
+        else:
             for lane, group, trials in running:
-                reason = trials.stop_reason()
-                if reason:
-                    with self._lock:
-                        self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
-                        self.done_groups.add((group, self.launch))
-                        self.store.write_manifest(self.manifest)
-                    # The traced trial is not a result: one per point and target, in the last launch.
-                    clock = self.group_clocks.pop((lane.label, group))
-                    if self.campaign.settings.anatomy == "syscalls" and self.launch == self.launches - 1:
-                        with clock.phase("anatomy"):
-                            self._run_traced(lane, group)
-                    if self.campaign.settings.profile and self.launch == self.launches - 1:
-                        with clock.phase("profiles"):
-                            self._run_profiled(lane, group, trials.p50s)
-                    self.clock.close_group(self.launch, group, clock, trials.rounds, self._calls_of(group))
-                else:
-                    left.append((lane, group, trials))
-            running = left
+                self._run_round(lane, group, trials)
+        left = []
+        for lane, group, trials in running:
+            trials.add_time(time.monotonic() - started)
+            reason = trials.stop_reason()
+            if reason:
+                with self._lock:
+                    self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
+                    self.done_groups.add((group, self.launch))
+                    self.store.write_manifest(self.manifest)
+                # The traced trial is not a result: one per point and target, in the last launch.
+                clock = self.group_clocks.pop((lane.label, group))
+                if self.campaign.settings.anatomy == "syscalls" and self.launch == self.launches - 1:
+                    with clock.phase("anatomy"):
+                        self._run_traced(lane, group)
+                if self.campaign.settings.profile and self.launch == self.launches - 1:
+                    with clock.phase("profiles"):
+                        self._run_profiled(lane, group, trials.p50s)
+                self.clock.close_group(self.launch, group, clock, trials.rounds, self._calls_of(group))
+                self.progress.group_finished()
+            else:
+                left.append((lane, group, trials))
+        return left
 
     def _start_group(self, group: PointGroup) -> Any:
         """A group's trials in this launch under the stopping rule; a sweep step runs one trial per launch (its
@@ -624,28 +669,26 @@ class Runner:
             raise failures[0]
 
     def _run_round(self, lane: Lane, group: PointGroup, trials: Any) -> None:
-        for t in round_order(self.campaign.targets, group, trials.rounds, self.launch_seed, self.baselines):
-            point = group.with_target(t.name)
-            done = self.finished.get((point, self.launch, trials.rounds))
-            if done is None:
-                self._hold(lane, t.name)
-            result = done if done is not None else self._run_trial(lane, point, t, trials.rounds)
-            trials.add(t.name, result)
-            if done is None:
-                self.sweeps.note(result)
+        for unit in round_units(self.campaign.targets, group, trials.rounds, self.launch_seed, self.baselines):
+            finished = {t.name for t in unit if (group.with_target(t.name), self.launch, trials.rounds) in self.finished}
+            for name, result in self._run_unit(lane, group, unit, trials.rounds).items():
+                trials.add(name, result)
+                if name not in finished:
+                    self.sweeps.note(result)
         trials.rounds += 1
 
-    def _hold(self, lane: Lane, measured: str) -> None:
-        """pause_idle_workers: continue the measured target's local workers and stop every other target's of its
-        host pair, so their JIT, GC and timer threads stay off the measured CPU during the trial (other pairs'
-        workers are left alone: with concurrent_pairs they are measuring)."""
+    def _hold(self, lane: Lane, *measured: str) -> None:
+        """pause_idle_workers: continue the measured targets' local workers (one, or a sliced unit's) and stop
+        every other target's of its host pair, so their JIT, GC and timer threads stay off the measured CPU
+        during the trial (other pairs' workers are left alone: with concurrent_pairs they are measuring)."""
         if not self.campaign.settings.pause_idle_workers:
             return
         for name, session in lane.sessions.items():
-            if name != measured:
+            if name not in measured:
                 session.signal(signal.SIGSTOP)
-        if measured in lane.sessions:
-            lane.sessions[measured].signal(signal.SIGCONT)
+        for name in measured:
+            if name in lane.sessions:
+                lane.sessions[name].signal(signal.SIGCONT)
 
 
     def _check_pair(self, lane: Lane) -> None:
@@ -682,46 +725,128 @@ class Runner:
                 self.on_trial_done(self, result)
         return result
 
-    def _run_trial(self, lane: Lane, point: Point, target: Target, trial: int) -> Trial:
+    def _not_run(self, lane: Lane, point: Point, target: Target, trial: int) -> tuple[Trial | None, float | None]:
+        """A trial that does not run (its row, finished: skipped, given up, the target broken), else None with a
+        sweep step's offered rate."""
         broken = lane.broken
         why_not = (self.campaign.unsupported(target, point.mode, point.payload_type)
                    or self.campaign.unsupported_load(target, point))
         if why_not:
-            return self._finish(point, trial, Measurement(status="skipped", error=why_not))
+            return self._finish(point, trial, Measurement(status="skipped", error=why_not)), None
         offered = None
         if point.is_sweep_step and target.name not in broken:
             offered, why_not = self.sweeps.rate_for(point)
             if why_not:
-                return self._finish(point, trial, Measurement(status="skipped", error=why_not))
+                return self._finish(point, trial, Measurement(status="skipped", error=why_not)), None
         if given_up := self.skips.reason(point):
-            return self._finish(point, trial, Measurement(status=GIVEN_UP, error=given_up))
+            return self._finish(point, trial, Measurement(status=GIVEN_UP, error=given_up)), None
         if target.name in broken:
             status = ("skipped" if broken[target.name].startswith(("unavailable", "unsupported", "unreachable"))
                       else "failed")
-            return self._finish(point, trial, Measurement(status=status, error=broken[target.name]))
+            return self._finish(point, trial, Measurement(status=status, error=broken[target.name])), None
+        return None, offered
+
+    def _warm(self, session: TargetSession, point: Point, clock: PhaseClock) -> tuple[bool, bool]:
+        """What comes before a trial's `run`: the steady-state chunks at the worker's first point. Returns
+        (first: the trial gets the full warm-up, just_warmed: the chunks ran right before it)."""
+        first = session.first_at(point)
+        just_warmed = False
+        if first and self.steady is not None:
+            if session.fixed_warmup_done and self.campaign.settings.steady_at == "first-point":
+                first = False  # warmed at its first point: this trial is like the point's later ones
+            else:
+                self._warm_until_steady(session, point, clock)
+                first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
+        clock.warmup_phase = "full_warmup" if first else "rewarm"
+        return first, just_warmed
+
+    def _failed(self, lane: Lane, session: TargetSession, exc: WorkerError) -> Measurement:
+        """A trial's WorkerError: the trial fails with it, the pair is checked, the target's workers restarted."""
+        self._check_pair(lane)
+        if session.target.name not in lane.broken:
+            self._restart(lane, session)
+        return Measurement(status="failed", error=str(exc))
+
+    def _run_trial(self, lane: Lane, point: Point, target: Target, trial: int) -> Trial:
+        done, offered = self._not_run(lane, point, target, trial)
+        if done is not None:
+            return done
         session = lane.sessions[target.name]
         clock = self.group_clocks.get((lane.label, point.group)) or PhaseClock()
         clock.start_trial()
         started = time.time()
         try:
-            first = session.first_at(point)
-            just_warmed = False
-            if first and self.steady is not None:
-                if session.fixed_warmup_done and self.campaign.settings.steady_at == "first-point":
-                    first = False  # warmed at its first point: this trial is like the point's later ones
-                else:
-                    self._warm_until_steady(session, point, clock)
-                    first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
-            clock.warmup_phase = "full_warmup" if first else "rewarm"
+            first, just_warmed = self._warm(session, point, clock)
             measurement = self._measure(session, point, trial, first, offered, clock, just_warmed)
         except WorkerError as exc:
-            measurement = Measurement(status="failed", error=str(exc))
-            self._check_pair(lane)
-            if target.name not in broken:
-                self._restart(lane, session)
+            measurement = self._failed(lane, session, exc)
         result = self._finish(point, trial, measurement, started)
         clock.end_trial()
         return result
+
+    def _sliced(self, group: PointGroup, trial: int) -> bool:
+        """Whether the group's trial `trial` runs in the sliced design (slices.py): one client closed loop, not a
+        sweep step, and not a trial that reads the anatomy (its counters are the target's alone)."""
+        s = self.campaign.settings
+        return (s.slice_calls > 0 and group.mode in SLICED_MODES and group.clients == 1 and not group.rate_hz
+                and not group.is_sweep_step and len(slice_sizes(self._calls_of(group), s.slice_calls)) >= 2
+                and not self._reads_anatomy(group.with_target(""), trial))
+
+    def _run_unit(self, lane: Lane, group: PointGroup, unit: list[Target], trial: int) -> dict[str, Trial]:
+        """One round's trials of a unit (a baseline and its middleware): sliced when the design and the group
+        allow and two or more of them run, else one after the other."""
+        out: dict[str, Trial] = {}
+        members: list[Target] = []
+        for t in unit:
+            point = group.with_target(t.name)
+            done = self.finished.get((point, self.launch, trial))
+            if done is None and len(unit) > 1 and self._sliced(group, trial):
+                done, _ = self._not_run(lane, point, t, trial)
+                if done is None:
+                    members.append(t)
+                    continue
+            if done is None:
+                self._hold(lane, t.name)
+                done = self._run_trial(lane, point, t, trial)
+            out[t.name] = done
+        if len(members) == 1:
+            self._hold(lane, members[0].name)
+            out[members[0].name] = self._run_trial(lane, group.with_target(members[0].name), members[0], trial)
+        elif members:
+            out.update(self._run_sliced(lane, group, members, trial))
+        return {t.name: out[t.name] for t in unit}
+
+    def _run_sliced(self, lane: Lane, group: PointGroup, members: list[Target], trial: int) -> dict[str, Trial]:
+        """The members' trials as alternating slices (slices.py); each member's warm-up (steady-state chunks,
+        the trial's warm-up or rewarm) before the first slice, a failed member's workers restarted after."""
+        self._hold(lane, *[t.name for t in members])
+        clock = self.group_clocks.get((lane.label, group)) or PhaseClock()
+        clock.start_trial()
+        started = time.time()
+        sliced: list[SliceMember] = []
+        out: dict[str, Trial] = {}
+        for t in members:
+            session, point = lane.sessions[t.name], group.with_target(t.name)
+            try:
+                first, just_warmed = self._warm(session, point, clock)
+                plan = self._plan(session, point, trial, first, None, clock, just_warmed)
+            except WorkerError as exc:
+                out[t.name] = self._finish(point, trial, self._failed(lane, session, exc), started)
+                continue
+            sliced.append(SliceMember(session, point, plan))
+        clock.warmup_phase = "rewarm"
+        if len(sliced) >= 2:
+            s = self.campaign.settings
+            rng = random.Random(trial_seed(self.launch_seed, group.with_target("slices"), trial))
+            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng)
+        else:  # the others failed their warm-up: the one left runs its trial whole
+            results = [_measure_or_error(m) for m in sliced]
+        for member, result in zip(sliced, results):
+            measurement = (self._failed(lane, member.session, result) if isinstance(result, WorkerError)
+                           else result)
+            out[member.point.target] = self._finish(member.point, trial, measurement, started)
+        clock.end_trial(trials=len(members))
+        return out
 
     def _run_traced(self, lane: Lane, group: PointGroup) -> None:
         """The anatomy mode: one trial per target with strace attached to both workers, into traced.csv (apart
@@ -889,6 +1014,13 @@ class Runner:
                       else f"{len(record.chunk_p50s_ns)} chunk(s), fewer than the window of {record.window}")
             bound = f", the {record.seconds:.2f} s bound" if record.stopped_by == "max_s" else ""
             self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls ({spread}{bound})")
+
+
+def _measure_or_error(member: SliceMember) -> Measurement | WorkerError:
+    try:
+        return measure_for(member.point)(member.session, member.point, member.plan)
+    except WorkerError as exc:
+        return exc
 
 
 def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:

@@ -131,6 +131,16 @@ def launch_order(groups: tuple[PointGroup, ...], seed: int) -> tuple[PointGroup,
     return tuple(order)
 
 
+def launch_steps(all_steps: list[tuple[Block, ...]], seed: int) -> list[tuple[Block, ...]]:
+    """A launch's steps (placements, option sets, server settings) in an order of its own: a fixed order would
+    put the same placement first after every launch's worker starts, and the host's state at a launch's start
+    (caches, a just-woken vCPU) on it alone (Abedi and Brecht: every alternative in a fresh random order per
+    round)."""
+    order = list(all_steps)
+    _rng(seed, "steps", len(order)).shuffle(order)
+    return order
+
+
 def sweep_last(groups: tuple[PointGroup, ...], order: tuple[int, ...], seed: int) -> tuple[int, ...]:
     """A launch's group order (indexes into `groups`) with the load sweeps' steps taken out and put last: each
     sweep's steps in rising offered load, after every other group (its capacity probe and unloaded reference
@@ -148,6 +158,12 @@ def sweep_last(groups: tuple[PointGroup, ...], order: tuple[int, ...], seed: int
 
 def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed: int,
                 baselines: Mapping[str, str] | None = None) -> list[T]:
+    """round_units, one target after another."""
+    return [t for unit in round_units(targets, group, round_number, seed, baselines) for t in unit]
+
+
+def round_units(targets: Sequence[T], group: PointGroup, round_number: int, seed: int,
+                baselines: Mapping[str, str] | None = None) -> list[list[T]]:
     """The targets of one round of a group, in the order they run: random per round, from the seed. A fixed
     order (A B C A B C) puts the same target after the same other one every time, so whatever one leaves
     behind (a warm cache, a JIT compilation still running, a socket in TIME_WAIT) lands on the same neighbour
@@ -159,7 +175,8 @@ def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed
     when several share it), in a random order within the pair: a small VM's CPU switches between a fast and a
     slow mood from one moment to the next, and a pair run back to back meets the same mood far more often than
     one with other targets' trials between its two halves. The order depends only on the seed, the group and
-    the round, so a resumed run draws the same orders."""
+    the round, so a resumed run draws the same orders. A unit (a baseline with its ORBs, or a target alone) is
+    what the sliced design (slices.py) alternates inside."""
     rng = _rng(seed, group.slug, round_number)
     by_name = {getattr(t, "name", t): t for t in targets}
     pairs = {orb: base for orb, base in (baselines or {}).items() if orb in by_name and base in by_name}
@@ -172,7 +189,7 @@ def round_order(targets: Sequence[T], group: PointGroup, round_number: int, seed
     placed = {getattr(t, "name", t) for unit in units for t in unit}
     units += [[t] for t in targets if getattr(t, "name", t) not in placed]
     rng.shuffle(units)
-    return [t for unit in units for t in unit]
+    return units
 
 
 def total_group_runs(campaign: Campaign, pairs: list[HostPair]) -> int:

@@ -78,11 +78,14 @@ class PointTrials:
     launch: int = 0
     spent_before_s: float = 0.0
     started: float = field(default_factory=time.monotonic)
-    # When the first round ended: the time cap counts from here, since the first round carries the full
-    # warm-ups (and, at a campaign's first point, the JIT's first compilations), which no cap should cut short.
-    first_round_done: float | None = None
+    # The group's own seconds (its rounds', whatever ran between them: interleaved groups) after its first round:
+    # the time cap counts these, since the first round carries the full warm-ups (and, at a campaign's first
+    # point, the JIT's first compilations), which no cap should cut short.
+    own_s: float = 0.0
+    first_round_done: bool = False
     rounds: int = 0
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
+    slice_p50s: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)  # (trial, slice) -> p50
     fixed_rounds: int | None = None
     fixed_reason: str = "sweep step"
     over_time: Callable[[], bool] | None = None
@@ -90,6 +93,13 @@ class PointTrials:
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
+            for k, p50 in enumerate(trial.slice_p50s_ns or ()):
+                self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
+
+    def add_time(self, seconds: float) -> None:
+        """A round's seconds (called before stop_reason; the first round's are not counted)."""
+        if self.first_round_done:
+            self.own_s += seconds
 
     def widths_pct(self) -> dict[str, float | None]:
         out = {}
@@ -103,7 +113,10 @@ class PointTrials:
         out: dict[str, tuple[float, float | None] | None] = {}
         for orb, base in self.rule.baselines.items():
             if orb in self.p50s and base in self.p50s:
-                interval = paired_difference(self.p50s[orb], self.p50s[base])
+                # Slice pairs where the trials were sliced (running/slices.py), as the summary pairs them.
+                sliced = orb in self.slice_p50s and base in self.slice_p50s
+                interval = (paired_difference(self.slice_p50s[orb], self.slice_p50s[base]) if sliced
+                            else paired_difference(self.p50s[orb], self.p50s[base]))
                 out[orb] = None if interval is None else (interval.estimate, interval.half_width)
         return out
 
@@ -122,8 +135,8 @@ class PointTrials:
     def stop_reason(self) -> str | None:
         """Called after each round; None means run another round."""
         rule = self.rule
-        if self.first_round_done is None:
-            self.first_round_done = time.monotonic() - self.spent_before_s
+        if not self.first_round_done:
+            self.first_round_done, self.own_s = True, self.spent_before_s
         if self.fixed_rounds is not None:
             if self.rounds >= self.fixed_rounds:
                 return self.fixed_reason
@@ -132,7 +145,7 @@ class PointTrials:
             return None
         if self.rounds < rule.trials:
             return None
-        if rule.time_cap_s is not None and time.monotonic() - self.first_round_done >= rule.time_cap_s:
+        if rule.time_cap_s is not None and self.own_s >= rule.time_cap_s:
             return "time_cap"
         if not rule.has_target:
             return "fixed"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE, metho
     return Interval(mean, mean - half, mean + half, int(x.size), method)
 
 
-def paired_differences(a: Mapping[int, float], b: Mapping[int, float]) -> list[float]:
+def paired_differences(a: Mapping[Any, float], b: Mapping[Any, float]) -> list[float]:
     """a[k] - b[k] for every trial k both have, in trial order; a trial missing on either side drops its pair."""
     return [a[k] - b[k] for k in sorted(set(a) & set(b))]
 
@@ -98,11 +99,16 @@ def median_interval(values: Sequence[float], confidence: float = CONFIDENCE, met
     return Interval(estimate, float(x[k - 1]), float(x[n - k]), n, method)
 
 
-def paired_difference(a: Mapping[int, float], b: Mapping[int, float]) -> Interval | None:
+def paired_difference(a: Mapping[Any, float], b: Mapping[Any, float]) -> Interval | None:
     """ORB-added latency: the median of paired per-trial differences a - b with its order-statistic interval
     (from 6 pairs; below, the mean with its t interval); None when no trial is paired."""
-    diffs = paired_differences(a, b)
-    if not diffs:
+    return paired_differences_interval(paired_differences(a, b))
+
+
+def paired_differences_interval(diffs: Sequence[float]) -> Interval | None:
+    """The median of paired differences with its order-statistic interval (from 6 pairs; below, the mean with
+    its t interval); None without a pair."""
+    if not len(diffs):
         return None
     # With fewer pairs the median has no 95% interval: the mean's t interval is the best there is.
     return median_interval(diffs) if len(diffs) >= MEDIAN_INTERVAL_MIN_N else mean_interval(diffs, method=PAIRED_FEW_METHOD)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from orbench.stats.intervals import mean_interval, paired_difference, paired_differences
+from orbench.stats.intervals import Interval, mean_interval, paired_difference, paired_differences
 
 PERCENTILES = (50, 90, 99)
 
@@ -75,7 +75,10 @@ def tail_percentiles(samples: np.ndarray) -> dict[str, float | None]:
     return out
 
 
-def trial_ci95(values: Sequence[float]) -> dict | None:
+POSITIVE_TRIAL_METHOD = "geometric mean of per-trial values, Student t on the log scale"
+
+
+def trial_ci95(values: Sequence[float], positive: bool = False) -> dict | None:
     """A point's p50 (or any per-trial statistic) over its trials: the mean of the per-trial values with a
     Student-t 95% interval (stats/intervals.py: honest coverage at few trials, unlike the percentile bootstrap).
 
@@ -84,7 +87,13 @@ def trial_ci95(values: Sequence[float]) -> dict | None:
     mood)."""
     if len(values) == 0:
         return None
-    interval = mean_interval(values)
+    if positive and all(v > 0 for v in values):
+        # A quantity that cannot be negative: the interval on the log scale (stats/launches.py says why).
+        logged = mean_interval([math.log(v) for v in values], method=POSITIVE_TRIAL_METHOD)
+        interval = Interval(math.exp(logged.estimate), None if logged.low is None else math.exp(logged.low),
+                            None if logged.high is None else math.exp(logged.high), logged.n, logged.method)
+    else:
+        interval = mean_interval(values)
     mean = interval.estimate
     width = (interval.high - interval.low) / mean * 100.0 if interval.low is not None and mean > 0 else None
     return {"estimate": mean, "low": interval.low, "high": interval.high, "width_pct": width,

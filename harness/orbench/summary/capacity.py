@@ -29,7 +29,7 @@ import numpy as np
 from orbench.campaign.load import LoadPlan, Slo
 from orbench.results.point import Point
 from orbench.results.trial import Trial
-from orbench.stats.launches import LAUNCH_METHOD, over_launches
+from orbench.stats.launches import over_launches
 from orbench.stats.stats import trial_ci95
 from orbench.summary.model import Capacity, TrialInterval
 
@@ -51,14 +51,14 @@ def _shape_key(point: Point) -> Point:
 def _interval(per_launch: dict[int, float]) -> TrialInterval:
     values = [per_launch[k] for k in sorted(per_launch)]
     if len(values) >= 2:
-        lv = over_launches({k: [v] for k, v in per_launch.items()})
+        lv = over_launches({k: [v] for k, v in per_launch.items()}, positive=True)
         assert lv is not None
         low, high, mean = lv["ci95_low"], lv["ci95_high"], lv["estimate"]
         return TrialInterval(estimate=mean, low=low, high=high,
                              width_pct=None if low is None or mean <= 0 else (high - low) / mean * 100.0,
-                             half_width=None if low is None else (high - low) / 2.0, method=LAUNCH_METHOD,
+                             half_width=None if low is None else (high - low) / 2.0, method=lv["ci_method"],
                              trials=len(values), launches=len(values))
-    ci = trial_ci95(values)
+    ci = trial_ci95(values, positive=True)
     return TrialInterval(**ci) if ci else TrialInterval(why_missing="no value")
 
 

@@ -24,6 +24,7 @@ from orbench.results.integrity import Damage
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning, grouped_lines
 from orbench.stats.launches import LaunchValue
+from orbench.stats.phases import ModeAdded
 
 # 2: written from these types (an optional key whose value is None is left out); 1 had no summary_version.
 # 3: points carry the load-at-scale dimensions and load fields; the run gains `capacities` and
@@ -38,7 +39,9 @@ from orbench.stats.launches import LaunchValue
 # 7: the run gains `damaged`: each trial left out because its row or samples file is damaged (integrity.py).
 # 8: `shape_costs` also holds a shape against another shape than `in` where its kind names one (pipelined over
 #    chained: what promise pipelining saves), with `reference`.
-SUMMARY_VERSION = 8
+# 9: ORB-added latency from slice pairs where the trials were sliced (running/slices.py; its ci_method says so),
+#    with `by_host_speed` where the baseline's slices fall into two speed modes; the run gains `host_speed`.
+SUMMARY_VERSION = 9
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -270,6 +273,17 @@ class Anatomy:
 # --- the pairing: ORB against its baseline ----------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class HostSpeedSplit:
+    """At a point whose baseline slices fall into two speed modes of the host (stats/phases.py): the modes and
+    what the middleware adds in each, over the slice pairs whose baseline slice was taken in it."""
+
+    threshold_ns: float       # a baseline slice p50 above it was taken in the slow mode
+    slow_over_fast: float     # the slow mode's baseline p50 over the fast one's
+    separation: float         # Ashman's D
+    modes: tuple[ModeAdded, ...]
+
+
+@dataclass(frozen=True)
 class OrbAdded:
     """ORB-added latency: the ORB's trial p50s minus its baseline's, paired (summary/pairing.py). Over launches
     the launch fields are set; without a paired trial only `why_missing`."""
@@ -289,6 +303,7 @@ class OrbAdded:
     disagreement: Disagreement | None = None
     why_missing: str | None = None
     why_not_p50_difference: str | None = None
+    by_host_speed: HostSpeedSplit | None = None
 
 
 @dataclass(frozen=True)
@@ -592,6 +607,17 @@ class InstructionCount:
 
 
 @dataclass(frozen=True)
+class HostSpeed:
+    """How the host's speed varied over the run, read off the baselines' slices (stats/phases.py)."""
+
+    baseline_points: int            # baseline points with sliced trials
+    two_mode_points: int            # of them, those whose slices split into two speed modes
+    slow_share: float | None        # the slow mode's share of those points' slices, pooled
+    slow_over_fast: float | None    # the median over those points of the slow mode's p50 over the fast one's
+    text: str
+
+
+@dataclass(frozen=True)
 class RunSummary:
     """summary.json: a run's points in table order and what the run as a whole says."""
 
@@ -621,6 +647,8 @@ class RunSummary:
     instructions: tuple[InstructionCount, ...] = ()
     # Trials left out of every figure above: a damaged row or samples file, named by file and row (integrity.py).
     damaged: tuple[Damage, ...] = ()
+    # The host's speed modes over the run, from the baselines' slices (None: no sliced trial).
+    host_speed: HostSpeed | None = None
 
     @property
     def known_answers(self) -> tuple[KnownAnswerRow, ...]:

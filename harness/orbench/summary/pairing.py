@@ -6,6 +6,7 @@ the ORB adds."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -17,22 +18,29 @@ from orbench.results.shapes import baseline_shape
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_ns
 from orbench.stats import stats
-from orbench.stats.launches import over_launches, paired_by_launch
-from orbench.summary.model import KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
-from orbench.summary.point_summary import TrialKey
+from orbench.stats.intervals import paired_differences_interval
+from orbench.stats.launches import over_launches, paired_by_launch, sliced_or_trial_pairs
+from orbench.stats.phases import added_by_mode, speed_modes
+from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
+from orbench.summary.point_summary import SliceKey, TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
 # A oneway that returns once another thread has the request measures a hand-over, the baseline's a socket write.
 ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is queued for another thread to write, "
                  "the baseline's once its own write returns; compare the receivers' throughput (PROTOCOL.md, "
                  "\"Oneway, like for like\")")
+# What ci_method adds when the pairs are slices of sliced trials (running/slices.py), not whole trials.
+PAIRED_SLICES = "; pairs: slices of alternating sliced trials"
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
 
 def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point, dict[TrialKey, float]],
-                        trials: dict[Point, list[Trial]], targets_info: dict[str, Any]) -> dict[Point, PointSummary]:
-    """The points again, each ORB (or known-answer) point with its ORB-added latency, known answer and added CPU."""
+                        trials: dict[Point, list[Trial]], targets_info: dict[str, Any],
+                        slices: dict[Point, dict[SliceKey, float]] | None = None) -> dict[Point, PointSummary]:
+    """The points again, each ORB (or known-answer) point with its ORB-added latency, known answer and added CPU.
+    `slices`: the sliced trials' slice p50s per point (point_summary.slice_p50s), which pair slice by slice."""
+    slices = slices or {}
     out = dict(points)
     for point, summary in points.items():
         info = targets_info.get(point.target, {})
@@ -56,7 +64,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
-            added = paired_difference(trial_p50[point], trial_p50[base])
+            added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}))
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -65,8 +73,14 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
             why = (f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate"
                    if added["unpaired"] else None)
+            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
+            split = (host_speed_split(slices.get(point, {}), slices.get(base, {})) if point.mode != "oneway"
+                     else None)
             changes["orb_added_latency_ns"] = from_json(OrbAdded, {"baseline": base_name, **added,
                                                                    "why_not_p50_difference": why})
+            if split is not None:
+                changes["orb_added_latency_ns"] = dataclasses.replace(changes["orb_added_latency_ns"],
+                                                                      by_host_speed=split)
             known = info.get("known_added_ns")
             # The known delay is what one call adds; under load the wait in the server's queue adds to it.
             if known is not None and point.is_base_load:
@@ -78,23 +92,50 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
     return out
 
 
-def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float]) -> dict[str, Any] | None:
-    """One point's trial p50s less another's at the same group (an ORB's less its baseline's: ORB-added latency),
-    from the paired trials: over launches when the pairs span two or more (the mean of
-    each launch's median paired difference, t over launches), else within the one launch (stats.py: the median
-    of paired differences with its sign-test interval, or below 6 pairs the mean with t, which ci_method says)."""
-    per_launch = paired_by_launch(orb, base)
+def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
+                      orb_slices: dict[SliceKey, float] | None = None,
+                      base_slices: dict[SliceKey, float] | None = None) -> dict[str, Any] | None:
+    """One point's p50s less another's at the same group (an ORB's less its baseline's: ORB-added latency), from
+    the paired slices of sliced trials (running/slices.py) or, for sequential trials, the paired trials: over
+    launches when the pairs span two or more (the mean of each launch's median paired difference, t over
+    launches), else within the one launch (stats.py: the median of paired differences with its sign-test
+    interval, or below 6 pairs the mean with t, which ci_method says)."""
+    per_launch = sliced_or_trial_pairs(orb_slices or {}, base_slices or {}, orb, base)
+    sliced = bool(paired_by_launch(orb_slices or {}, base_slices or {}))
     if len(per_launch) < 2:
-        return stats.orb_added_latency(orb, base)
+        if not sliced:
+            return stats.orb_added_latency(orb, base)
+        diffs = next(iter(per_launch.values()), [])
+        interval = paired_differences_interval(diffs)
+        if interval is None:
+            return None
+        return {"estimate": interval.estimate, "ci95_low": interval.low, "ci95_high": interval.high,
+                "ci_method": interval.method + PAIRED_SLICES, "pairs": len(diffs), "unpaired": 0,
+                "per_pair": diffs, "mean": float(np.mean(diffs))}
     lv = over_launches(per_launch)
     if lv is None:
         return None
     diffs = [d for k in sorted(per_launch) for d in per_launch[k]]
     pairs = len(diffs)
+    trial_pairs = len(set(orb) & set(base))
     return {"estimate": lv["estimate"], "ci95_low": lv["ci95_low"], "ci95_high": lv["ci95_high"],
-            "ci_method": lv["ci_method"], "pairs": pairs, "unpaired": len(orb) + len(base) - 2 * pairs,
+            "ci_method": lv["ci_method"] + (PAIRED_SLICES if sliced else ""), "pairs": pairs,
+            "unpaired": len(orb) + len(base) - 2 * trial_pairs,
             "per_pair": diffs, "mean": float(np.mean(diffs)), "n_launches": lv["n_launches"],
             "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"]}
+
+
+def host_speed_split(orb: dict[SliceKey, float], base: dict[SliceKey, float]) -> HostSpeedSplit | None:
+    """What the middleware adds in each of the host's speed modes, when its baseline's slices at the point fall
+    into two (stats/phases.py); None otherwise."""
+    modes = speed_modes(list(base.values())) if orb else None
+    if modes is None:
+        return None
+    by_mode = added_by_mode(orb, base, modes)
+    if len(by_mode) < 2:
+        return None
+    return HostSpeedSplit(threshold_ns=round(modes.threshold_ns, 1), slow_over_fast=round(modes.slow_over_fast, 4),
+                          separation=modes.separation, modes=tuple(by_mode))
 
 
 def known_answer(known_ns: int, added: OrbAdded, point: PointSummary) -> KnownAnswer:

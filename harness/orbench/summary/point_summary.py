@@ -15,7 +15,7 @@ from orbench.results.point import Point
 from orbench.results.trial import GIVEN_UP, SKIPPED, Trial
 from orbench.stats import stats
 from orbench.stats.intervals import robust_cv_pct
-from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches
+from orbench.stats.launches import by_launch, over_launches
 from orbench.stats.stalls import find_stall
 from orbench.summary.model import (
     Anatomy,
@@ -34,6 +34,14 @@ from orbench.summary.sections import load_section
 MIN_SAMPLES_FOR_P99 = 1000
 
 TrialKey = tuple[int, int]  # (launch, trial): trials of two targets pair by it
+SliceKey = tuple[int, int, int]  # (launch, trial, slice): the slices of two targets' sliced trials pair by it
+
+
+def slice_p50s(trials: list[Trial]) -> dict[SliceKey, float]:
+    """Each ok sliced trial's slice p50s by (launch, trial, slice) (running/slices.py); none for a sequential
+    trial."""
+    return {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
+            for k, v in enumerate(t.slice_p50s_ns)}
 
 
 def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_dir: Path,
@@ -61,10 +69,10 @@ def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_
     if len({t.launch for t in ok}) >= 2:
         p50_ci, launches = _over_launches_ci(by_launch(p50s))
     else:
-        p50_ci = TrialInterval(**stats.trial_ci95([p50s[k] for k in sorted(p50s)]))
+        p50_ci = TrialInterval(**stats.trial_ci95([p50s[k] for k in sorted(p50s)], positive=True))
     fewest = min(s.size for s in per_trial.values())
     # The p99 interval is over per-trial p99s: each must rest on ten values beyond it.
-    p99_ci = (TrialInterval(**stats.trial_ci95([float(t.p99_ns or 0) for t in ok])) if fewest >= MIN_SAMPLES_FOR_P99
+    p99_ci = (TrialInterval(**stats.trial_ci95([float(t.p99_ns or 0) for t in ok], positive=True)) if fewest >= MIN_SAMPLES_FOR_P99
               else TrialInterval(why_missing=f"trials of {fewest} calls: a per-trial p99 rests on fewer than 10 values"))
     stalls = tuple(Stall(launch=k[0], trial=k[1], **asdict(st))
                    for k, s in sorted(per_trial.items()) if (st := find_stall(s)) is not None)
@@ -91,7 +99,7 @@ def _throughput_ci(ok: list[Trial]) -> TrialInterval | None:
         return None
     if len({launch for launch, _ in values}) >= 2:
         return _over_launches_ci(by_launch(values))[0]
-    return TrialInterval(**stats.trial_ci95([values[k] for k in sorted(values)]))
+    return TrialInterval(**stats.trial_ci95([values[k] for k in sorted(values)], positive=True))
 
 
 def _latency(samples: np.ndarray) -> Latency:
@@ -101,12 +109,12 @@ def _latency(samples: np.ndarray) -> Latency:
 
 def _over_launches_ci(per_launch: dict[int, list[float]]) -> tuple[TrialInterval, Launches]:
     """A point's p50 over launches (the interval trial_ci95 gives, over launches) and its `launches` section."""
-    lv = over_launches(per_launch)
+    lv = over_launches(per_launch, positive=True)
     assert lv is not None
     mean, low, high = lv["estimate"], lv["ci95_low"], lv["ci95_high"]
     ci = TrialInterval(estimate=mean, low=low, high=high,
                        width_pct=None if low is None or mean <= 0 else (high - low) / mean * 100.0,
-                       half_width=None if low is None else (high - low) / 2.0, method=LAUNCH_METHOD,
+                       half_width=None if low is None else (high - low) / 2.0, method=lv["ci_method"],
                        trials=sum(len(v) for v in per_launch.values()), launches=lv["n_launches"])
     return ci, from_json(Launches, {"n": lv["n_launches"], "values": lv["launches"], "variance": lv["variance"],
                                     "disagreement": lv["disagreement"]})

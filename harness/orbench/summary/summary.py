@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from orbench.results.integrity import Damage
 from orbench.results.point import Point, PointGroup
 from orbench.results.run_warnings import RunWarning
@@ -21,11 +23,13 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
+from orbench.stats.phases import speed_modes
 from orbench.summary.capacity import capacities
 from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
     SUMMARY_VERSION,
     Equivalence,
+    HostSpeed,
     KnownAnswerFit,
     MachineLoad,
     PointSummary,
@@ -34,7 +38,7 @@ from orbench.summary.model import (
     from_json,
 )
 from orbench.summary.pairing import pair_with_baselines
-from orbench.summary.point_summary import TrialKey, summarize_point
+from orbench.summary.point_summary import TrialKey, slice_p50s, summarize_point
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
 from orbench.summary.sections import with_interop
@@ -63,7 +67,8 @@ def summarize(store: RunStore) -> RunSummary:
                                               targets_info.get(point.target, {}))
         if p50s:
             trial_p50[point] = p50s
-    points = pair_with_baselines(points, trial_p50, by_point, targets_info)
+    slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
+    points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices)
     points = with_interop(points)
     points = _with_stopping(points, manifest)
     fits = [from_json(KnownAnswerFit, f) for f in known_answer_fits(
@@ -81,11 +86,30 @@ def summarize(store: RunStore) -> RunSummary:
         queueing_checks=tuple(queueing_checks(by_point, manifest.get("campaign") or {},
                                                       manifest.get("launches") or [])),
         shape_costs=tuple(shape_costs(points, trial_p50)),
-        instructions=tuple(instruction_counts(store.path, targets_info)), damaged=tuple(table.damage))
+        instructions=tuple(instruction_counts(store.path, targets_info)), damaged=tuple(table.damage),
+        host_speed=host_speed(slices, targets_info))
 
 
 def damage_warnings(damage: list[Damage]) -> list[RunWarning]:
     return [RunWarning("damaged trial", "", f"{d}: trial left out of every figure") for d in damage]
+
+
+def host_speed(slices: dict[Point, dict[Any, float]], targets_info: dict[str, Any]) -> HostSpeed | None:
+    """How the host's speed varied over the run: at how many baseline points the slices of round trips fell into
+    two speed modes (stats/phases.py), the slow mode's share of their slices, and how much slower it was."""
+    bases = {info.get("baseline") for info in targets_info.values() if info.get("baseline")}
+    found = [speed_modes(list(v.values())) for p, v in slices.items() if p.target in bases and p.mode != "oneway"]
+    if not found:
+        return None
+    two = [m for m in found if m is not None]
+    share = sum(m.slow_share * m.slices for m in two) / sum(m.slices for m in two) if two else None
+    ratio = float(np.median([m.slow_over_fast for m in two])) if two else None
+    text = (f"host speed: two modes at {len(two)} of {len(found)} baseline points; the slow mode held "
+            f"{share:.0%} of their slices, its p50 {ratio:.2f}x the fast one's" if two else
+            f"host speed: one mode at every one of {len(found)} baseline points")
+    return HostSpeed(baseline_points=len(found), two_mode_points=len(two),
+                     slow_share=None if share is None else round(share, 4),
+                     slow_over_fast=None if ratio is None else round(ratio, 4), text=text)
 
 
 def _replicates(s: PointSummary) -> list[float]:

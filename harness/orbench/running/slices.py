@@ -1,0 +1,175 @@
+"""The sliced design: one trial of each member of a unit (a socket baseline and the middleware measured against
+it, schedule.round_units) made of slices a few milliseconds long, alternating between the members.
+
+Why: a small VM's speed switches every fraction of a second (a c-socket trial's p50 at 1 B sat at 17.3-18.3 or
+21.8-25.8 us, in runs of 6-15 trials of 1000 calls), and both sides of a pair move together. Two trials run one
+after the other straddle a switch often enough that their difference read -3 to +5 us where the middleware
+adds about 2. Slices of a few hundred calls alternating between the sides put the two halves of each pair
+milliseconds apart, in the same phase far more often (Bulej et al., "Duet Benchmarking"; Abedi and Brecht,
+"Conducting Repeatable Experiments in Highly Variable Cloud Computing Environments", run alternatives
+interleaved for the same reason).
+
+The order inside a trial is ABBA (B O O B B O ..., or the reverse, starting on a random side), so a drift over
+the trial's few tens of milliseconds hits both sides alike; with several middleware on one baseline the
+baseline sits in the middle (O1 B O2, O2 B O1, ...) and is next to each of them in every slice. Each slice is
+one `run` command (harness/PROTOCOL.md): its untimed warm-up first (the trial's warm-up or rewarm for the first
+slice, `slice_rewarm` calls for the later ones: the first calls after the other side's slice meet the caches it
+left), then the timed calls, and for oneway the closing `sync` barrier, so no flood hands its backlog to the
+other side's slice. The slices' samples are written one after the other into the trial's samples file, and the
+trial's row keeps each slice's p50 and mean (`slice_p50s_ns`, `slice_means_ns`): slice k of a middleware pairs
+with slice k of its baseline (summary/pairing.py).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from orbench.errors import WorkerError
+from orbench.results.point import Point
+from orbench.results.trial import Measurement
+from orbench.running.cpu_usage import UsageReading
+from orbench.running.measure import (
+    TrialPlan,
+    failed_answer,
+    fetched_samples,
+    latency_fields,
+    local_warmup_s,
+    oneway_fields,
+    run_command,
+    trial_timeout_s,
+)
+from orbench.running.session import TargetSession
+
+# Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
+SLICED_MODES = ("twoway", "oneway", "echo")
+
+
+@dataclass(frozen=True)
+class SliceMember:
+    """One target's trial in a sliced unit: its workers, its point, and the trial's plan (all its timed calls,
+    the first slice's warm-up, the trial's samples file)."""
+
+    session: TargetSession
+    point: Point
+    plan: TrialPlan
+
+
+def slice_sizes(calls: int, slice_calls: int) -> list[int]:
+    """A trial's calls as slices of about slice_calls each (the remainder spread over the first ones)."""
+    n = max(1, round(calls / slice_calls)) if slice_calls > 0 else 1
+    base, extra = divmod(calls, n)
+    return [base + (1 if k < extra else 0) for k in range(n) if base + (1 if k < extra else 0) > 0]
+
+
+def slice_orders(members: int, slices: int, rng: random.Random) -> list[list[int]]:
+    """Per slice, the order in which the members run it: ABBA, starting forward or reversed at random."""
+    forward = list(range(members))
+    flip = rng.random() < 0.5
+    return [forward[::-1] if (k % 2 == 1) != flip else forward for k in range(slices)]
+
+
+@dataclass
+class _Collected:
+    """What one member's slices gave so far."""
+
+    samples: list[np.ndarray] = field(default_factory=list)
+    elapsed_ns: int = 0
+    messages: int = 0
+    received_bytes: int = 0
+    sync_complete: bool = True
+    warmup_sync_complete: bool | None = None
+    ended: Measurement | WorkerError | None = None  # a failed slice ends the member's trial
+    files: list[Path] = field(default_factory=list)
+
+
+def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int,
+                   rng: random.Random) -> list[Measurement | WorkerError]:
+    """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
+    slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
+    others go on without it."""
+    sizes = slice_sizes(members[0].plan.calls, slice_calls)
+    collected = [_Collected() for _ in members]
+    reading = UsageReading(members[0].session.runtime.usage_hosts())
+    for k, order in enumerate(slice_orders(len(members), len(sizes), rng)):
+        for i in order:
+            member, got = members[i], collected[i]
+            if got.ended is not None:
+                continue
+            # The first slice: the trial's warm-up or rewarm, and never fewer calls than a later slice gets.
+            warmup = max(member.plan.warmup, slice_rewarm) if k == 0 else slice_rewarm
+            path = member.plan.samples_file.with_name(f"{member.plan.samples_file.stem}.s{k}.i64")
+            plan = replace(member.plan, calls=sizes[k], warmup=warmup, samples_file=path, anatomy="off")
+            got.files.append(path)
+            try:
+                _run_slice(member, plan, got)
+            except WorkerError as exc:
+                got.ended = exc
+    usage = reading.end()
+    end_unix = time.time()
+    out: list[Measurement | WorkerError] = []
+    for member, got in zip(members, collected):
+        out.append(got.ended if got.ended is not None else _measurement(member, got, sizes, usage.as_fields(),
+                                                                          end_unix))
+        for path in got.files:
+            path.unlink(missing_ok=True)
+    return out
+
+
+def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
+    session, clock = member.session, plan.phases
+    assert session.client is not None and session.server is not None
+    sent, sent_ns = time.perf_counter(), time.monotonic_ns()
+    answer = session.client.call(run_command(session, member.point, plan), timeout=trial_timeout_s(plan, 0.0),
+                                 watch=[session.server])
+    round_trip = time.perf_counter() - sent
+    failed = failed_answer(answer, session.server)
+    if failed is not None:
+        got.ended = failed
+        return
+    elapsed = int(answer.get("elapsed_ns") or 0)
+    clock.run_command(round_trip, elapsed, plan.warmup, plan.calls,
+                      local_warmup_s(session.client, answer.get("start_ns"), sent_ns))
+    with clock.phase("samples"):
+        got.samples.append(fetched_samples(session, plan.samples_file, plan.store_root, plan.calls))
+    received = answer.get("received") or {}
+    got.elapsed_ns += elapsed
+    got.messages += int(received.get("messages") or 0)
+    got.received_bytes += int(received.get("bytes") or 0)
+    if member.point.mode == "oneway":
+        got.sync_complete &= bool((answer.get("sync") or {}).get("complete"))
+        if "warmup_sync" in answer:
+            done = bool(answer["warmup_sync"].get("complete"))
+            got.warmup_sync_complete = done if got.warmup_sync_complete is None else got.warmup_sync_complete and done
+
+
+def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: dict[str, Any],
+                 end_unix: float) -> Measurement:
+    """The member's trial row: its slices' samples in one file, in the order they ran, and each slice's p50 and
+    mean beside the whole trial's figures."""
+    plan, point = member.plan, member.point
+    samples = np.concatenate(got.samples)
+    with plan.phases.phase("samples"):
+        plan.samples_file.parent.mkdir(parents=True, exist_ok=True)
+        samples.astype("<i8").tofile(plan.samples_file)
+    calls = int(samples.size)
+    fields: dict[str, Any] = {
+        "status": "ok", "calls": calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
+        **latency_fields(samples), "elapsed_ns": got.elapsed_ns or None,
+        "received_messages": got.messages, "received_bytes": got.received_bytes,
+        "trial_end_unix": round(end_unix, 4), **usage,
+        "slice_calls": max(sizes), "slice_p50s_ns": tuple(float(np.median(s)) for s in got.samples),
+        "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
+    }
+    if got.elapsed_ns:
+        fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)
+    if point.mode == "oneway":
+        fields.update(oneway_fields(calls, got.messages, got.received_bytes, got.elapsed_ns, got.sync_complete))
+        if got.warmup_sync_complete is not None:
+            fields["warmup_sync_complete"] = got.warmup_sync_complete
+    return Measurement(**fields)

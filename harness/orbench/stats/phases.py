@@ -1,0 +1,107 @@
+"""The host's speed, read off a baseline's slices: does it run in two modes, and what does a middleware add in
+each?
+
+On a small cloud VM the speed of everything switches between a fast and a slow mode every fraction of a second
+(a c-socket slice's p50 at 1 B reads ~14 us or ~17 us), and a middleware's added latency moves with it (omniORB
+added about 1.4 us in the fast mode, 2.1-2.4 us in the slow one). Every baseline slice of the sliced design
+(running/slices.py) is a reading of the host's speed taken milliseconds from the middleware's slice it pairs
+with. This module splits those readings into modes when they form two groups, so the summary can say per point
+what the middleware adds in each mode instead of averaging an unknown mix of them.
+
+The split: Otsu's threshold on the logarithm of the baseline's slice p50s (the cut that maximizes the variance
+between the two sides), kept when the two sides are apart by Ashman's D >= 4 (|m1 - m2| sqrt(2) / sqrt(s1^2 +
+s2^2); Ashman, Bird and Zepp, "Detecting bimodality in astronomical datasets", take D > 2 for two components
+fitted to the data, but the halves of one normal sample split at Otsu's cut already read D ~ 2.7 whatever its
+spread: their means lie 0.8 sd either side of the middle, their own sds are 0.6 sd) and the smaller side holds at
+least MIN_MODE_SHARE of the slices. Two modes as far apart as this VM's (13.6 and 17 us, each within 1-2%) read
+D ~ 15-20.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from orbench.stats.intervals import median_interval
+
+MIN_SLICES = 20          # fewer baseline slices than this: no split is tried
+MIN_MODE_SHARE = 0.1     # the smaller mode must hold at least this share of the slices
+MODES_APART = 4.0        # Ashman's D of Otsu's two sides at or above which they are two modes
+
+
+@dataclass(frozen=True)
+class SpeedModes:
+    """Two speed modes of a host, from one baseline point's slice p50s."""
+
+    threshold_ns: float   # a slice p50 above it was taken in the slow mode
+    fast_p50_ns: float    # the median slice p50 in each mode
+    slow_p50_ns: float
+    slow_share: float     # of the slices
+    separation: float     # Ashman's D of the two sides (log scale)
+    slices: int
+
+    @property
+    def slow_over_fast(self) -> float:
+        return self.slow_p50_ns / self.fast_p50_ns
+
+    def is_slow(self, p50_ns: float) -> bool:
+        return p50_ns > self.threshold_ns
+
+
+def speed_modes(p50s_ns: Sequence[float]) -> SpeedModes | None:
+    """The two modes of a baseline's slice p50s, or None when they form one group (or are too few to tell)."""
+    values = np.sort(np.asarray([v for v in p50s_ns if v > 0], dtype=float))
+    n = int(values.size)
+    if n < MIN_SLICES:
+        return None
+    logs = np.log(values)
+    least = max(2, math.ceil(MIN_MODE_SHARE * n))
+    best, cut = -1.0, 0
+    for i in range(least, n - least + 1):
+        between = i * (n - i) * (logs[:i].mean() - logs[i:].mean()) ** 2
+        if between > best:
+            best, cut = between, i
+    if cut == 0:
+        return None
+    low, high = logs[:cut], logs[cut:]
+    spread = math.sqrt(low.var(ddof=1) + high.var(ddof=1))
+    separation = math.inf if spread == 0 else math.sqrt(2) * (high.mean() - low.mean()) / spread
+    if separation < MODES_APART:
+        return None
+    return SpeedModes(threshold_ns=float(math.sqrt(values[cut - 1] * values[cut])),
+                      fast_p50_ns=float(np.median(values[:cut])), slow_p50_ns=float(np.median(values[cut:])),
+                      slow_share=(n - cut) / n, separation=round(separation, 2), slices=n)
+
+
+@dataclass(frozen=True)
+class ModeAdded:
+    """What a middleware adds over its baseline in one speed mode: the median of the slice pairs whose
+    baseline slice was taken in that mode, with its sign-test interval over those pairs (within the run: not
+    over launches)."""
+
+    mode: str             # fast or slow
+    share: float          # of the point's slice pairs
+    baseline_p50_ns: float
+    estimate: float
+    ci95_low: float | None
+    ci95_high: float | None
+    pairs: int
+
+
+def added_by_mode(orb: Mapping[tuple, float], base: Mapping[tuple, float], modes: SpeedModes) -> list[ModeAdded]:
+    """A middleware's slice-pair differences split by the mode its baseline slice was taken in."""
+    keys = sorted(set(orb) & set(base))
+    out = []
+    for mode, slow in (("fast", False), ("slow", True)):
+        mine = [k for k in keys if modes.is_slow(base[k]) == slow]
+        if not mine:
+            continue
+        diffs = [orb[k] - base[k] for k in mine]
+        interval = median_interval(diffs)
+        out.append(ModeAdded(mode=mode, share=len(mine) / len(keys), baseline_p50_ns=float(np.median([base[k] for k in mine])),
+                             estimate=interval.estimate, ci95_low=interval.low, ci95_high=interval.high,
+                             pairs=len(mine)))
+    return out

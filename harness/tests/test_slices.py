@@ -1,0 +1,170 @@
+"""The sliced design (running/slices.py): slices and their order, the host's speed modes (stats/phases.py), slice
+pairs over trial pairs (stats/launches.py), and a real sliced run of omniORB against the C socket baseline."""
+
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+from orbench.results.store import RunStore
+from orbench.running.slices import slice_orders, slice_sizes
+from orbench.stats.launches import over_launches, sliced_or_trial_pairs
+from orbench.stats.phases import added_by_mode, speed_modes
+
+from tests.conftest import require_targets, run_cli
+from tests.phase_maker import PhaseMaker
+
+
+def test_slices_split_a_trials_calls_evenly():
+    assert slice_sizes(1000, 250) == [250] * 4
+    assert slice_sizes(1000, 300) == [334, 333, 333]
+    assert sum(slice_sizes(777, 100)) == 777
+    assert slice_sizes(100, 250) == [100]  # fewer calls than a slice: one
+    assert slice_sizes(500, 0) == [500]
+
+
+def test_slice_order_is_abba_from_a_random_side():
+    starts = set()
+    for seed in range(20):
+        orders = slice_orders(2, 6, random.Random(seed))
+        # Each slice reverses the one before: A B, B A, A B ... so each side's mean position is the same.
+        assert all(orders[k + 1] == orders[k][::-1] for k in range(5))
+        starts.add(tuple(orders[0]))
+    assert starts == {(0, 1), (1, 0)}
+    # Three members (a baseline in the middle): every slice keeps the middle one next to both others.
+    three = slice_orders(3, 4, random.Random(1))
+    assert all(order[1] == 1 for order in three)
+
+
+def test_two_speed_modes_are_found_and_one_is_not():
+    rng = np.random.default_rng(7)
+    fast = rng.normal(13_600, 150, 300)
+    slow = rng.normal(17_000, 250, 100)
+    modes = speed_modes(list(fast) + list(slow))
+    assert modes is not None
+    assert abs(modes.slow_share - 0.25) < 0.01
+    assert 13_500 < modes.fast_p50_ns < 13_700 and 16_900 < modes.slow_p50_ns < 17_100
+    assert 13_800 < modes.threshold_ns < 16_800
+    # One mode with a long tail is not two modes; nor are a handful of slices.
+    assert speed_modes(list(rng.lognormal(np.log(14_000), 0.05, 400))) is None
+    assert speed_modes([13_600.0] * 5 + [17_000.0] * 5) is None
+
+
+def test_what_a_middleware_adds_in_each_mode_is_recovered():
+    # Known answer: the middleware adds 1.4 us in the fast mode and 2.2 us in the slow one.
+    rng = np.random.default_rng(3)
+    base, orb = {}, {}
+    for k in range(400):
+        slow = k % 4 == 0
+        b = rng.normal(17_000 if slow else 13_600, 100)
+        base[(0, k, 0)] = b
+        orb[(0, k, 0)] = b + (2_200 if slow else 1_400) + rng.normal(0, 50)
+    modes = speed_modes(list(base.values()))
+    assert modes is not None
+    by_mode = {m.mode: m for m in added_by_mode(orb, base, modes)}
+    assert abs(by_mode["fast"].estimate - 1_400) < 20 and abs(by_mode["slow"].estimate - 2_200) < 30
+    assert by_mode["fast"].ci95_low < 1_400 < by_mode["fast"].ci95_high
+    assert by_mode["slow"].pairs == 100 and abs(by_mode["slow"].share - 0.25) < 1e-9
+
+
+def test_slice_pairs_replace_a_launchs_trial_pairs():
+    # Launch 0 has slices: its sequential trial (one that read the anatomy) is left out; launch 1 has none.
+    a_slices = {(0, 1, 0): 110.0, (0, 1, 1): 112.0}
+    b_slices = {(0, 1, 0): 100.0, (0, 1, 1): 100.0}
+    a_trials = {(0, 0): 500.0, (0, 1): 111.0, (1, 0): 130.0}
+    b_trials = {(0, 0): 100.0, (0, 1): 100.0, (1, 0): 100.0}
+    assert sliced_or_trial_pairs(a_slices, b_slices, a_trials, b_trials) == {0: [10.0, 12.0], 1: [30.0]}
+
+
+def test_a_positive_quantity_gets_an_interval_above_zero():
+    # Three launches of a loaded p50 far apart: the t interval on the values goes below zero, on the log scale not.
+    per_launch = {0: [0.39e6], 1: [1.23e6], 2: [17.8e6]}
+    plain = over_launches(per_launch)
+    logged = over_launches(per_launch, positive=True)
+    assert plain["ci95_low"] < 0
+    assert 0 < logged["ci95_low"] < logged["estimate"] < logged["ci95_high"]
+    assert logged["estimate"] == pytest.approx((0.39e6 * 1.23e6 * 17.8e6) ** (1 / 3))
+    assert "log scale" in logged["ci_method"]
+
+
+SLICED = """
+name = "sliced"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway", "oneway"]
+payload_bytes = [1]
+launches = 2
+trials = 2
+calls = 600
+slice_calls = 200
+warmup = 200
+anatomy = "off"
+"""
+
+
+def test_a_sliced_run_pairs_slices(write_campaign, results_root):
+    """A real run: each trial is 3 slices of 200 calls, its samples file holds all 600, its row each slice's p50
+    and mean, and ORB-added is made of slice pairs over the two launches."""
+    require_targets("omniorb", "c-socket")
+    code, out, err = run_cli("run", str(write_campaign(SLICED)), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "sliced" / "latest").resolve()
+    trials = RunStore(run_dir).read_trials()
+    assert len(trials) == 2 * 2 * 2 * 2 and all(t.ok for t in trials)
+    for t in trials:
+        assert t.slice_calls == 200 and len(t.slice_p50s_ns) == 3 and len(t.slice_means_ns) == 3
+        samples = np.fromfile(run_dir / t.samples_file, dtype="<i8")
+        assert samples.size == 600 == t.calls
+        for k, p50 in enumerate(t.slice_p50s_ns):
+            assert p50 == pytest.approx(float(np.median(samples[200 * k:200 * (k + 1)])))
+        if t.point.mode == "oneway":
+            assert t.lost_messages == 0 and t.received_messages == 600
+    assert not list((run_dir / "samples").glob("*.s[0-9]*.i64")), "the slices' own files are removed"
+    # The two point groups interleave within each launch: every group's round k ends before any round k + 1.
+    for launch in (0, 1):
+        rounds = [t.trial for t in trials if t.launch == launch]
+        assert rounds == sorted(rounds) and len(set(t.point.group for t in trials if t.launch == launch)) == 2
+    summary = json.loads((run_dir / "summary.json").read_text())
+    added = [p["orb_added_latency_ns"] for p in summary["points"] if p["target"] == "omniorb"]
+    assert len(added) == 2
+    for a in added:
+        assert "slices" in a["ci_method"] and a["n_launches"] == 2
+        assert a["pairs"] == 2 * 2 * 3  # launches x trials x slices
+
+
+MADE_PHASES = """
+name = "made-phases"
+targets = ["c-socket-delay@2000"]
+modes = ["twoway"]
+payload_bytes = [1]
+launches = 5
+trials = 4
+calls = 4000
+warmup = 500
+anatomy = "off"
+"""
+
+
+def _added_at_made_phases(write_campaign, results_root, extra: str, name: str) -> dict:
+    path = write_campaign(MADE_PHASES.replace('"made-phases"', f'"{name}"') + extra, f"{name}.toml")
+    code, out, err = run_cli("run", str(path), "--no-report")
+    assert code == 0, err
+    summary = json.loads(((results_root / name / "latest").resolve() / "summary.json").read_text())
+    (point,) = [p for p in summary["points"] if p["target"] == "c-socket-delay@2000"]
+    return point["orb_added_latency_ns"]
+
+
+@pytest.mark.slow
+def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_campaign, results_root):
+    """The known-answer server (2 us per call) against its baseline while a process of the test slows their CPU
+    in alternating 0.2 s periods (tests/phase_maker.py: both sides slow together, as on a small VM): the sliced
+    design's interval covers 2 us and is at most half as wide as the sequential design's on the same phases."""
+    require_targets("c-socket-delay@2000", "c-socket")
+    cpu = max(os.sched_getaffinity(0))  # same-core pins both workers to the highest CPU
+    with PhaseMaker(cpu, period_s=0.2):
+        sequential = _added_at_made_phases(write_campaign, results_root, "slice_calls = 0\ninterleave_groups = false\n",
+                                           "made-phases-sequential")
+        sliced = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "made-phases-sliced")
+    assert sliced["ci95_low"] <= 2000 <= sliced["ci95_high"], sliced
+    half = {name: (a["ci95_high"] - a["ci95_low"]) / 2 for name, a in (("sliced", sliced), ("sequential", sequential))}
+    assert half["sliced"] <= 0.5 * half["sequential"], half
