@@ -54,19 +54,20 @@ def host_speed_section(summary: RunSummary) -> str:
         if split is None:
             continue
         modes = {m.mode: m for m in split.modes}
-        cells = [*columns(p.point), f"{split.slow_over_fast:.2f}"]
+        cells = [*columns(p.point), f"{split.slow_over_fast:.2f}", _us(split.step_ns)]
         for name in ("fast", "slow"):
             m = modes.get(name)
             cells += ["", "", ""] if m is None else [
                 f"{m.share:.0%}", _us(m.baseline_p50_ns),
                 f"{_us(m.estimate)}" + (f" [{_us(m.ci95_low)}, {_us(m.ci95_high)}]" if m.ci95_low is not None else "")]
         rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
-    head = ("placement", "mode", "payload", "target", "slow / fast", "fast share", "baseline p50 µs (fast)",
+    head = ("placement", "mode", "payload", "target", "slow / fast", "step µs", "fast share", "baseline p50 µs (fast)",
             "added µs (fast) [95%]", "slow share", "baseline p50 µs (slow)", "added µs (slow) [95%]")
     table = ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
              if rows else "")
     return ("<h2>The host's speed</h2><p>" + escape(speed.text) + ". Every baseline slice of the sliced design is a "
             "reading of the host's speed taken milliseconds from the middleware's slice it pairs with; where a "
             "point's readings fall into two modes, the table gives what the middleware added in each (the median "
-            "of that mode's slice pairs, its interval over those pairs within this run, not over launches). The "
-            "headline ORB-added latency is over every slice pair, whatever the mode.</p>" + table)
+            "of that mode's slice pairs, its interval over those pairs within this run, not over launches). There the "
+            "headline ORB-added latency is what the middleware adds at the host's fast speed: each slow-mode pair "
+            "moved by the step (slow minus fast) before the launches' medians are taken.</p>" + table)

@@ -281,6 +281,9 @@ class HostSpeedSplit:
     slow_over_fast: float     # the slow mode's baseline p50 over the fast one's
     separation: float         # Ashman's D
     modes: tuple[ModeAdded, ...]
+    # The slow-mode pairs' median difference less the fast ones': what the headline moved each slow pair by, so
+    # that it is what the middleware adds at the host's fast speed (stats/phases.to_fast).
+    step_ns: float = 0.0
 
 
 @dataclass(frozen=True)
