@@ -68,6 +68,5 @@ def host_speed_section(summary: RunSummary) -> str:
     return ("<h2>The host's speed</h2><p>" + escape(speed.text) + ". Every baseline slice of the sliced design is a "
             "reading of the host's speed taken milliseconds from the middleware's slice it pairs with; where a "
             "point's readings fall into two modes, the table gives what the middleware added in each (the median "
-            "of that mode's slice pairs, its interval over those pairs within this run, not over launches). There the "
-            "headline ORB-added latency is what the middleware adds at the host's fast speed: each slow-mode pair "
-            "moved by the step (slow minus fast) before the launches' medians are taken.</p>" + table)
+            "of that mode's slice pairs, its interval over those pairs within this run, not over launches) and the step "
+            "between them. The headline ORB-added latency is over every slice pair, whatever the mode.</p>" + table)

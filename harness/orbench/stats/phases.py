@@ -18,11 +18,12 @@ MIN_MODE_SHARE of the slices. On a 2-vCPU VM the fast mode sat at 13.6-13.9 us (
 the slow one spread over 16-19 us: D 3.8-6.9, 1.2-1.3x apart.
 
 What a middleware adds differs between the modes (omniORB at 1 B: about 1.5 us fast, 2.2 us slow), and a launch's
-share of each mode is chance, so a launch's median over every pair moves with it. `to_fast` moves each slow-mode
-pair by the point's step (the slow pairs' median difference less the fast ones', over the whole run): the
-headline is then what the middleware adds at the host's fast speed, in every launch, whatever its mix. The
-classification uses the baseline slice's own p50, but with modes this far apart its noise (well under 1%) never
-moves a slice across the threshold, so it does not bias the step.
+share of each mode is chance. Moving each slow-mode pair by the point's step (`slow_step`: the slow pairs' median
+difference less the fast ones') gives launch values that read as if every slice ran fast. It is not the headline:
+tried on four quick runs (runs 20261129-000210-vm to -000810-vm) it narrowed omniORB's twoway intervals (median
+half-width 497 -> 419 ns) but the step itself moved from run to run (-540 to +520 ns at 1 B), and one run's
+interval held another's estimate in 44% of the cases against 77% without it. The summary gives each mode's
+figures (`by_host_speed`) beside the headline instead.
 """
 
 from __future__ import annotations
@@ -126,9 +127,3 @@ def slow_step(orb: Mapping[tuple, float], base: Mapping[tuple, float], modes: Sp
         return None
     return float(np.median(slow)) - float(np.median(fast))
 
-
-def to_fast(orb: Mapping[tuple, float], base: Mapping[tuple, float], modes: SpeedModes,
-            step: float) -> dict[tuple, float]:
-    """The middleware's slice p50s with each slow-mode pair moved by `step` (slow_step): pairs that read as if
-    taken in the fast mode."""
-    return {k: v - step if k in base and modes.is_slow(base[k]) else v for k, v in orb.items()}

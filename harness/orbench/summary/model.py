@@ -281,8 +281,8 @@ class HostSpeedSplit:
     slow_over_fast: float     # the slow mode's baseline p50 over the fast one's
     separation: float         # Ashman's D
     modes: tuple[ModeAdded, ...]
-    # The slow-mode pairs' median difference less the fast ones': what the headline moved each slow pair by, so
-    # that it is what the middleware adds at the host's fast speed (stats/phases.to_fast).
+    # The slow-mode pairs' median difference less the fast ones' (stats/phases.slow_step): how much more the
+    # middleware adds when the host is slow.
     step_ns: float = 0.0
 
 

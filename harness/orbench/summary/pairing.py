@@ -20,7 +20,7 @@ from orbench.results.units import fmt_ns
 from orbench.stats import stats
 from orbench.stats.intervals import paired_differences_interval
 from orbench.stats.launches import over_launches, paired_by_launch, sliced_or_trial_pairs
-from orbench.stats.phases import added_by_mode, slow_step, speed_modes, to_fast
+from orbench.stats.phases import added_by_mode, slow_step, speed_modes
 from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
 from orbench.summary.point_summary import SliceKey, TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
@@ -31,9 +31,6 @@ ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is qu
                  "\"Oneway, like for like\")")
 # What ci_method adds when the pairs are slices of sliced trials (running/slices.py), not whole trials.
 PAIRED_SLICES = "; pairs: slices of alternating sliced trials"
-# What it adds when the baseline's slices fell into two speed modes and the slow ones were moved (phases.to_fast).
-TO_FAST = ("; at the host's fast speed: slow-mode pairs moved by the point's slow-minus-fast step "
-           "(by_host_speed.step_ns)")
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
@@ -67,15 +64,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
-            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
-            orb_slices, base_slices = slices.get(point, {}), slices.get(base, {})
-            modes = speed_modes(list(base_slices.values())) if orb_slices and point.mode != "oneway" else None
-            step = slow_step(orb_slices, base_slices, modes) if modes is not None else None
-            added = paired_difference(trial_p50[point], trial_p50[base],
-                                      orb_slices if step is None else to_fast(orb_slices, base_slices, modes, step),
-                                      base_slices)
-            if added is not None and step is not None:
-                added["ci_method"] += TO_FAST
+            added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}))
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -84,6 +73,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
             why = (f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate"
                    if added["unpaired"] else None)
+            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
             split = (host_speed_split(slices.get(point, {}), slices.get(base, {})) if point.mode != "oneway"
                      else None)
             changes["orb_added_latency_ns"] = from_json(OrbAdded, {"baseline": base_name, **added,
