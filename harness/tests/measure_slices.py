@@ -18,8 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from orbench.campaign.spec import read_campaign
-from orbench.paths import repo_root
+from orbench.paths import campaigns_dir, repo_root
 from orbench.results.store import RunStore
 
 POSITIONS = 50
@@ -28,8 +27,8 @@ WITHIN = 0.02
 
 def run_campaign(name: str) -> Path:
     """The campaign with no rewarm between slices and one launch; its run directory."""
-    campaign = read_campaign(name)
-    text = Path(campaign.path).read_text()
+    path = Path(name) if name.endswith(".toml") else campaigns_dir() / f"{name}.toml"
+    text = path.read_text()
     keys = {"slice_rewarm": "0", "launches": "1", "max_launches": "2"}
     lines = [line for line in text.splitlines() if line.split("=")[0].strip() not in keys]
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as out:
