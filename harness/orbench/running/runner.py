@@ -496,6 +496,8 @@ class Runner:
                    if (found := self._begin_groups([(lane, lane.block.groups[n]) for lane in self.lanes]))}
         passes = 0
         while running:
+            where = f"launch {self.launch + 1} of {self.launches}, " if self.launches > 1 else ""
+            self.progress.note(f"{where}pass {passes + 1}: {len(running)} of {len(indexes)} point groups still running")
             order = sorted(running)
             random.Random(trial_seed(self.launch_seed, self.lanes[0].block.groups[order[0]].with_target("pass"),
                                      passes)).shuffle(order)
