@@ -680,9 +680,9 @@ class Runner:
         trials.rounds += 1
 
     def _hold(self, lane: Lane, *measured: str) -> None:
-        """pause_idle_workers: continue the measured targets' local workers (one, or a sliced unit's) and stop
-        every other target's of its host pair, so their JIT, GC and timer threads stay off the measured CPU
-        during the trial (other pairs' workers are left alone: with concurrent_pairs they are measuring)."""
+        """pause_idle_workers: continue the measured target's local workers and stop every other target's of its
+        host pair, so their JIT, GC and timer threads stay off the measured CPU during the trial or slice (other
+        pairs' workers are left alone: with concurrent_pairs they are measuring)."""
         if not self.campaign.settings.pause_idle_workers:
             return
         for name, session in lane.sessions.items():
@@ -821,7 +821,6 @@ class Runner:
     def _run_sliced(self, lane: Lane, group: PointGroup, members: list[Target], trial: int) -> dict[str, Trial]:
         """The members' trials as alternating slices (slices.py); each member's warm-up (steady-state chunks,
         the trial's warm-up or rewarm) before the first slice, a failed member's workers restarted after."""
-        self._hold(lane, *[t.name for t in members])
         clock = self.group_clocks.get((lane.label, group)) or PhaseClock()
         clock.start_trial()
         started = time.time()
@@ -829,6 +828,7 @@ class Runner:
         out: dict[str, Trial] = {}
         for t in members:
             session, point = lane.sessions[t.name], group.with_target(t.name)
+            self._hold(lane, t.name)  # its warm-up alone on the CPU, as a whole trial's
             try:
                 first, just_warmed = self._warm(session, point, clock)
                 plan = self._plan(session, point, trial, first, None, clock, just_warmed)
@@ -840,7 +840,10 @@ class Runner:
         if len(sliced) >= 2:
             s = self.campaign.settings
             rng = random.Random(trial_seed(self.launch_seed, group.with_target("slices"), trial))
-            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng)
+            # Each slice with only its own target's workers running: the other JVMs' JIT, GC and timer threads
+            # off the CPU, as during a whole trial (pause_idle_workers).
+            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng,
+                                     lambda member: self._hold(lane, member.point.target))
         else:  # the others failed their warm-up: the one left runs its trial whole
             results = [_measure_or_error(m) for m in sliced]
         for member, result in zip(sliced, results):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -88,11 +89,12 @@ class _Collected:
     files: list[Path] = field(default_factory=list)
 
 
-def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int,
-                   rng: random.Random) -> list[Measurement | WorkerError]:
+def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
+                   before_slice: Callable[[SliceMember], None] = lambda member: None) -> list[Measurement | WorkerError]:
     """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
     slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
-    others go on without it."""
+    others go on without it. `before_slice`: called with the member whose slice comes next (the runner stops
+    the other targets' workers, as for a whole trial)."""
     sizes = slice_sizes(members[0].plan.calls, slice_calls)
     collected = [_Collected() for _ in members]
     reading = UsageReading(members[0].session.runtime.usage_hosts())
@@ -106,6 +108,7 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
             path = member.plan.samples_file.with_name(f"{member.plan.samples_file.stem}.s{k}.i64")
             plan = replace(member.plan, calls=sizes[k], warmup=warmup, samples_file=path, anatomy="off")
             got.files.append(path)
+            before_slice(member)
             try:
                 _run_slice(member, plan, got)
             except WorkerError as exc:
