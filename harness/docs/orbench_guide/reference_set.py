@@ -114,7 +114,11 @@ def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) 
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "figures").mkdir(parents=True)
     for name in KEPT_FILES:
-        shutil.copy2(store.path / name, staging / name)
+        if name.endswith(".json"):
+            # Written compact: a run's indented summary of a full campaign is several megabytes in the repository.
+            (staging / name).write_text(json.dumps(json.loads((store.path / name).read_text()), separators=(",", ":")))
+        else:
+            shutil.copy2(store.path / name, staging / name)
     for pattern in KEPT_FIGURES:
         for figure in sorted((store.path / "figures").glob(pattern)):
             shutil.copy2(figure, staging / "figures" / figure.name)
