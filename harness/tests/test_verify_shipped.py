@@ -7,6 +7,7 @@ skipped by the run, as it would be."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from typing import Any
 
@@ -44,17 +45,20 @@ def cut_small(data: dict[str, Any]) -> dict[str, Any]:
 
 def toml_text(data: dict[str, Any]) -> str:
     """The TOML of a campaign's data (scalars, arrays, inline tables, one level of tables)."""
+    def key(k: str) -> str:  # "c++" is not a bare key
+        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
     def value(v: Any) -> str:
         if isinstance(v, dict):
-            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
+            return "{" + ", ".join(f"{key(k)} = {value(x)}" for k, x in v.items()) + "}"
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
         return json.dumps(v)
 
-    lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    lines = [f"{key(k)} = {value(v)}" for k, v in data.items() if not isinstance(v, dict)]
     for k, v in data.items():
         if isinstance(v, dict):
-            lines += [f"[{k}]", *(f"{kk} = {value(vv)}" for kk, vv in v.items())]
+            lines += [f"[{key(k)}]", *(f"{key(kk)} = {value(vv)}" for kk, vv in v.items())]
     return "\n".join(lines) + "\n"
 
 
