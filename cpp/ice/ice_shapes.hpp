@@ -115,13 +115,13 @@ class IceShapes {
                 uint64_t calls, Same same) {
     auto run = std::make_shared<AmiRun>(samples_ns);
     run->set_slots(outstanding, injected_fault() == "ami_lost");
-    const auto limit = std::chrono::milliseconds(10000);
+    const auto limit = reply_wait();
     TimedSpan span;
     std::string lost;
     for (uint64_t i = 0; i < calls && lost.empty(); ++i) {
       uint32_t slot = 0;
       if (!run->take_slot(slot, limit)) {
-        lost = "no reply came for 10 s with " + std::to_string(outstanding) + " outstanding";
+        lost = "no reply came for " + std::to_string(limit.count() / 1000) + " s with " + std::to_string(outstanding) + " outstanding";
         break;
       }
       const int64_t at = monotonic_ns();

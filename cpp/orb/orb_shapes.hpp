@@ -354,13 +354,13 @@ class OrbShapes {
       CORBA::Object_var object = p->id_to_reference(ids.back().in());
       handlers.emplace_back(orbench::AMI_BenchHandler::_narrow(object.in()));
     }
-    const auto limit = std::chrono::milliseconds(10000);
+    const auto limit = reply_wait();
     TimedSpan span;
     std::string lost;
     for (uint64_t i = 0; i < calls && lost.empty(); ++i) {
       uint32_t slot = 0;
       if (!run.take_slot(slot, limit)) {
-        lost = "no reply came for 10 s with " + std::to_string(outstanding) + " outstanding";
+        lost = "no reply came for " + std::to_string(limit.count() / 1000) + " s with " + std::to_string(outstanding) + " outstanding";
         break;
       }
       const int64_t at = monotonic_ns();

@@ -318,7 +318,7 @@ def test_check_target_rejects_a_wrong_shape_of_the_grpc_callback_server(mutation
 
 # JacORB's own workers (harness/targets/jacorb.toml) behind the wrapper, claiming ami alone at octets: its AMI
 # goes through JacORB's own stubs (JacorbAmi), a code path of its own, so its lost replies get a test of their own.
-# Twoway only: each failing step waits out the 10 s reply wait (check-target jacorb runs echo too).
+# Twoway only: each failing step waits out the reply wait (1 s under the fault; check-target jacorb runs echo too).
 AMI_STEPS = {"shape ami-1: twoway octets 1000 B, reply right, every call counted",
              "shape ami-8: twoway octets 1000 B, reply right, every call counted",
              "shape ami-8: calls overlap (replies held a known time)"}
