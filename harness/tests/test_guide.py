@@ -118,7 +118,7 @@ def test_make_reference_copies_summary_report_and_figures_only(tmp_path):
     assert ref.machine == "a test machine" and ref.run_id == json.loads((run / "manifest.json").read_text())["run_id"]
     assert reference_set.raw_files(ref.path) == [] and any(run.rglob("*.i64"))
     assert sorted(p.name for p in ref.path.iterdir()) == ["figures", "manifest.json", "reference.json",
-                                                           "report.html", "summary.json"]
+                                                           "report.html", "summary.json.gz"]
     assert {p.name for p in (ref.path / "figures").iterdir()} == {p.name for p in (run / "figures").glob("*.png")}
     text, quoted = quote(ref, "omniORB adds [[ref:added omniorb twoway 1 same-core]].", "../")
     assert quoted and re.fullmatch(r"omniORB adds -?\d+\.\d+ µs( \[-?\d+\.\d+, -?\d+\.\d+\])?\.", text), text

@@ -1,5 +1,5 @@
 """Figures quoted from the reference set: a page writes `[[ref:WHAT ARGS]]` where a measured figure goes, and the
-guide's build puts the figure there, from results/reference/summary.json, and names the run at the page's end.
+guide's build puts the figure there, from results/reference/summary.json.gz, and names the run at the page's end.
 Nothing measured is typed into a page.
 
     [[ref:added TARGET MODE BYTES PLACEMENT]]     ORB-added latency with its 95% interval: 2.1 µs [1.8, 2.4]
@@ -70,7 +70,7 @@ def added_table(ref: ReferenceSet, mode: str, payload_bytes: int, placement: str
             and p.point.clients == 1 and p.point.shape == "in" and p.point.host_pair == "local"
             and p.orb_added_latency_ns is not None and p.kind == "orb" and p.measured]
     if not rows:
-        raise UserError(f"results/reference/summary.json has no middleware at {mode} {payload_bytes} B {placement}")
+        raise UserError(f"results/reference/summary.json.gz has no middleware at {mode} {payload_bytes} B {placement}")
     lines = [f"| middleware | language | p50 | added over its baseline ({mode}, {payload_bytes} B, {placement}) |",
              "|---|---|---|---|"]
     for p in sorted(rows, key=lambda p: (p.language or "", p.added if p.added is not None else float("inf"))):

@@ -1,13 +1,14 @@
 """results/reference/: the reference result set the guide and README.md quote their figures from, and the
 command that writes it from a finished run (`make reference`).
 
-A reference set is a run's summary.json, manifest.json, report.html and figures/, and reference.json (run id,
-campaign, the machine named, when it was made, the command): no raw samples (no .i64, .hlog or .csv), so it stays
-small enough to commit. It is written only from a run (make_reference.py), never edited by hand.
+A reference set is a run's summary.json (gzip-compressed, as summary.json.gz), manifest.json, report.html and
+figures/, and reference.json (run id, campaign, the machine named, when it was made, the command): no raw samples (no
+.i64, .hlog or .csv), so it stays small enough to commit. It is written only from a run (make_reference.py), never edited by hand.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -21,8 +22,11 @@ from orbench.paths import repo_root
 from orbench.results.store import open_run
 from orbench.summary.model import PointSummary, RunSummary
 
-# What a reference set holds; a raw sample never goes in.
+# What a reference set holds; a raw sample never goes in. The middleware campaign's summary is some 2.6 MB of
+# JSON (its anatomy half of it) and 0.3 MB compressed: each `make reference` adds that to the repository's history.
 KEPT_FILES = ("summary.json", "manifest.json", "report.html")
+SUMMARY_FILE = "summary.json.gz"
+
 KEPT_FIGURES = ("*.png",)
 RAW_SUFFIXES = (".i64", ".hlog", ".csv")
 REGENERATE = "`make reference` (the middleware campaign, about 12 minutes: run it on a quiet machine)"
@@ -56,7 +60,7 @@ class ReferenceSet:
                  and p.point.placement == placement and p.point.clients == 1 and p.point.shape == "in"
                  and p.point.host_pair == "local" and p.point.options == "" and p.point.payload_type == "octets"]
         if not found or not found[0].measured:
-            raise UserError(f"{self.path}/summary.json: no measured point {target} {mode} {payload_bytes} B "
+            raise UserError(f"{self.path}/{SUMMARY_FILE}: no measured point {target} {mode} {payload_bytes} B "
                             f"{placement} in {self.source}: regenerate it with {REGENERATE}, or quote a point it has")
         return found[0]
 
@@ -64,7 +68,7 @@ class ReferenceSet:
 def load(path: Path | None = None) -> ReferenceSet:
     """The reference set at `path` (default results/reference/); UserError saying how to make it when missing."""
     path = path or reference_dir()
-    about_file, summary_file = path / "reference.json", path / "summary.json"
+    about_file, summary_file = path / "reference.json", path / SUMMARY_FILE
     for needed in (about_file, summary_file, path / "report.html"):
         if not needed.is_file():
             raise UserError(f"{needed} is missing: the guide and README.md quote their figures from the reference "
@@ -72,8 +76,8 @@ def load(path: Path | None = None) -> ReferenceSet:
                             f"`git checkout -- {path.relative_to(repo_root()) if path.is_relative_to(repo_root()) else path}`")
     try:
         about = json.loads(about_file.read_text())
-        summary = RunSummary.from_json(json.loads(summary_file.read_text()))
-    except (ValueError, KeyError, TypeError) as exc:
+        summary = RunSummary.from_json(json.loads(gzip.decompress(summary_file.read_bytes())))
+    except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UserError(f"{path}: not a reference set this orbench can read ({exc}); make it again with "
                         f"{REGENERATE}") from None
     return ReferenceSet(path, about["run_id"], about["campaign"], about["machine"], about["made"], about["command"],
@@ -114,8 +118,12 @@ def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) 
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "figures").mkdir(parents=True)
     for name in KEPT_FILES:
-        if name.endswith(".json"):
-            # Written compact: a run's indented summary of a full campaign is several megabytes in the repository.
+        if name == "summary.json":
+            # Compact and compressed, with no time stamp in the gzip header, so the same run makes the same file.
+            text = json.dumps(json.loads((store.path / name).read_text()), separators=(",", ":"))
+            (staging / SUMMARY_FILE).write_bytes(gzip.compress(text.encode(), mtime=0))
+        elif name.endswith(".json"):
+            # Written compact: a run's indented manifest of a full campaign is megabytes in the repository.
             (staging / name).write_text(json.dumps(json.loads((store.path / name).read_text()), separators=(",", ":")))
         else:
             shutil.copy2(store.path / name, staging / name)
