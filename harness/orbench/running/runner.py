@@ -844,8 +844,11 @@ class Runner:
             # off the CPU, as during a whole trial (pause_idle_workers).
             results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng,
                                      lambda member: self._hold(lane, member.point.target))
-        else:  # the others failed their warm-up: the one left runs its trial whole
-            results = [_measure_or_error(m) for m in sliced]
+        else:  # the others failed their warm-up: the one left runs its trial whole, its workers running again
+            results = []
+            for m in sliced:
+                self._hold(lane, m.point.target)
+                results.append(_measure_or_error(m))
         for member, result in zip(sliced, results):
             measurement = (self._failed(lane, member.session, result) if isinstance(result, WorkerError)
                            else result)
