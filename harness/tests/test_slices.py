@@ -67,7 +67,7 @@ def test_what_a_middleware_adds_in_each_mode_is_recovered():
     assert abs(by_mode["fast"].estimate - 1_400) < 20 and abs(by_mode["slow"].estimate - 2_200) < 30
     assert by_mode["fast"].ci95_low < 1_400 < by_mode["fast"].ci95_high
     assert by_mode["slow"].pairs == 100 and abs(by_mode["slow"].share - 0.25) < 1e-9
-    assert abs(slow_step(orb, base, modes) - 800) < 40
+    assert abs(slow_step(list(by_mode.values())) - 800) < 40
 
 
 def test_slice_pairs_replace_a_launchs_trial_pairs():

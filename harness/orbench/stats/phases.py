@@ -117,13 +117,10 @@ def added_by_mode(orb: Mapping[tuple, float], base: Mapping[tuple, float], modes
     return out
 
 
-def slow_step(orb: Mapping[tuple, float], base: Mapping[tuple, float], modes: SpeedModes) -> float | None:
-    """How much more the middleware adds in the slow mode than in the fast one: the median slow-mode pair
-    difference less the median fast-mode one (None unless both modes have pairs)."""
-    keys = set(orb) & set(base)
-    slow = [orb[k] - base[k] for k in keys if modes.is_slow(base[k])]
-    fast = [orb[k] - base[k] for k in keys if not modes.is_slow(base[k])]
-    if not slow or not fast:
+def slow_step(by_mode: Sequence[ModeAdded]) -> float | None:
+    """How much more the middleware adds in the slow mode than in the fast one: the slow mode's median pair
+    difference less the fast mode's (added_by_mode's estimates; None unless both modes have pairs)."""
+    found = {m.mode: m.estimate for m in by_mode}
+    if "slow" not in found or "fast" not in found:
         return None
-    return float(np.median(slow)) - float(np.median(fast))
-
+    return found["slow"] - found["fast"]

@@ -132,7 +132,7 @@ def host_speed_split(orb: dict[SliceKey, float], base: dict[SliceKey, float]) ->
     if modes is None:
         return None
     by_mode = added_by_mode(orb, base, modes)
-    step = slow_step(orb, base, modes)
+    step = slow_step(by_mode)
     if len(by_mode) < 2 or step is None:
         return None
     return HostSpeedSplit(threshold_ns=round(modes.threshold_ns, 1), slow_over_fast=round(modes.slow_over_fast, 4),
