@@ -5,9 +5,10 @@ SHELL := /bin/bash
 ROOT := $(CURDIR)
 VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
-# make test JOBS=2: the fast layer's pytest on two processes, each a whole test file at a time, so a module's
-# workers and shared runs are made once (CONTRIBUTING.md, Tests). Unset: one process, as CI runs it.
-JOBS ?=
+# make test's pytest runs on JOBS processes (pytest-xdist), each a whole test file at a time so a module's workers
+# and shared runs are made once; then the tests marked exclusive, alone: they need the CPUs to themselves (a known
+# answer in time). JOBS=1: one process throughout (CONTRIBUTING.md, Tests).
+JOBS ?= 2
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
@@ -51,7 +52,7 @@ quietly = log=$(2); mkdir -p $$(dirname $$log); \
 help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
-	@echo "make test JOBS=2  the same, the harness tests on two processes (pytest-xdist, a test file per process)"
+	@echo "make test JOBS=1  the same, the harness tests on one process (default: two, pytest-xdist)"
 	@echo "make test-slow  the harness tests marked slow (every other target's check-target, long soaks, ...)"
 	@echo "make coverage   both test layers under coverage.py: line and branch coverage of harness/orbench"
 	@echo "make deps       install Debian packages and the Python venv (.venv)"
@@ -139,7 +140,8 @@ bench: deps build
 test: deps build lint jmh-build docs
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test $(JAVA_FLAGS)
-	cd harness && $(PY) -m pytest -q -m "not slow" $(if $(JOBS),-n $(JOBS) --dist loadfile)
+	cd harness && $(PY) -m pytest -q -m "not slow and not exclusive" $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
+	cd harness && $(PY) -m pytest -q -m "exclusive and not slow"
 
 # The tests marked slow (tens of seconds each: the other targets' check-target, long soaks, remote campaigns
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from statistics import median
 
+import pytest
 from orbench.running.awake import AwakeCPUs
 from orbench.running.cpu_usage import own_tree_ticks
 
@@ -75,6 +76,7 @@ def test_the_loops_end_when_the_harness_is_killed(tmp_path):
         harness.wait()
 
 
+@pytest.mark.exclusive  # it reads other processes' share of the CPUs: `make test` runs it alone
 def test_a_campaign_keeps_its_pinned_cpus_awake_and_counts_the_loops_as_its_own(write_campaign, results_root):
     require_targets("c-socket")
     path = write_campaign('name = "awake"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [64]\n'

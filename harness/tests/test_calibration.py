@@ -42,6 +42,7 @@ def _run_point(write_campaign, results_root) -> tuple[KnownAnswer, float]:
     return known.answer, foreign or 0.0
 
 
+@pytest.mark.exclusive  # `make test` runs it alone, after its parallel part
 def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_root):
     require_targets("c-socket-delay", "c-socket")
     known, foreign = _run_point(write_campaign, results_root)
