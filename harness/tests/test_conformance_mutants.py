@@ -201,7 +201,8 @@ def test_a_failed_option_step_shows_its_own_workers_stderr(tmp_path):
     assert "main-server.log" not in detail, detail
 
 
-@pytest.mark.parametrize("counter", ["counted", "strace"])
+# strace (11 s) in the slow layer: the counter the workers preload catches the same mutant in 6 s.
+@pytest.mark.parametrize("counter", ["counted", pytest.param("strace", marks=pytest.mark.slow)])
 def test_a_baseline_writing_header_and_body_apart_is_rejected(counter, tmp_path, monkeypatch):
     """The C baseline's client with tcp_nodelay = false writes each request as header then body (PROTOCOL.md):
     two writes and two segments per call, which a baseline must not do. Its calls are counted by the send/recv
