@@ -38,6 +38,9 @@ CHECK_WARMUP = 20
 # The runs of an option step: short, because tcp_nodelay = false costs a delayed ACK (about 40 ms) per twoway.
 OPTION_CALLS = 40
 OPTION_WARMUP = 5
+# tcp_nodelay = false, twoway: fewer calls, each may wait 40 ms for a delayed ACK (enough to count segments).
+NAGLE_TWOWAY_CALLS = 12
+NAGLE_TWOWAY_WARMUP = 3
 # The known delay on every server reply (delay_relay.py): far above a loopback call on a loaded machine, and
 # short enough that its runs take a second. A twoway sample must be at least this and not above CEILING x it.
 RELAY_DELAY_NS = 20_000_000
@@ -71,6 +74,8 @@ THREADING_CHECK_SIZE = 4
 # A serial server's service times (PROTOCOL.md, Load servers): this many twoway calls, each of whose service
 # times must be at least the server's spin.
 SERIAL_CALLS = 100
+# The killed-server step kills the server once it has counted this many calls of the client's run.
+KILL_AFTER_CALLS = 100
 # The long haul: one connection carries at least this many payload bytes in each of twoway and oneway, so that
 # a transport that gives up after some number of bytes fails the check (Thrift 0.17's framed transport closes a
 # connection after 100 MiB read); each run must end within LONG_HAUL_SECONDS (at least 2 MiB/s), or the check fails.
@@ -527,13 +532,17 @@ class Conformance:
                 if mode not in self.target.modes:
                     continue
                 size = 1 if mode == "oneway" else 1000  # small oneways are what Nagle coalesces
+                # With Nagle on, each twoway call of a request written in parts waits for a delayed ACK (40 ms).
+                calls, warmup = ((NAGLE_TWOWAY_CALLS, NAGLE_TWOWAY_WARMUP)
+                                 if (key, value, mode) == ("tcp_nodelay", False, "twoway") else
+                                 (OPTION_CALLS, OPTION_WARMUP))
 
-                def run(m: str = mode, n: int = size) -> None:
-                    out.append(self._run_point(client, server, m, "octets", n, OPTION_CALLS, OPTION_WARMUP))
+                def run(m: str = mode, n: int = size, c: int = calls, w: int = warmup) -> None:
+                    out.append(self._run_point(client, server, m, "octets", n, c, w))
 
                 if key == "tcp_nodelay" and pid is not None:
                     sent = wire_checks.segments_during(int(pid), run)
-                    per = sent / (OPTION_CALLS + OPTION_WARMUP)
+                    per = sent / (calls + warmup)
                     segments.setdefault(value, {})[mode] = per
                     out[-1] += f", {per:.2f} segments per message"
                 else:
@@ -633,6 +642,20 @@ class Conformance:
         except Exception:
             raise AssertionError("server still running 10 s after its stdin closed") from None
 
+    @staticmethod
+    def _until_calls_arrive(server: ServerWorker, wait_s: float = 1.0) -> None:
+        """Returns once the server has counted calls of the run just sent (its stats' received messages), or
+        after `wait_s` where its stats do not count them: the kill must come in the middle of the run."""
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            received = ((server.stats() if server.answers_stats else None) or {}).get("received")
+            if received is None:
+                time.sleep(deadline - time.monotonic())
+                return
+            if received.get("messages", 0) >= KILL_AFTER_CALLS:
+                return
+            time.sleep(0.02)
+
     def _killed_server(self) -> str:
         server = self._server("kill")
         client = self._client("kill")
@@ -644,7 +667,7 @@ class Conformance:
                        "sync_timeout_ms": 5000, "id": "kill"}
             client.proc.stdin.write((json.dumps(command) + "\n").encode())
             client.proc.stdin.flush()
-            time.sleep(1.0)
+            self._until_calls_arrive(server)
             server.proc.send_signal(signal.SIGKILL)
             started = time.monotonic()
             answer = client.read_json(timeout=30)
