@@ -5,9 +5,9 @@ SHELL := /bin/bash
 ROOT := $(CURDIR)
 VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
-# make test's pytest runs on JOBS processes (pytest-xdist), each a whole test file at a time so a module's workers
-# and shared runs are made once; then the tests marked exclusive, alone: they need the CPUs to themselves (a known
-# answer in time). JOBS=1: one process throughout (CONTRIBUTING.md, Tests).
+# make test's and make test-slow's pytest run on JOBS processes (pytest-xdist), each a whole test file at a time so
+# a module's workers and shared runs are made once; then the tests marked exclusive, alone: they need the CPUs to
+# themselves (a known answer in time). JOBS=1: one process throughout (CONTRIBUTING.md, Tests).
 JOBS ?= 2
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
@@ -146,7 +146,8 @@ test: deps build lint jmh-build docs
 # The tests marked slow (tens of seconds each: the other targets' check-target, long soaks, remote campaigns
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.
 test-slow: deps build
-	cd harness && $(PY) -m pytest -q -m slow
+	cd harness && $(PY) -m pytest -q -m "slow and not exclusive" $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
+	cd harness && $(PY) -m pytest -q -m "slow and exclusive"
 
 # Each layer's line and branch coverage of harness/orbench (coverage.py), the fast layer alone and both together;
 # under coverage the tests run slower, so this is no measure of their time (CONTRIBUTING.md, Tests).

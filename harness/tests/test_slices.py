@@ -157,6 +157,7 @@ def _added_at_made_phases(write_campaign, results_root, extra: str, name: str) -
 
 
 @pytest.mark.slow
+@pytest.mark.exclusive  # a known answer in time: another test's processes on its CPU would be phases it did not make
 def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_campaign, results_root):
     """The known-answer server (2 us per call) against its baseline while a process of the test slows their CPU
     in alternating 0.2 s periods (tests/phase_maker.py: both sides slow together, as on a small VM): the sliced
