@@ -650,7 +650,7 @@ class Conformance:
         while time.monotonic() < deadline:
             received = ((server.stats() if server.answers_stats else None) or {}).get("received")
             if received is None:
-                time.sleep(deadline - time.monotonic())
+                time.sleep(max(0.0, deadline - time.monotonic()))
                 return
             if received.get("messages", 0) >= KILL_AFTER_CALLS:
                 return
