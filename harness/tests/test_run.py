@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+from pathlib import Path
 
 import pytest
 from orbench.campaign.spec import read_campaign
@@ -132,6 +133,9 @@ def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campai
             trials = run_dirs[0]
             break
         time.sleep(0.2)
+    # This run's workers, not another test's (`make test` runs two test files at once).
+    workers = {p: c for p in _descendants(proc.pid) if f"{repo_root()}/cpp/build/orbench-" in (c := _cmdline(p))}
+    assert workers, "no worker of the run found running before its interrupt"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -139,5 +143,31 @@ def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campai
     assert manifest["status"] == "interrupted"
     assert len(trials.read_text().splitlines()) >= 4, "finished trials are kept"
     assert (trials.parent / "summary.json").exists()
-    leftover = subprocess.run(["pgrep", "-f", f"{repo_root()}/cpp/build/orbench-"], capture_output=True, text=True)
-    assert leftover.stdout.strip() == "", f"workers left running: {leftover.stdout}"
+    leftover = [f"{p} {c}" for p, c in workers.items() if _cmdline(p) == c]
+    assert not leftover, f"workers left running: {leftover}"
+
+
+def _cmdline(pid: int) -> str:
+    """The process's command line, "" once it is gone (or a zombie, whose command line is empty)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under `pid`, from /proc's parent links (a worker in a session of its own is still one)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(), [])
+        found += below
+        todo += below
+    return found
