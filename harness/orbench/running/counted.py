@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from orbench.anatomy.callgrind import CallgrindFormatError, Difference, Dump, difference, folded_stacks, read_dump
+from orbench.anatomy.callgrind import (
+    CallgrindFormatError,
+    Difference,
+    Dump,
+    allocator_share,
+    difference,
+    folded_stacks,
+    read_dump,
+)
 from orbench.anatomy.folded import folded_text
 from orbench.campaign.spec import Campaign
 from orbench.errors import UserError, WorkerError
@@ -222,9 +230,13 @@ def callgrind_records(run_dir: Path, point: Point, diffs: dict[str, list[Differe
         table, folded = (counts_dir(run_dir) / f"{point.slug}.{role}.{kind}" for kind in ("functions.tsv", "folded"))
         write_functions(table, functions)
         folded.write_text(folded_text(stacks))
+        shares = [allocator_share(d) for d in diffs[role]]
         records.append(CountRecord(point, role, "callgrind", version, plan.differenced_calls, plan.runs,
-                                   tuple(d.per_call for d in diffs[role]), str(table.relative_to(run_dir)),
-                                   str(folded.relative_to(run_dir)), worker=worker[role]))
+                                   tuple(d.per_call for d in diffs[role]),
+                                   tuple(a.instructions / d.calls for a, d in zip(shares, diffs[role])),
+                                   tuple(a.calls / d.calls for a, d in zip(shares, diffs[role])),
+                                   str(table.relative_to(run_dir)), str(folded.relative_to(run_dir)),
+                                   worker=worker[role]))
     return records
 
 
