@@ -158,6 +158,26 @@ def test_compare_flags_outside_the_allocator_and_its_calls_not_its_instructions(
     assert "flag" not in rows["thrift-cpp"]
 
 
+def test_a_worker_whose_path_hangs_on_timing_in_a_mode_is_judged_by_its_spread_there():
+    """omniORBpy's oneway server: repeats 0.1% apart at 1 KB by chance, 8.6% at 32 KB; a 3% move at 1 KB is within
+    what that worker does in that mode. Its twoway rows and another worker keep their own threshold."""
+    def at(target: str, mode: str, size: int, outside: float, spread: float) -> InstructionCount:
+        point = Point(placement="unpinned", mode=mode, payload_type="octets", payload_bytes=size, target=target)
+        return InstructionCount(point, "server", "callgrind", calls=600, per_call=outside + 900.0,
+                                allocator_per_call=900.0, allocator_calls_per_call=6.0, allocator_calls_spread=0.0,
+                                outside_allocator_per_call=outside, outside_allocator_spread_pct=spread)
+    a = _summary(at("omniorbpy", "oneway", 1024, 12_300.0, 0.1), at("omniorbpy", "oneway", 32768, 15_000.0, 8.6),
+                 at("omniorbpy", "twoway", 1024, 12_100.0, 0.1), at("omniorb", "oneway", 1024, 3_600.0, 0.1))
+    b = _summary(at("omniorbpy", "oneway", 1024, 12_700.0, 0.1), at("omniorbpy", "oneway", 32768, 15_000.0, 0.2),
+                 at("omniorbpy", "twoway", 1024, 12_500.0, 0.1), at("omniorb", "oneway", 1024, 3_720.0, 0.1))
+    rows = {(r["target"], r["mode"], r["payload_bytes"]): r for r in compare_instructions(a, b)}
+    one_kb = rows[("omniorbpy", "oneway", 1024)]
+    assert "flag" not in one_kb and one_kb["threshold_pct"] == pytest.approx(17.2)
+    assert one_kb["worker_spread_pct"] == 8.6 and one_kb["spread_pct"] == 0.1
+    assert rows[("omniorbpy", "twoway", 1024)]["flag"] == "more"
+    assert rows[("omniorb", "oneway", 1024)]["flag"] == "more"
+
+
 def _count(target: str, per_call: float, spread: float = 0.0) -> InstructionCount:
     point = Point(placement="unpinned", mode="twoway", payload_type="octets", payload_bytes=1, target=target)
     return InstructionCount(point, "server", "callgrind", calls=1000, per_call=per_call, spread_pct=spread)
