@@ -74,7 +74,7 @@ def section(run_dir: Path, summary: RunSummary) -> str:
              "<p>Each C++ and Python worker ran under valgrind's callgrind, which counts every instruction it "
              "executes in user space: no machine's speed or load changes the figure. A point's count is "
              "(I(N2) − I(N1)) / (N2 − N1) over runs of N1 and N2 calls, so start-up, warm-up and the harness's "
-             "own requests cancel; its spread is how far the repeated pairs lie apart (0: exact). <i>Added</i> is "
+             "own requests cancel; its spread is how far the repeated pairs lie apart, each in worker processes of its own (0: exact). <i>Added</i> is "
              "the middleware's worker minus its baseline's at the same point. Not counted: "
              f"{_esc(KERNEL_NOT_COUNTED)}. Callgrind's cycle estimates from its cache model are not used. The "
              "flame graphs split a function's instructions among its callers in proportion to what each "

@@ -37,7 +37,7 @@ ALLOCATOR_CALLS_FLAG_PCT = 0.2
 ALLOCATOR_CALLS_MIN = 0.05
 TOP_FUNCTIONS = 12
 CALLGRIND_METHOD = ("callgrind Ir (user-space instructions), (I(N2) - I(N1)) / (N2 - N1) over count_repeats "
-                    "pairs of runs")
+                    "pairs of runs, each in worker processes of its own")
 KERNEL_NOT_COUNTED = ("kernel work (system calls, the network stack): callgrind counts user space only; the "
                       "anatomy's system calls per call are its measure")
 JVM_NOT_COUNTED = ("instructions: a JVM's JIT compiles and recompiles as it runs, so an instruction count under "
