@@ -5,6 +5,7 @@ two runs of the same build counting the same, and compare flagging a 1% change o
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from orbench.anatomy.callgrind import (
@@ -176,6 +177,15 @@ def test_a_worker_whose_path_hangs_on_timing_in_a_mode_is_judged_by_its_spread_t
     assert one_kb["worker_spread_pct"] == 8.6 and one_kb["spread_pct"] == 0.1
     assert rows[("omniorbpy", "twoway", 1024)]["flag"] == "more"
     assert rows[("omniorb", "oneway", 1024)]["flag"] == "more"
+    # Calls into the allocator the same way: a oneway server that allocates per read spreads 20% at 32 KB.
+    def calls(size: int, n: float, spread: float) -> InstructionCount:
+        return replace(at("omniorbpy", "oneway", size, 12_000.0, 0.0), allocator_calls_per_call=n,
+                       allocator_calls_spread=spread)
+    moved = compare_instructions(_summary(calls(1024, 7.0, 0.1), calls(32768, 7.5, 1.5)),
+                                 _summary(calls(1024, 5.5, 0.2), calls(32768, 7.0, 0.5)))
+    assert not any("flag" in r for r in moved)
+    alone = compare_instructions(_summary(calls(1024, 7.0, 0.1)), _summary(calls(1024, 5.5, 0.2)))
+    assert alone[0]["flag"] == "fewer" and alone[0]["allocator_calls_threshold"] == pytest.approx(2 * 0.2 / 5.5 * 7.0, abs=1e-4)
 
 
 def _count(target: str, per_call: float, spread: float = 0.0) -> InstructionCount:

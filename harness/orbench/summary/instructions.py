@@ -186,12 +186,30 @@ def _has_split(c: InstructionCount) -> bool:
     return c.outside_allocator_per_call is not None and c.allocator_calls_per_call is not None
 
 
-def allocator_calls_threshold(a: InstructionCount, b: InstructionCount) -> float:
+def _calls_spread_pct(c: InstructionCount) -> float:
+    """The range of a point's calls into the allocator per call, % of them."""
+    if not c.allocator_calls_per_call or not c.allocator_calls_spread:
+        return 0.0
+    return c.allocator_calls_spread / c.allocator_calls_per_call * 100
+
+
+def pooled_calls_spreads(a: RunSummary, b: RunSummary) -> dict[tuple[Point, str], float]:
+    """Per worker and mode, the largest range of its calls into the allocator (% of them) at any point of either
+    run: a oneway server that allocates per read, a polling thread that allocates per turn, do so in that mode."""
+    out: dict[tuple[Point, str], float] = {}
+    for c in (*a.instructions, *b.instructions):
+        key = _worker_mode(c)
+        out[key] = max(out.get(key, 0.0), _calls_spread_pct(c))
+    return out
+
+
+def allocator_calls_threshold(a: InstructionCount, b: InstructionCount, worker_pct: float = 0.0) -> float:
     """The change in calls into the allocator per call that is flagged: ALLOCATOR_CALLS_FLAG_PCT of them, at
-    least ALLOCATOR_CALLS_MIN, or FLAG_SPREAD_FACTOR times the larger of the runs' own ranges."""
-    spread = max(a.allocator_calls_spread or 0.0, b.allocator_calls_spread or 0.0)
-    return max(ALLOCATOR_CALLS_FLAG_PCT / 100 * (a.allocator_calls_per_call or 0.0), ALLOCATOR_CALLS_MIN,
-               FLAG_SPREAD_FACTOR * spread)
+    least ALLOCATOR_CALLS_MIN, or FLAG_SPREAD_FACTOR times the larger of the runs' own ranges and the worker's in
+    that mode (worker_pct, % of them)."""
+    calls = a.allocator_calls_per_call or 0.0
+    spread = max(a.allocator_calls_spread or 0.0, b.allocator_calls_spread or 0.0, worker_pct / 100 * calls)
+    return max(ALLOCATOR_CALLS_FLAG_PCT / 100 * calls, ALLOCATOR_CALLS_MIN, FLAG_SPREAD_FACTOR * spread)
 
 
 def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
@@ -204,7 +222,7 @@ def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
     one process to the next (its heap's state, set by thread timing). The spread a threshold reads is the larger
     of the row's own and its worker's in that mode at any payload (pooled_spreads)."""
     rows = []
-    pooled = pooled_spreads(a, b)
+    pooled, pooled_calls = pooled_spreads(a, b), pooled_calls_spreads(a, b)
     for old, c in _pairs(a, b):
         assert old.per_call and c.per_call is not None
         worker = pooled.get(_worker_mode(c), 0.0)
@@ -219,7 +237,7 @@ def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
             spread = max(old.outside_allocator_spread_pct or 0.0, c.outside_allocator_spread_pct or 0.0, worker)
             threshold = max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
             calls = c.allocator_calls_per_call - old.allocator_calls_per_call
-            calls_threshold = allocator_calls_threshold(old, c)
+            calls_threshold = allocator_calls_threshold(old, c, pooled_calls.get(_worker_mode(c), 0.0))
             row.update({"outside_allocator_a": old.outside_allocator_per_call,
                         "outside_allocator_b": c.outside_allocator_per_call,
                         "outside_allocator_change_pct": round(outside, 4), "threshold_pct": round(threshold, 4),
