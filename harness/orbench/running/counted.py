@@ -12,10 +12,10 @@ repeats' spread, recorded per point; each repeat runs in processes of its own, s
 per process and kept; glibc's allocator, whose instructions for the same calls hang on its heap's
 state (thread timing), is counted apart with its calls per call (anatomy/callgrind.py, allocator_share).
 
-What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0, the
-same calls in the same order at every point (no adaptive trial counts), no progress watchdog asking the server
-for its counters, no send/recv counter preloaded, and the worker's clock-cost calibration cut to 1000 reads
-(ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system calls per call sit beside the counts.
+What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0,
+symbols bound at start (LD_BIND_NOW), the same calls in the same order at every point (no adaptive trial counts),
+no progress watchdog asking the server for its counters, no send/recv counter preloaded, and the worker's
+clock-cost calibration cut to 1000 reads (ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system calls per call sit beside the counts.
 
 A JVM target is not run under valgrind (its JIT makes an instruction count unrepresentative): the same runs
 give its deterministic counters instead, bytes allocated per call (the calling thread's and all threads') and
@@ -121,7 +121,9 @@ def _no_aslr() -> list[str]:
 
 def worker_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    return {**env, "PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS}
+    # LD_BIND_NOW: every symbol bound at start, not at its first call, which timing can put in either run of a pair
+    # (c-socket's client: ~1,100 instructions of _dl_fixup in the N2 run of one process, the N1 run of another).
+    return {**env, "PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_BIND_NOW": "1"}
 
 
 class CountedWorker:
@@ -337,7 +339,8 @@ class CountedRun:
                               "client_argv": t.client_command(), "workers": {}}
                      for t in self.campaign.targets},
             counting={"valgrind": version, "command": prefix, "environment": {"PYTHONHASHSEED": "0",
-                      "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset"},
+                      "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset",
+                      "LD_BIND_NOW": "1"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
                       "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
                       "warmup": s.count_warmup, "repeats": s.count_repeats},
