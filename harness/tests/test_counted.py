@@ -5,9 +5,17 @@ two runs of the same build counting the same, and compare flagging a 1% change o
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
-from orbench.anatomy.callgrind import CallgrindFormatError, difference, folded_stacks, parse_dump
+from orbench.anatomy.callgrind import (
+    CallgrindFormatError,
+    allocator_share,
+    difference,
+    folded_stacks,
+    in_allocator,
+    parse_dump,
+)
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.running.counted import valgrind_version
@@ -55,6 +63,7 @@ def test_a_dump_read_back_by_function_and_call():
     assert d.total == 180
     assert d.self_cost == {"main": 100, "work": 30, "leaf": 50}
     assert d.calls == {("main", "work"): 80, ("work", "leaf"): 50}
+    assert d.call_counts == {("main", "work"): 2, ("work", "leaf"): 4}
     assert d.inclusive() == {"main": 180, "work": 80, "leaf": 50}
     with pytest.raises(CallgrindFormatError, match="not a callgrind dump"):
         parse_dump("hello\n", "x.out")
@@ -75,6 +84,108 @@ def test_the_difference_of_two_runs_per_call_and_its_flame_graph():
     assert sum(stacks.values()) == d.total
     with pytest.raises(ValueError):
         difference(long, short, 0)
+
+
+# A worker whose call runs `work`, which allocates through malloc (and malloc's internals) and frees.
+ALLOCATING = """events: Ir
+fn=(1) main
+1 {main_self}
+cfn=(2) work
+calls={n} 2
+1 {work_incl}
+fn=(2)
+2 {work_self}
+cfn=(3) malloc
+calls={n} 3
+2 {malloc_incl}
+cfn=(4) free
+calls={n} 4
+2 {free_self}
+fn=(3)
+3 {malloc_self}
+cfn=(5) _int_malloc
+calls={n} 5
+3 {int_self}
+fn=(5)
+5 {int_self}
+fn=(4)
+4 {free_self}
+totals: {total}
+"""
+
+
+def _allocating(n: int, int_malloc: int) -> object:
+    """n calls, each 100 instructions of its own and one malloc (10 + int_malloc) and one free (7)."""
+    v = {"n": n, "main_self": 50, "work_self": 100 * n, "malloc_self": 10 * n, "int_self": int_malloc * n,
+         "free_self": 7 * n}
+    v["malloc_incl"] = v["malloc_self"] + v["int_self"]
+    v["work_incl"] = v["work_self"] + v["malloc_incl"] + v["free_self"]
+    v["total"] = v["main_self"] + v["work_incl"]
+    return parse_dump(ALLOCATING.format(**v))
+
+
+def test_the_allocator_is_counted_apart_its_calls_exact():
+    """glibc's allocator: the calls into it from outside and their inclusive instructions, its internals not
+    counted twice; the rest of the difference is what is left."""
+    assert in_allocator("malloc") and in_allocator("_int_malloc") and in_allocator("unlink_chunk.constprop.0")
+    assert in_allocator("free'2") and not in_allocator("PyObject_Malloc") and not in_allocator("work")
+    d = difference(_allocating(1200, 40), _allocating(200, 40), 1000)
+    share = allocator_share(d)
+    assert share.calls == 2000 and share.instructions == (10 + 40 + 7) * 1000
+    assert d.per_call == 157.0
+    # The same calls with the heap in another state: only the allocator's instructions move.
+    other = allocator_share(difference(_allocating(1200, 52), _allocating(200, 52), 1000))
+    assert other.calls == share.calls and other.instructions == (10 + 52 + 7) * 1000
+
+
+def _split(target: str, outside: float, allocator: float, calls: float, spread: float = 0.0) -> InstructionCount:
+    point = Point(placement="unpinned", mode="twoway", payload_type="octets", payload_bytes=1, target=target)
+    return InstructionCount(point, "client", "callgrind", calls=1000, per_call=outside + allocator,
+                            allocator_per_call=allocator, allocator_calls_per_call=calls, allocator_calls_spread=0.0,
+                            outside_allocator_per_call=outside, outside_allocator_spread_pct=spread)
+
+
+def test_compare_flags_outside_the_allocator_and_its_calls_not_its_instructions():
+    a = _summary(_split("ice-cpp", 10_000.0, 1_100.0, 12.0), _split("omniorb", 10_000.0, 500.0, 4.0),
+                 _split("grpc-cpp", 60_000.0, 3_000.0, 30.0), _split("thrift-cpp", 1_000.0, 0.0, 0.0))
+    b = _summary(_split("ice-cpp", 10_001.0, 980.0, 12.0), _split("omniorb", 10_030.0, 500.0, 4.0),
+                 _split("grpc-cpp", 60_000.0, 3_000.0, 31.0), _split("thrift-cpp", 1_000.0, 0.0, 0.0))
+    rows = {r["target"]: r for r in compare_instructions(a, b)}
+    # Ice's allocator 11% fewer instructions for the same calls: shown, not flagged.
+    assert "flag" not in rows["ice-cpp"] and rows["ice-cpp"]["change_pct"] < -1.0
+    assert rows["omniorb"]["flag"] == "more" and rows["omniorb"]["outside_allocator_change_pct"] == pytest.approx(
+        30 / 10_500 * 100, abs=1e-4)
+    assert rows["grpc-cpp"]["flag"] == "more"            # one more allocation per call
+    assert "flag" not in rows["thrift-cpp"]
+
+
+def test_a_worker_whose_path_hangs_on_timing_in_a_mode_is_judged_by_its_spread_there():
+    """omniORBpy's oneway server: repeats 0.1% apart at 1 KB by chance, 8.6% at 32 KB; a 3% move at 1 KB is within
+    what that worker does in that mode. Its twoway rows and another worker keep their own threshold."""
+    def at(target: str, mode: str, size: int, outside: float, spread: float) -> InstructionCount:
+        point = Point(placement="unpinned", mode=mode, payload_type="octets", payload_bytes=size, target=target)
+        return InstructionCount(point, "server", "callgrind", calls=600, per_call=outside + 900.0,
+                                allocator_per_call=900.0, allocator_calls_per_call=6.0, allocator_calls_spread=0.0,
+                                outside_allocator_per_call=outside, outside_allocator_spread_pct=spread)
+    a = _summary(at("omniorbpy", "oneway", 1024, 12_300.0, 0.1), at("omniorbpy", "oneway", 32768, 15_000.0, 8.6),
+                 at("omniorbpy", "twoway", 1024, 12_100.0, 0.1), at("omniorb", "oneway", 1024, 3_600.0, 0.1))
+    b = _summary(at("omniorbpy", "oneway", 1024, 12_700.0, 0.1), at("omniorbpy", "oneway", 32768, 15_000.0, 0.2),
+                 at("omniorbpy", "twoway", 1024, 12_500.0, 0.1), at("omniorb", "oneway", 1024, 3_720.0, 0.1))
+    rows = {(r["target"], r["mode"], r["payload_bytes"]): r for r in compare_instructions(a, b)}
+    one_kb = rows[("omniorbpy", "oneway", 1024)]
+    assert "flag" not in one_kb and one_kb["threshold_pct"] == pytest.approx(17.2)
+    assert one_kb["worker_spread_pct"] == 8.6 and one_kb["spread_pct"] == 0.1
+    assert rows[("omniorbpy", "twoway", 1024)]["flag"] == "more"
+    assert rows[("omniorb", "oneway", 1024)]["flag"] == "more"
+    # Calls into the allocator the same way: a oneway server that allocates per read spreads 20% at 32 KB.
+    def calls(size: int, n: float, spread: float) -> InstructionCount:
+        return replace(at("omniorbpy", "oneway", size, 12_000.0, 0.0), allocator_calls_per_call=n,
+                       allocator_calls_spread=spread)
+    moved = compare_instructions(_summary(calls(1024, 7.0, 0.1), calls(32768, 7.5, 1.5)),
+                                 _summary(calls(1024, 5.5, 0.2), calls(32768, 7.0, 0.5)))
+    assert not any("flag" in r for r in moved)
+    alone = compare_instructions(_summary(calls(1024, 7.0, 0.1)), _summary(calls(1024, 5.5, 0.2)))
+    assert alone[0]["flag"] == "fewer" and alone[0]["allocator_calls_threshold"] == pytest.approx(2 * 0.2 / 5.5 * 7.0, abs=1e-4)
 
 
 def _count(target: str, per_call: float, spread: float = 0.0) -> InstructionCount:

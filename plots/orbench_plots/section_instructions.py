@@ -30,6 +30,10 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}%"
+
+
 def _flame_link(run_dir: Path, folded: dict[tuple, str], c: InstructionCount) -> str:
     file = folded.get((c.point, c.role))
     if not file or not (run_dir / file).is_file():
@@ -70,7 +74,7 @@ def section(run_dir: Path, summary: RunSummary) -> str:
              "<p>Each C++ and Python worker ran under valgrind's callgrind, which counts every instruction it "
              "executes in user space: no machine's speed or load changes the figure. A point's count is "
              "(I(N2) − I(N1)) / (N2 − N1) over runs of N1 and N2 calls, so start-up, warm-up and the harness's "
-             "own requests cancel; its spread is how far the repeated pairs lie apart (0: exact). <i>Added</i> is "
+             "own requests cancel; its spread is how far the repeated pairs lie apart, each in worker processes of its own (0: exact). <i>Added</i> is "
              "the middleware's worker minus its baseline's at the same point. Not counted: "
              f"{_esc(KERNEL_NOT_COUNTED)}. Callgrind's cycle estimates from its cache model are not used. The "
              "flame graphs split a function's instructions among its callers in proportion to what each "
@@ -86,10 +90,22 @@ def section(run_dir: Path, summary: RunSummary) -> str:
         f"<tr><td>{_esc(c.point.label)}</td><td>{_esc(c.role)}</td><td class='num'>{_num(c.per_call)}</td>"
         f"<td>{_esc(c.baseline or '')}</td><td class='num'>{_num(c.baseline_per_call)}</td>"
         f"<td class='num'>{'-' if c.added_per_call is None else f'{c.added_per_call:+,.1f}'}</td>"
-        f"<td class='num'>{'-' if c.spread_pct is None else f'{c.spread_pct:.3f}%'}</td></tr>"
-        for c in counts if c.jvm is None)
+        f"<td class='num'>{'-' if c.spread_pct is None else f'{c.spread_pct:.3f}%'}</td>"
+        f"<td class='num'>{_num(c.outside_allocator_per_call)}</td>"
+        f"<td class='num'>{_pct(c.outside_allocator_spread_pct)}</td>"
+        f"<td class='num'>{_num(c.allocator_per_call)}</td>"
+        f"<td class='num'>{'-' if c.allocator_calls_per_call is None else f'{c.allocator_calls_per_call:.3f}'}</td>"
+        "</tr>" for c in counts if c.jvm is None)
+    parts.append("<p>glibc's allocator is counted apart: the calls into it per call are the program's own (exact), "
+                 "but the instructions the same calls take hang on its heap's state, which the threads' timing "
+                 "sets (which thread frees a block last, so whose cache it goes back to): they differ by up to "
+                 "~13% from one process to the next. Compare flags the instructions outside the allocator and "
+                 "the calls into it, not its instructions. Where a spread outside the allocator is not 0, the path "
+                 "itself hangs on timing (a oneway server reading several requests at once, a polling "
+                 "thread's turns per call).</p>")
     parts.append("<table><tr><th>point</th><th>worker</th><th>instructions / call</th><th>baseline</th>"
-                 "<th>baseline's</th><th>added</th><th>spread</th></tr>" + rows + "</table>")
+                 "<th>baseline's</th><th>added</th><th>spread</th><th>outside the allocator</th><th>its spread</th>"
+                 "<th>allocator's</th><th>allocator calls / call</th></tr>" + rows + "</table>")
     for c in _shown(counts):
         if c.added_per_call is None or not c.top_added:
             continue

@@ -14,7 +14,7 @@ inclusive cost; names are compressed (`(id) name` the first time, `(id)` after).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _COMPRESSED = re.compile(r"^\((\d+)\)(?: (.*))?$")
@@ -31,6 +31,7 @@ class Dump:
     total: int                                   # the dump's `totals:` (every instruction of the interval)
     self_cost: dict[str, int]                    # function -> instructions in its own code
     calls: dict[tuple[str, str], int]            # (caller, callee) -> inclusive instructions of those calls
+    call_counts: dict[tuple[str, str], int] = field(default_factory=dict)  # (caller, callee) -> how many calls
 
     def inclusive(self) -> dict[str, int]:
         """Every function's own instructions plus those of the calls it made (a recursive call's cost, which
@@ -51,6 +52,7 @@ def parse_dump(text: str, source: str = "callgrind output") -> Dump:
     names: dict[str, dict[str, str]] = {"fn": {}}
     self_cost: dict[str, int] = {}
     calls: dict[tuple[str, str], int] = {}
+    call_counts: dict[tuple[str, str], int] = {}
     total: int | None = None
     positions = 1
     fn = ""
@@ -81,6 +83,9 @@ def parse_dump(text: str, source: str = "callgrind output") -> Dump:
                 callee = name
         elif key == "calls":
             pending_call = True
+            count = value.split(maxsplit=1)
+            if callee is not None and count:
+                call_counts[(fn, callee)] = call_counts.get((fn, callee), 0) + int(count[0])
         elif line.startswith("positions:"):
             positions = len(line.split(":", 1)[1].split())
         elif line.startswith("events:"):
@@ -92,7 +97,7 @@ def parse_dump(text: str, source: str = "callgrind output") -> Dump:
             total = int(line.split(":", 1)[1].split()[0])
     if not events_seen or total is None:
         raise CallgrindFormatError(f"{source}: not a callgrind dump (no events: or totals: line)")
-    return Dump(total, self_cost, calls)
+    return Dump(total, self_cost, calls, call_counts)
 
 
 def _name(table: dict[str, str], value: str, source: str, number: int) -> str:
@@ -130,6 +135,7 @@ class Difference:
     total: int
     functions: dict[str, FunctionCount]
     edges: dict[tuple[str, str], int]
+    edge_calls: dict[tuple[str, str], int] = field(default_factory=dict)  # (caller, callee) -> calls made
 
     @property
     def per_call(self) -> float:
@@ -149,7 +155,9 @@ def difference(longer: Dump, shorter: Dump, calls: int) -> Difference:
             functions[f] = FunctionCount(f, s, i)
     edges = {e: c for e in set(longer.calls) | set(shorter.calls)
              if (c := longer.calls.get(e, 0) - shorter.calls.get(e, 0))}
-    return Difference(calls, longer.total - shorter.total, functions, edges)
+    edge_calls = {e: c for e in set(longer.call_counts) | set(shorter.call_counts)
+                  if (c := longer.call_counts.get(e, 0) - shorter.call_counts.get(e, 0))}
+    return Difference(calls, longer.total - shorter.total, functions, edges, edge_calls)
 
 
 def folded_stacks(diff: Difference, max_depth: int = 64) -> dict[str, int]:
@@ -193,3 +201,43 @@ def folded_stacks(diff: Difference, max_depth: int = 64) -> dict[str, int]:
     for root in sorted(f for f in incl if f not in called and incl[f] > 0):
         walk((root,), float(incl[root]))
     return {s: round(n) for s, n in stacks.items() if round(n) > 0}
+
+
+# glibc's allocator: its entry points and what they call inside it. Its instructions per call hang on its heap's
+# state (which thread's tcache a chunk went back to, the bins' order), which two processes' thread timing makes
+# differently: the same calls cost ~10% more or fewer allocator instructions from one process to the next.
+ALLOCATOR_ENTRIES = frozenset({"malloc", "free", "cfree", "realloc", "calloc", "memalign", "posix_memalign",
+                               "aligned_alloc", "valloc", "pvalloc", "__libc_malloc", "__libc_free",
+                               "__libc_realloc", "__libc_calloc", "__libc_memalign", "_mid_memalign",
+                               "__posix_memalign", "__malloc_arena_thread_freeres"})
+_ALLOCATOR_INTERNAL = re.compile(r"^(_int_\w+|_mid_memalign\S*|unlink_chunk\S*|malloc_consolidate|alloc_perturb|"
+                                 r"sysmalloc|systrim|tcache_\w+|arena_get2|arena_get_retry|alloc_new_heap|new_heap|"
+                                 r"grow_heap|shrink_heap|heap_trim|reused_arena|get_free_list|"
+                                 r"__malloc_arena_thread_freeres|mremap_chunk|munmap_chunk)$")
+
+
+def _base(function: str) -> str:
+    """A function's name without callgrind's recursion level (`f'2` is f)."""
+    return function.split("'", 1)[0]
+
+
+def in_allocator(function: str) -> bool:
+    name = _base(function)
+    return name in ALLOCATOR_ENTRIES or bool(_ALLOCATOR_INTERNAL.match(name))
+
+
+@dataclass(frozen=True)
+class AllocatorShare:
+    """What a difference spent in glibc's allocator: its calls into it (exact: the program's own logic) and the
+    inclusive instructions of those calls (its heap's state: timing-dependent)."""
+
+    calls: int
+    instructions: int
+
+
+def allocator_share(diff: Difference) -> AllocatorShare:
+    """The calls into glibc's allocator from outside it, and their inclusive instructions."""
+    calls = sum(n for (caller, callee), n in diff.edge_calls.items()
+                if in_allocator(callee) and not in_allocator(caller))
+    cost = sum(c for (caller, callee), c in diff.edges.items() if in_allocator(callee) and not in_allocator(caller))
+    return AllocatorShare(calls, cost)

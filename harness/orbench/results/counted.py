@@ -30,6 +30,10 @@ class CountRecord:
     calls: int                                 # the differenced calls over all repeats: the divisor of the files
     runs: tuple[int, int]                      # [N1, N2]: the calls of the two runs of each repeat
     per_call: tuple[float, ...] = ()           # instructions per call of each repeat (callgrind)
+    # Of them, those in glibc's allocator (per repeat), and the calls into it per call: counted apart, because its
+    # instructions for the same calls hang on its heap's state, which thread timing sets (anatomy/callgrind.py).
+    allocator: tuple[float, ...] = ()
+    allocator_calls: tuple[float, ...] = ()
     functions_file: str | None = None          # relative to the run directory (callgrind)
     folded_file: str | None = None
     jvm: dict[str, float] = field(default_factory=dict)  # the JVM's counters per call (jvm)
@@ -48,17 +52,27 @@ class CountRecord:
             return None
         return (max(self.per_call) - min(self.per_call)) / mean * 100
 
+    @property
+    def outside_allocator(self) -> tuple[float, ...]:
+        """Each repeat's instructions per call outside glibc's allocator (none when the record has no split)."""
+        if len(self.allocator) != len(self.per_call):
+            return ()
+        return tuple(p - a for p, a in zip(self.per_call, self.allocator))
+
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["point"] = self.point.as_record()
         out["runs"] = list(self.runs)
         out["per_call"] = list(self.per_call)
+        out["allocator"] = list(self.allocator)
+        out["allocator_calls"] = list(self.allocator_calls)
         return {k: v for k, v in out.items() if v is not None and v != {} and v != []}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CountRecord:
         return cls(**{**data, "point": Point.from_record(data["point"]), "runs": tuple(data["runs"]),
-                      "per_call": tuple(data.get("per_call", ()))})
+                      "per_call": tuple(data.get("per_call", ())), "allocator": tuple(data.get("allocator", ())),
+                      "allocator_calls": tuple(data.get("allocator_calls", ()))})
 
 
 def counts_dir(run_dir: Path) -> Path:

@@ -2,18 +2,20 @@
 
 Each C++ and Python target's two workers run under valgrind's callgrind, which counts every user-space instruction
 they execute on its synthetic CPU: a figure no host's speed or load changes. At each point the client runs
-`count_warmup` untimed calls, then `count_repeats` times a run of N1 calls and a run of N2 (campaign key
-count_calls), and after each run the harness has callgrind dump both workers' counts (`vgdb --pid=P dump`: a
+`count_warmup` untimed calls, then a run of N1 calls and a run of N2 (campaign key count_calls), in each of
+`count_repeats` pairs of worker processes of its own, and after each run the harness has callgrind dump both workers' counts (`vgdb --pid=P dump`: a
 dump holds the counts since the previous one). Instructions per call are (I(N2) - I(N1)) / (N2 - N1): start-up,
 warm-up, the harness's own requests of a run (its reset, counters and sync, the JSON commands and answers, the
 samples file) are the same in both runs and cancel, so no worker needs to know it is counted. What two
 processes' timing still changes (how many bytes a read returns, oneways batched in one read) shows as the
-repeats' spread, recorded per point.
+repeats' spread, recorded per point; each repeat runs in processes of its own, since much of that is set once
+per process and kept; glibc's allocator, whose instructions for the same calls hang on its heap's
+state (thread timing), is counted apart with its calls per call (anatomy/callgrind.py, allocator_share).
 
-What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0, the
-same calls in the same order at every point (no adaptive trial counts), no progress watchdog asking the server
-for its counters, no send/recv counter preloaded, and the worker's clock-cost calibration cut to 1000 reads
-(ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system calls per call sit beside the counts.
+What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0,
+symbols bound at start (LD_BIND_NOW), the same calls in the same order at every point (no adaptive trial counts),
+no progress watchdog asking the server for its counters, no send/recv counter preloaded, and the worker's
+clock-cost calibration cut to 1000 reads (ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system calls per call sit beside the counts.
 
 A JVM target is not run under valgrind (its JIT makes an instruction count unrepresentative): the same runs
 give its deterministic counters instead, bytes allocated per call (the calling thread's and all threads') and
@@ -28,11 +30,19 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from orbench.anatomy.callgrind import CallgrindFormatError, Difference, Dump, difference, folded_stacks, read_dump
+from orbench.anatomy.callgrind import (
+    CallgrindFormatError,
+    Difference,
+    Dump,
+    allocator_share,
+    difference,
+    folded_stacks,
+    read_dump,
+)
 from orbench.anatomy.folded import folded_text
 from orbench.campaign.spec import Campaign
 from orbench.errors import UserError, WorkerError
@@ -111,7 +121,9 @@ def _no_aslr() -> list[str]:
 
 def worker_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    return {**env, "PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS}
+    # LD_BIND_NOW: every symbol bound at start, not at its first call, which timing can put in either run of a pair
+    # (c-socket's client: ~1,100 instructions of _dl_fixup in the N2 run of one process, the N1 run of another).
+    return {**env, "PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_BIND_NOW": "1"}
 
 
 class CountedWorker:
@@ -206,25 +218,44 @@ def count_point(workers: Workers, point: Point, plan: CountPlan, samples: Path) 
     return out
 
 
-def callgrind_records(run_dir: Path, point: Point, diffs: dict[str, list[Difference]], plan: CountPlan,
-                      version: str, worker: dict[str, dict[str, Any]]) -> list[CountRecord]:
+@dataclass
+class Tally:
+    """One worker's counts at one point, gathered repeat by repeat (each repeat in processes of its own): per
+    repeat its instructions, its allocator's and its calls into the allocator per call; summed, its functions'
+    instructions and folded stacks (a Difference is dropped once added: a target's points times repeats would
+    hold every call graph)."""
+
+    per_call: list[float] = field(default_factory=list)
+    allocator: list[float] = field(default_factory=list)
+    allocator_calls: list[float] = field(default_factory=list)
+    functions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    stacks: dict[str, int] = field(default_factory=dict)
+
+    def add(self, d: Difference) -> None:
+        share = allocator_share(d)
+        self.per_call.append(d.per_call)
+        self.allocator.append(share.instructions / d.calls)
+        self.allocator_calls.append(share.calls / d.calls)
+        for f, c in d.functions.items():
+            s, i = self.functions.get(f, (0, 0))
+            self.functions[f] = (s + c.self_instructions, i + c.inclusive_instructions)
+        for stack, n in folded_stacks(d).items():
+            self.stacks[stack] = self.stacks.get(stack, 0) + n
+
+
+def callgrind_records(run_dir: Path, point: Point, tallies: dict[str, Tally], plan: CountPlan, version: str,
+                      worker: dict[str, dict[str, Any]]) -> list[CountRecord]:
     """Each worker's record, its functions' table and folded stacks (summed over the repeats) in counts/."""
     records = []
     for role in ROLES:
-        functions: dict[str, tuple[int, int]] = {}
-        stacks: dict[str, int] = {}
-        for d in diffs[role]:
-            for f, c in d.functions.items():
-                s, i = functions.get(f, (0, 0))
-                functions[f] = (s + c.self_instructions, i + c.inclusive_instructions)
-            for stack, n in folded_stacks(d).items():
-                stacks[stack] = stacks.get(stack, 0) + n
+        t = tallies[role]
         table, folded = (counts_dir(run_dir) / f"{point.slug}.{role}.{kind}" for kind in ("functions.tsv", "folded"))
-        write_functions(table, functions)
-        folded.write_text(folded_text(stacks))
+        write_functions(table, t.functions)
+        folded.write_text(folded_text(t.stacks))
         records.append(CountRecord(point, role, "callgrind", version, plan.differenced_calls, plan.runs,
-                                   tuple(d.per_call for d in diffs[role]), str(table.relative_to(run_dir)),
-                                   str(folded.relative_to(run_dir)), worker=worker[role]))
+                                   tuple(t.per_call), tuple(t.allocator), tuple(t.allocator_calls),
+                                   str(table.relative_to(run_dir)), str(folded.relative_to(run_dir)),
+                                   worker=worker[role]))
     return records
 
 
@@ -308,7 +339,8 @@ class CountedRun:
                               "client_argv": t.client_command(), "workers": {}}
                      for t in self.campaign.targets},
             counting={"valgrind": version, "command": prefix, "environment": {"PYTHONHASHSEED": "0",
-                      "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset"},
+                      "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset",
+                      "LD_BIND_NOW": "1"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
                       "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
                       "warmup": s.count_warmup, "repeats": s.count_repeats},
@@ -352,48 +384,101 @@ class CountedRun:
             manifest["skipped_targets"][target.name] = why
             self._skip(points, f"{target.name} unavailable: {why}", manifest, failed=False)
             return
-        self.note(f"starting {target.name}" + (" under callgrind" if prefix else " (a JVM: its own counters)"))
+        if target.is_jvm:
+            self._count_jvm_target(target, points, manifest)
+        else:
+            self._count_callgrind_target(target, points, manifest, prefix, version)
+
+    def _start(self, target: Target, manifest: Manifest, prefix: list[str], note: str) -> Workers:
+        """The target's workers, started and connected; the first start's words go into the manifest."""
+        self.note(f"starting {target.name}{note}")
         began = time.monotonic()
+        workers = Workers(target, self.store.logs_dir, self.store.path / "counts" / "raw", prefix, worker_env())
+        # Keyed like a campaign's workers (by the block they ran in), so compare's environment check reads them.
+        manifest["targets"][target.name]["workers"].setdefault("counted", {
+            "server": workers.server.ready.get("worker"), "client": workers.hello.get("worker"),
+            "started_in_s": round(time.monotonic() - began, 1)})
+        return workers
+
+    def _count_jvm_target(self, target: Target, points: list[Point], manifest: Manifest) -> None:
         try:
-            workers = Workers(target, self.store.logs_dir, self.store.path / "counts" / "raw", prefix, worker_env())
+            workers = self._start(target, manifest, [], " (a JVM: its own counters)")
         except WorkerError as exc:
             self._skip(points, f"{target.name} could not start: {exc}", manifest, failed=True)
             return
-        # Keyed like a campaign's workers (by the block they ran in), so compare's environment check reads them.
-        manifest["targets"][target.name]["workers"] = {"counted": {
-            "server": workers.server.ready.get("worker"), "client": workers.hello.get("worker"),
-            "started_in_s": round(time.monotonic() - began, 1)}}
         samples = self.store.path / "counts" / "raw" / "samples.i64"
+        plan = CountPlan.for_target(self.campaign, target)
+        worker = {"server": dict(workers.server.ready.get("worker") or {}),
+                  "client": dict(workers.hello.get("worker") or {})}
+        runtime = str(worker["client"].get("runtime", "JVM"))
         try:
             for i, point in enumerate(points):
                 began = time.monotonic()
                 try:
-                    self._count(workers, point, samples, version)
+                    counters = jvm_point(workers, point, plan, samples)
                 except (CountError, WorkerError) as exc:
                     self._skip([point], f"{point.label}: {exc}", manifest, failed=True)
                     if isinstance(exc, WorkerError):
                         self._skip(points[i + 1:], f"{target.name}: its workers failed at {point.label}",
                                    manifest, failed=True)
                         return
+                    continue
+                for role in ROLES:
+                    append_record(self.store.path, CountRecord(point, role, "jvm", runtime, plan.differenced_calls,
+                                                               plan.runs, jvm=counters[role], worker=worker[role]))
                 self.note(f"{point.label}: counted in {time.monotonic() - began:.1f} s")
         finally:
             workers.stop()
             self.store.write_manifest(manifest)
 
-    def _count(self, workers: Workers, point: Point, samples: Path, version: str) -> None:
-        plan = CountPlan.for_target(self.campaign, workers.target)
-        worker = {"server": dict(workers.server.ready.get("worker") or {}),
-                  "client": dict(workers.hello.get("worker") or {})}
-        if workers.target.is_jvm:
-            counters = jvm_point(workers, point, plan, samples)
-            runtime = str(worker["client"].get("runtime", "JVM"))
-            for role in ROLES:
-                append_record(self.store.path, CountRecord(point, role, "jvm", runtime, plan.differenced_calls,
-                                                           plan.runs, jvm=counters[role], worker=worker[role]))
-            return
-        diffs = count_point(workers, point, plan, samples)
-        for record in callgrind_records(self.store.path, point, diffs, plan, version, worker):
-            append_record(self.store.path, record)
+    def _count_callgrind_target(self, target: Target, points: list[Point], manifest: Manifest, prefix: list[str],
+                                version: str) -> None:
+        """Each repeat in a pair of worker processes of its own, every point in each: what a process's timing
+        sets once and keeps (its heap's state, a oneway server's pattern of batched reads, CPython's) differs
+        from one process to the next, so repeats in one process would show a spread that two runs exceed."""
+        plan = CountPlan.for_target(self.campaign, target)
+        one = replace(plan, repeats=1)
+        samples = self.store.path / "counts" / "raw" / "samples.i64"
+        tallies = {p: {role: Tally() for role in ROLES} for p in points}
+        live = list(points)
+        worker: dict[str, dict[str, Any]] = {}
+        for repeat in range(plan.repeats):
+            try:
+                workers = self._start(target, manifest, prefix,
+                                      f" under callgrind (processes {repeat + 1} of {plan.repeats})")
+            except WorkerError as exc:
+                self._skip(live, f"{target.name} could not start: {exc}", manifest, failed=True)
+                return
+            worker = worker or {"server": dict(workers.server.ready.get("worker") or {}),
+                                "client": dict(workers.hello.get("worker") or {})}
+            try:
+                for point in list(live):
+                    began = time.monotonic()
+                    try:
+                        diffs = count_point(workers, point, one, samples)
+                    except (CountError, WorkerError) as exc:
+                        self._skip([point], f"{point.label}: {exc}", manifest, failed=True)
+                        live.remove(point)
+                        if isinstance(exc, WorkerError):
+                            done = [p for p in live if len(tallies[p]["client"].per_call) == plan.repeats]
+                            self._write(done, tallies, plan, version, worker)
+                            self._skip([p for p in live if p not in done],
+                                       f"{target.name}: its workers failed at {point.label}", manifest, failed=True)
+                            return
+                        continue
+                    for role in ROLES:
+                        tallies[point][role].add(diffs[role][0])
+                    self.note(f"{point.label}: counted in {time.monotonic() - began:.1f} s")
+            finally:
+                workers.stop()
+                self.store.write_manifest(manifest)
+        self._write(live, tallies, plan, version, worker)
+
+    def _write(self, points: list[Point], tallies: dict[Point, dict[str, Tally]], plan: CountPlan, version: str,
+               worker: dict[str, dict[str, Any]]) -> None:
+        for point in points:
+            for record in callgrind_records(self.store.path, point, tallies[point], plan, version, worker):
+                append_record(self.store.path, record)
 
 
 def run_counting_campaign(campaign: Campaign, store: RunStore) -> int:

@@ -9,6 +9,7 @@ points, so two runs of the same build differ by nothing or by that spread, and a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,13 @@ INSTRUCTION_TOLERANCE_PCT = 0.1
 INSTRUCTION_FLAG_PCT = 0.2
 # ... or, where the point's repeats spread more (a path that timing changes), this many times that spread.
 FLAG_SPREAD_FACTOR = 2.0
+# Calls into glibc's allocator per call are the program's own logic, exact: a change of this much of them (at least
+# ALLOCATOR_CALLS_MIN, one allocation or free in 20 calls) is flagged, whatever its instructions did.
+ALLOCATOR_CALLS_FLAG_PCT = 0.2
+ALLOCATOR_CALLS_MIN = 0.05
 TOP_FUNCTIONS = 12
 CALLGRIND_METHOD = ("callgrind Ir (user-space instructions), (I(N2) - I(N1)) / (N2 - N1) over count_repeats "
-                    "pairs of runs")
+                    "pairs of runs, each in worker processes of its own")
 KERNEL_NOT_COUNTED = ("kernel work (system calls, the network stack): callgrind counts user space only; the "
                       "anatomy's system calls per call are its measure")
 JVM_NOT_COUNTED = ("instructions: a JVM's JIT compiles and recompiles as it runs, so an instruction count under "
@@ -89,18 +94,36 @@ def instruction_counts(run_dir: Path, targets_info: dict[str, Any]) -> list[Inst
         base_per_call = base.instructions_per_call if base is not None and not base.error else None
         added = per_call - base_per_call if per_call is not None and base_per_call is not None else None
         functions = _functions(run_dir, r)
+        split = _allocator_split(r)
         out.append(InstructionCount(
             point, role, r.counter,
             method=CALLGRIND_METHOD if r.counter == "callgrind" else "the JVM's counters, the same difference of runs",
             calls=r.calls, per_call=None if per_call is None else round(per_call, 3),
             repeats=tuple(round(v, 3) for v in r.per_call),
-            spread_pct=None if r.spread_pct is None else round(r.spread_pct, 4),
+            spread_pct=None if r.spread_pct is None else round(r.spread_pct, 4), **split,
             baseline=base_name, baseline_per_call=None if base_per_call is None else round(base_per_call, 3),
             added_per_call=None if added is None else round(added, 3),
             top_added=top_added(functions, _functions(run_dir, base)) if base is not None and added is not None else (),
             jvm=_jvm(r), known_answer=_known_answer(r, added),
             not_counted=KERNEL_NOT_COUNTED if r.counter == "callgrind" else JVM_NOT_COUNTED))
     return out
+
+
+def _range(values: tuple[float, ...]) -> float:
+    return max(values) - min(values) if len(values) > 1 else 0.0
+
+
+def _allocator_split(r: CountRecord) -> dict[str, float | None]:
+    """A record's allocator fields for its InstructionCount (none for a record without the split)."""
+    outside, total = r.outside_allocator, r.instructions_per_call
+    if not outside or not total or len(r.allocator_calls) != len(outside):
+        return {}
+    n = len(outside)
+    return {"allocator_per_call": round(sum(r.allocator) / n, 3),
+            "allocator_calls_per_call": round(sum(r.allocator_calls) / n, 4),
+            "allocator_calls_spread": round(_range(r.allocator_calls), 4),
+            "outside_allocator_per_call": round(sum(outside) / n, 3),
+            "outside_allocator_spread_pct": round(_range(outside) / total * 100, 4)}
 
 
 def _key(c: InstructionCount) -> tuple[Point, str]:
@@ -135,18 +158,105 @@ def _pairs(a: RunSummary, b: RunSummary) -> list[tuple[InstructionCount, Instruc
     return pairs
 
 
+def _worker_mode(c: InstructionCount) -> tuple[Point, str]:
+    """A worker in one mode: its point without the payload size (nor the parameter's value), and its role."""
+    return (replace(c.point, payload_bytes=0, target=c.point.target.split(PARAMETER_SEPARATOR)[0]), c.role)
+
+
+def _row_spread(c: InstructionCount) -> float:
+    """The spread that sets a row's threshold: outside the allocator where split, else the whole count's."""
+    if c.outside_allocator_spread_pct is not None:
+        return c.outside_allocator_spread_pct
+    return c.spread_pct or 0.0
+
+
+def pooled_spreads(a: RunSummary, b: RunSummary) -> dict[tuple[Point, str], float]:
+    """Per worker and mode, the largest spread of its points in either run. Whether a path hangs on timing (a
+    oneway server's batched reads, a polling thread) is the worker's in that mode, not one payload's: two repeats
+    can fall close at one size by chance (omniORBpy's oneway server: 0.1% at 1 KB, 8.6% at 32 KB)."""
+    out: dict[tuple[Point, str], float] = {}
+    for c in (*a.instructions, *b.instructions):
+        if c.per_call is not None:
+            key = _worker_mode(c)
+            out[key] = max(out.get(key, 0.0), _row_spread(c))
+    return out
+
+
+def _has_split(c: InstructionCount) -> bool:
+    return c.outside_allocator_per_call is not None and c.allocator_calls_per_call is not None
+
+
+def _calls_spread_pct(c: InstructionCount) -> float:
+    """The range of a point's calls into the allocator per call, % of them."""
+    if not c.allocator_calls_per_call or not c.allocator_calls_spread:
+        return 0.0
+    return c.allocator_calls_spread / c.allocator_calls_per_call * 100
+
+
+def pooled_calls_spreads(a: RunSummary, b: RunSummary) -> dict[tuple[Point, str], float]:
+    """Per worker and mode, the largest range of its calls into the allocator (% of them) at any point of either
+    run: a oneway server that allocates per read, a polling thread that allocates per turn, do so in that mode."""
+    out: dict[tuple[Point, str], float] = {}
+    for c in (*a.instructions, *b.instructions):
+        key = _worker_mode(c)
+        out[key] = max(out.get(key, 0.0), _calls_spread_pct(c))
+    return out
+
+
+def allocator_calls_threshold(a: InstructionCount, b: InstructionCount, worker_pct: float = 0.0) -> float:
+    """The change in calls into the allocator per call that is flagged: ALLOCATOR_CALLS_FLAG_PCT of them, at
+    least ALLOCATOR_CALLS_MIN, or FLAG_SPREAD_FACTOR times the larger of the runs' own ranges and the worker's in
+    that mode (worker_pct, % of them)."""
+    calls = a.allocator_calls_per_call or 0.0
+    spread = max(a.allocator_calls_spread or 0.0, b.allocator_calls_spread or 0.0, worker_pct / 100 * calls)
+    return max(ALLOCATOR_CALLS_FLAG_PCT / 100 * calls, ALLOCATOR_CALLS_MIN, FLAG_SPREAD_FACTOR * spread)
+
+
 def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
     """Every worker counted in both runs: its instructions per call in each, the change, and a flag when the
-    change reaches flag_threshold_pct (exact counts: no test, the threshold is the spread the runs show)."""
+    change reaches flag_threshold_pct (exact counts: no test, the threshold is the spread the runs show).
+
+    Where both runs split off glibc's allocator, the flag reads the instructions outside it (% of the worker's
+    instructions per call, against the outside part's own spread) and the calls into the allocator per call;
+    the allocator's own instructions are shown, not flagged: the same calls cost 10% more or fewer of them from
+    one process to the next (its heap's state, set by thread timing). The spread a threshold reads is the larger
+    of the row's own and its worker's in that mode at any payload (pooled_spreads)."""
     rows = []
+    pooled, pooled_calls = pooled_spreads(a, b), pooled_calls_spreads(a, b)
     for old, c in _pairs(a, b):
         assert old.per_call and c.per_call is not None
+        worker = pooled.get(_worker_mode(c), 0.0)
         change = (c.per_call - old.per_call) / old.per_call * 100
-        threshold = flag_threshold_pct(old, c)
         target = c.point.target if old.point == c.point else f"{old.point.target} / {c.point.target}"
-        rows.append({**c.point.as_record(), "target": target, "role": c.role, "a": old.per_call, "b": c.per_call,
-                     "change_pct": round(change, 4), "threshold_pct": round(threshold, 4),
-                     **({"flag": "more" if change > 0 else "fewer"} if abs(change) >= threshold else {})})
+        row: dict[str, Any] = {**c.point.as_record(), "target": target, "role": c.role, "a": old.per_call,
+                               "b": c.per_call, "change_pct": round(change, 4)}
+        if _has_split(old) and _has_split(c):
+            assert old.outside_allocator_per_call is not None and c.outside_allocator_per_call is not None
+            assert old.allocator_calls_per_call is not None and c.allocator_calls_per_call is not None
+            outside = (c.outside_allocator_per_call - old.outside_allocator_per_call) / old.per_call * 100
+            spread = max(old.outside_allocator_spread_pct or 0.0, c.outside_allocator_spread_pct or 0.0, worker)
+            threshold = max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
+            calls = c.allocator_calls_per_call - old.allocator_calls_per_call
+            calls_threshold = allocator_calls_threshold(old, c, pooled_calls.get(_worker_mode(c), 0.0))
+            row.update({"outside_allocator_a": old.outside_allocator_per_call,
+                        "outside_allocator_b": c.outside_allocator_per_call,
+                        "outside_allocator_change_pct": round(outside, 4), "threshold_pct": round(threshold, 4),
+                        "allocator_a": old.allocator_per_call, "allocator_b": c.allocator_per_call,
+                        "allocator_calls_a": old.allocator_calls_per_call,
+                        "allocator_calls_b": c.allocator_calls_per_call,
+                        "allocator_calls_threshold": round(calls_threshold, 4)})
+            if abs(outside) >= threshold:
+                row["flag"] = "more" if outside > 0 else "fewer"
+            elif abs(calls) >= calls_threshold:
+                row["flag"] = "more" if calls > 0 else "fewer"
+        else:
+            threshold = max(flag_threshold_pct(old, c), FLAG_SPREAD_FACTOR * worker)
+            row["threshold_pct"] = round(threshold, 4)
+            if abs(change) >= threshold:
+                row["flag"] = "more" if change > 0 else "fewer"
+        row["spread_pct"] = round(max(_row_spread(old), _row_spread(c)), 4)
+        row["worker_spread_pct"] = round(worker, 4)
+        rows.append(row)
     return rows
 
 
@@ -155,12 +265,21 @@ def format_instruction_rows(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     lines = ["", f"instructions per call (callgrind, exact; flagged at {INSTRUCTION_FLAG_PCT:g}% or "
-                 f"{FLAG_SPREAD_FACTOR:g}x a point's own spread):"]
+                 f"{FLAG_SPREAD_FACTOR:g}x the spread of the point or its worker in that mode; where split, outside glibc's allocator, and its "
+                 f"calls per call at {ALLOCATOR_CALLS_FLAG_PCT:g}%, at least {ALLOCATOR_CALLS_MIN:g}):"]
     for r in rows:
         label = PointGroup.from_record(r).label
         flag = {"more": "MORE", "fewer": "FEWER"}.get(r.get("flag", ""), "")
-        lines.append(f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%, "
-                     f"threshold {r['threshold_pct']:g}%) {flag}".rstrip())
+        line = f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%"
+        if "outside_allocator_change_pct" in r:
+            line += (f"; outside the allocator {r['outside_allocator_change_pct']:+.3f}%, threshold "
+                     f"{r['threshold_pct']:g}%; allocator {r['allocator_a']:,.1f} -> {r['allocator_b']:,.1f} "
+                     f"instructions, {r['allocator_calls_a']:.3f} -> {r['allocator_calls_b']:.3f} calls)")
+        else:
+            line += f", threshold {r['threshold_pct']:g}%)"
+        if r.get("worker_spread_pct", 0.0) > r.get("spread_pct", 0.0):
+            line += f" [its spread {r['spread_pct']:g}%, its worker's in this mode {r['worker_spread_pct']:g}%]"
+        lines.append(f"{line} {flag}".rstrip())
     flagged = sum(1 for r in rows if r.get("flag"))
     lines.append(f"{len(rows)} counted worker(s) in both runs, {flagged} flagged")
     return lines
@@ -172,7 +291,8 @@ def _fmt(value: float | None) -> str:
 
 def format_instruction_table(counts: tuple[InstructionCount, ...] | list[InstructionCount]) -> str:
     """The counting mode's table: per point and worker, instructions per call, the baseline's and the added."""
-    lines = [f"{'point':<48} {'role':<6} {'instr/call':>12} {'baseline':>12} {'added':>12} {'spread':>8}"]
+    lines = [f"{'point':<48} {'role':<6} {'instr/call':>12} {'baseline':>12} {'added':>12} {'spread':>8} "
+             f"{'allocator':>10} {'its calls':>9} {'rest spread':>11}"]
     for c in counts:
         if c.why_missing:
             if c.role == "client":
@@ -184,8 +304,11 @@ def format_instruction_table(counts: tuple[InstructionCount, ...] | list[Instruc
                          f"{c.jvm.compiled_methods:.4f} methods compiled per call")
             continue
         spread = "-" if c.spread_pct is None else f"{c.spread_pct:.3f}%"
+        calls = "-" if c.allocator_calls_per_call is None else f"{c.allocator_calls_per_call:.3f}"
+        rest = "-" if c.outside_allocator_spread_pct is None else f"{c.outside_allocator_spread_pct:.3f}%"
         lines.append(f"{c.point.label:<48} {c.role:<6} {_fmt(c.per_call):>12} {_fmt(c.baseline_per_call):>12} "
-                     f"{_fmt(c.added_per_call):>12} {spread:>8}")
+                     f"{_fmt(c.added_per_call):>12} {spread:>8} {_fmt(c.allocator_per_call):>10} {calls:>9} "
+                     f"{rest:>11}")
         if c.known_answer is not None:
             k = c.known_answer
             lines.append(f"{'':<48} known answer: {k.iterations} x {k.instructions_per_iteration} = {k.known:,} "

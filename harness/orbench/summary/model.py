@@ -41,7 +41,8 @@ from orbench.stats.phases import ModeAdded
 #    chained: what promise pipelining saves), with `reference`.
 # 9: ORB-added latency from slice pairs where the trials were sliced (running/slices.py; its ci_method says so),
 #    with `by_host_speed` where the baseline's slices fall into two speed modes; the run gains `host_speed`.
-SUMMARY_VERSION = 9
+# 10: an instruction count splits off glibc's allocator (its instructions and calls per call) from the rest.
+SUMMARY_VERSION = 10
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -599,6 +600,13 @@ class InstructionCount:
     per_call: float | None = None              # instructions per call (the repeats' mean)
     repeats: tuple[float, ...] = ()            # each differenced pair's instructions per call
     spread_pct: float | None = None            # the repeats' range, % of their mean (0: exact)
+    # Of per_call, the instructions in glibc's allocator and the calls into it per call, and the rest with its
+    # repeats' range (% of per_call): the allocator's instructions hang on thread timing, its calls do not.
+    allocator_per_call: float | None = None
+    allocator_calls_per_call: float | None = None
+    allocator_calls_spread: float | None = None  # the repeats' range of allocator calls per call (calls)
+    outside_allocator_per_call: float | None = None
+    outside_allocator_spread_pct: float | None = None
     baseline: str | None = None
     baseline_per_call: float | None = None
     added_per_call: float | None = None        # the middleware's minus the baseline's, same point and role
