@@ -3,8 +3,8 @@
 Each C++ and Python target's two workers run under valgrind's callgrind, which counts every user-space instruction
 they execute on its synthetic CPU: a figure no host's speed or load changes. At each point the client runs
 `count_warmup` untimed calls, then a run of N1 calls and a run of N2 (campaign key count_calls), in each of
-`count_repeats` pairs of worker processes of its own, and after each run the harness has callgrind dump both workers' counts (`vgdb --pid=P dump`: a
-dump holds the counts since the previous one). Instructions per call are (I(N2) - I(N1)) / (N2 - N1): start-up,
+`count_repeats` pairs of worker processes of its own, and after each run the harness has callgrind dump both
+workers' counts (`vgdb --pid=P dump`: a dump holds the counts since the previous one). Instructions per call are (I(N2) - I(N1)) / (N2 - N1): start-up,
 warm-up, the harness's own requests of a run (its reset, counters and sync, the JSON commands and answers, the
 samples file) are the same in both runs and cancel, so no worker needs to know it is counted. What two
 processes' timing still changes (how many bytes a read returns, oneways batched in one read) shows as the
@@ -15,7 +15,8 @@ state (thread timing), is counted apart with its calls per call (anatomy/callgri
 What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0,
 symbols bound at start (LD_BIND_NOW), the same calls in the same order at every point (no adaptive trial counts),
 no progress watchdog asking the server for its counters, no send/recv counter preloaded, and the worker's
-clock-cost calibration cut to 1000 reads (ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system calls per call sit beside the counts.
+clock-cost calibration cut to 1000 reads (ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system
+calls per call sit beside the counts.
 
 A JVM target is not run under valgrind (its JIT makes an instruction count unrepresentative): the same runs
 give its deterministic counters instead, bytes allocated per call (the calling thread's and all threads') and
