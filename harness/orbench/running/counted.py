@@ -4,13 +4,13 @@ Each C++ and Python target's two workers run under valgrind's callgrind, which c
 they execute on its synthetic CPU: a figure no host's speed or load changes. At each point the client runs
 `count_warmup` untimed calls, then a run of N1 calls and a run of N2 (campaign key count_calls), in each of
 `count_repeats` pairs of worker processes of its own, and after each run the harness has callgrind dump both
-workers' counts (`vgdb --pid=P dump`: a dump holds the counts since the previous one). Instructions per call are (I(N2) - I(N1)) / (N2 - N1): start-up,
-warm-up, the harness's own requests of a run (its reset, counters and sync, the JSON commands and answers, the
-samples file) are the same in both runs and cancel, so no worker needs to know it is counted. What two
-processes' timing still changes (how many bytes a read returns, oneways batched in one read) shows as the
-repeats' spread, recorded per point; each repeat runs in processes of its own, since much of that is set once
-per process and kept; glibc's allocator, whose instructions for the same calls hang on its heap's
-state (thread timing), is counted apart with its calls per call (anatomy/callgrind.py, allocator_share).
+workers' counts (`vgdb --pid=P dump`: a dump holds the counts since the previous one). Instructions per call are
+(I(N2) - I(N1)) / (N2 - N1): start-up, warm-up, the harness's own requests of a run (its reset, counters and sync,
+the JSON commands and answers, the samples file) are the same in both runs and cancel, so no worker needs to know it
+is counted. What two processes' timing still changes (how many bytes a read returns, oneways batched in one read)
+shows as the repeats' spread, recorded per point; each repeat runs in processes of its own, since much of that is
+set once per process and kept; glibc's allocator, whose instructions for the same calls hang on its heap's state
+(thread timing), is counted apart with its calls per call (anatomy/callgrind.py, allocator_share).
 
 What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0,
 symbols bound at start (LD_BIND_NOW), the same calls in the same order at every point (no adaptive trial counts),
