@@ -9,6 +9,7 @@ points, so two runs of the same build differ by nothing or by that spread, and a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -134,11 +135,10 @@ def _descriptor_key(c: InstructionCount) -> tuple[Any, str, str]:
     return (c.point.group, c.point.target.split(PARAMETER_SEPARATOR)[0], c.role)
 
 
-def flag_threshold_pct(a: InstructionCount, b: InstructionCount) -> float:
-    """The change a row needs to be flagged: INSTRUCTION_FLAG_PCT, or FLAG_SPREAD_FACTOR times the larger of the
-    two runs' own spreads where that is more."""
-    spread = max(a.spread_pct or 0.0, b.spread_pct or 0.0)
-    return max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
+def flag_threshold_pct(*spreads: float | None) -> float:
+    """The change (%) a row needs to be flagged: INSTRUCTION_FLAG_PCT, or FLAG_SPREAD_FACTOR times the largest of
+    the spreads (%) it reads where that is more."""
+    return max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * max((s or 0.0 for s in spreads), default=0.0))
 
 
 def _pairs(a: RunSummary, b: RunSummary) -> list[tuple[InstructionCount, InstructionCount]]:
@@ -170,15 +170,15 @@ def _row_spread(c: InstructionCount) -> float:
     return c.spread_pct or 0.0
 
 
-def pooled_spreads(a: RunSummary, b: RunSummary) -> dict[tuple[Point, str], float]:
-    """Per worker and mode, the largest spread of its points in either run. Whether a path hangs on timing (a
-    oneway server's batched reads, a polling thread) is the worker's in that mode, not one payload's: two repeats
-    can fall close at one size by chance (omniORBpy's oneway server: 0.1% at 1 KB, 8.6% at 32 KB)."""
+def _pooled(a: RunSummary, b: RunSummary, spread: Callable[[InstructionCount], float]) -> dict[tuple[Point, str], float]:
+    """Per worker and mode, the largest `spread` of its counted points in either run. Whether a path hangs on
+    timing (a oneway server's batched reads, a polling thread) is the worker's in that mode, not one payload's: two
+    repeats can fall close at one size by chance (omniORBpy's oneway server: 0.1% at 1 KB, 8.6% at 32 KB)."""
     out: dict[tuple[Point, str], float] = {}
     for c in (*a.instructions, *b.instructions):
         if c.per_call is not None:
             key = _worker_mode(c)
-            out[key] = max(out.get(key, 0.0), _row_spread(c))
+            out[key] = max(out.get(key, 0.0), spread(c))
     return out
 
 
@@ -191,16 +191,6 @@ def _calls_spread_pct(c: InstructionCount) -> float:
     if not c.allocator_calls_per_call or not c.allocator_calls_spread:
         return 0.0
     return c.allocator_calls_spread / c.allocator_calls_per_call * 100
-
-
-def pooled_calls_spreads(a: RunSummary, b: RunSummary) -> dict[tuple[Point, str], float]:
-    """Per worker and mode, the largest range of its calls into the allocator (% of them) at any point of either
-    run: a oneway server that allocates per read, a polling thread that allocates per turn, do so in that mode."""
-    out: dict[tuple[Point, str], float] = {}
-    for c in (*a.instructions, *b.instructions):
-        key = _worker_mode(c)
-        out[key] = max(out.get(key, 0.0), _calls_spread_pct(c))
-    return out
 
 
 def allocator_calls_threshold(a: InstructionCount, b: InstructionCount, worker_pct: float = 0.0) -> float:
@@ -220,9 +210,9 @@ def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
     instructions per call, against the outside part's own spread) and the calls into the allocator per call;
     the allocator's own instructions are shown, not flagged: the same calls cost 10% more or fewer of them from
     one process to the next (its heap's state, set by thread timing). The spread a threshold reads is the larger
-    of the row's own and its worker's in that mode at any payload (pooled_spreads)."""
+    of the row's own and its worker's in that mode at any payload (_pooled)."""
     rows = []
-    pooled, pooled_calls = pooled_spreads(a, b), pooled_calls_spreads(a, b)
+    pooled, pooled_calls = _pooled(a, b, _row_spread), _pooled(a, b, _calls_spread_pct)
     for old, c in _pairs(a, b):
         assert old.per_call and c.per_call is not None
         worker = pooled.get(_worker_mode(c), 0.0)
@@ -234,8 +224,7 @@ def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
             assert old.outside_allocator_per_call is not None and c.outside_allocator_per_call is not None
             assert old.allocator_calls_per_call is not None and c.allocator_calls_per_call is not None
             outside = (c.outside_allocator_per_call - old.outside_allocator_per_call) / old.per_call * 100
-            spread = max(old.outside_allocator_spread_pct or 0.0, c.outside_allocator_spread_pct or 0.0, worker)
-            threshold = max(INSTRUCTION_FLAG_PCT, FLAG_SPREAD_FACTOR * spread)
+            threshold = flag_threshold_pct(old.outside_allocator_spread_pct, c.outside_allocator_spread_pct, worker)
             calls = c.allocator_calls_per_call - old.allocator_calls_per_call
             calls_threshold = allocator_calls_threshold(old, c, pooled_calls.get(_worker_mode(c), 0.0))
             row.update({"outside_allocator_a": old.outside_allocator_per_call,
@@ -250,7 +239,7 @@ def compare_instructions(a: RunSummary, b: RunSummary) -> list[dict[str, Any]]:
             elif abs(calls) >= calls_threshold:
                 row["flag"] = "more" if calls > 0 else "fewer"
         else:
-            threshold = max(flag_threshold_pct(old, c), FLAG_SPREAD_FACTOR * worker)
+            threshold = flag_threshold_pct(old.spread_pct, c.spread_pct, worker)
             row["threshold_pct"] = round(threshold, 4)
             if abs(change) >= threshold:
                 row["flag"] = "more" if change > 0 else "fewer"
