@@ -120,6 +120,7 @@ def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campai
     import time
 
     from orbench.paths import repo_root
+    from orbench.running.cpu_usage import own_tree_ticks
 
     require_targets("omniorb", "c-socket")
     path = write_campaign(SMALL.replace("calls = 300", "calls = 3000").replace("trials = 3", "trials = 20"))
@@ -134,7 +135,7 @@ def test_interrupted_run_stops_every_worker_and_keeps_what_finished(write_campai
             break
         time.sleep(0.2)
     # This run's workers, not another test's (`make test` runs two test files at once).
-    workers = {p: c for p in _descendants(proc.pid) if f"{repo_root()}/cpp/build/orbench-" in (c := _cmdline(p))}
+    workers = {p: c for p in own_tree_ticks(proc.pid) if f"{repo_root()}/cpp/build/orbench-" in (c := _cmdline(p))}
     assert workers, "no worker of the run found running before its interrupt"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -154,20 +155,3 @@ def _cmdline(pid: int) -> str:
     except OSError:
         return ""
 
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under `pid`, from /proc's parent links (a worker in a session of its own is still one)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        below = children.get(todo.pop(), [])
-        found += below
-        todo += below
-    return found
