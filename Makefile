@@ -9,6 +9,7 @@ PY := $(VENV)/bin/python
 # a module's workers and shared runs are made once; then the tests marked exclusive, alone: they need the CPUs to
 # themselves (a known answer in time). JOBS=1: one process throughout (CONTRIBUTING.md, Tests).
 JOBS ?= 2
+XDIST = $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
@@ -140,13 +141,13 @@ bench: deps build
 test: deps build lint jmh-build docs
 	cd cpp/build && ctest --output-on-failure
 	$(MVN) test $(JAVA_FLAGS)
-	cd harness && $(PY) -m pytest -q -m "not slow and not exclusive" $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
+	cd harness && $(PY) -m pytest -q -m "not slow and not exclusive" $(XDIST)
 	cd harness && $(PY) -m pytest -q -m "exclusive and not slow"
 
 # The tests marked slow (tens of seconds each: the other targets' check-target, long soaks, remote campaigns
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.
 test-slow: deps build
-	cd harness && $(PY) -m pytest -q -m "slow and not exclusive" $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
+	cd harness && $(PY) -m pytest -q -m "slow and not exclusive" $(XDIST)
 	cd harness && $(PY) -m pytest -q -m "slow and exclusive"
 
 # Each layer's line and branch coverage of harness/orbench (coverage.py), the fast layer alone and both together;
