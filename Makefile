@@ -26,6 +26,9 @@ DEB_PACKAGES := libomniorb4-dev omniidl omniorb pkg-config nlohmann-json3-dev ut
 	protobuf-compiler protobuf-compiler-grpc libzeroc-ice-dev zeroc-ice-compilers libthrift-dev thrift-compiler \
 	libboost-dev libcapnp-dev capnproto valgrind
 MVN := mvn -q -B -f java/pom.xml
+# Maven's own JVM on the JIT's first tier: its runs here are too short for the top tier to pay back its compiling
+# (`mvn test` used 31 s of CPU, 19 s so). A MAVEN_OPTS of the caller's is kept.
+export MAVEN_OPTS ?= -XX:TieredStopAtLevel=1
 # A JDK 22+ to compile the java-ffm transport (FFM API): FFM_JDK=/path overrides; else the newest JDK 22+
 # under /usr/lib/jvm (its release file says JAVA_VERSION). None found: java-ffm is not built, and
 # `orbench targets` says so.

@@ -14,6 +14,10 @@ from orbench.hosts.readiness import unavailable_reason
 from orbench.targets.descriptor import read_targets
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# The JVM workers the tests start compile with the JIT's first tier only: a test checks what a worker does, not how
+# fast, and the top tier compiling a short run's code was a third of a JVM check-target's CPU (jacorb: 27 s ->
+# 19 s). Every JVM says so on its stderr ("Picked up JAVA_TOOL_OPTIONS"); a caller's own setting is kept.
+os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
 
 
 def on_fitting_jdk(target):
