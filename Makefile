@@ -5,11 +5,14 @@ SHELL := /bin/bash
 ROOT := $(CURDIR)
 VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
-# make test's and make test-slow's pytest run on JOBS processes (pytest-xdist), each a whole test file at a time so
-# a module's workers and shared runs are made once; then the tests marked exclusive, alone: they need the CPUs to
-# themselves (a known answer in time). JOBS=1: one process throughout (CONTRIBUTING.md, Tests).
-JOBS ?= 2
-XDIST = $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS) --dist loadfile)
+# make test's and make test-slow's pytest run on JOBS processes (pytest-xdist), longest test first, a module's tests
+# that share a fixture on one process (harness/tests/scheduling.py); then the tests marked exclusive, alone: they
+# need the CPUs to themselves (a known answer in time). Three processes on two CPUs: a test waiting on its workers
+# or on SSH leaves a CPU to the others. make test runs ctest and JUnit beside them. JOBS=1: one process throughout
+# (CONTRIBUTING.md, Tests).
+JOBS ?= 3
+XDIST = $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS))
+LANES = $(if $(filter-out 0 1,$(JOBS)),-j 3 --output-sync=line,-j 1)
 ORBENCH := $(VENV)/bin/orbench
 CAMPAIGN ?= quick
 # Debian packages the targets need: omniORB (C++ ORB and its IDL compiler), pkg-config to find it,
@@ -41,7 +44,7 @@ JAVA_FFM_FLAGS := $(if $(FFM_JDK),-Dffm.jdk=$(FFM_JDK))
 SLICE2JAVA ?= $(shell command -v slice2java)
 JAVA_FLAGS = $(JAVA_FFM_FLAGS) $(if $(SLICE2JAVA),-Dslice2java=$(SLICE2JAVA))
 
-.PHONY: help bench test test-slow coverage deps deps-system deps-python build cpp java python check targets lint clean jmh \
+.PHONY: help bench test test-cpp test-java test-harness test-slow coverage deps deps-system deps-python build cpp java python check targets lint clean jmh \
 	jmh-build bench-fidelity docs reference
 
 # A newcomer's first `make bench` shows what was installed and built in a few lines, then the campaign: each
@@ -56,7 +59,7 @@ quietly = log=$(2); mkdir -p $$(dirname $$log); \
 help:
 	@echo "make bench      install, build, run harness/campaigns/$(CAMPAIGN).toml, make the report"
 	@echo "make test       install, build, run the C++ (ctest), Java (JUnit) and harness (pytest) tests"
-	@echo "make test JOBS=1  the same, the harness tests on one process (default: two, pytest-xdist)"
+	@echo "make test JOBS=1  the same, one test at a time (default: ctest, JUnit and three pytest-xdist processes at once)"
 	@echo "make test-slow  the harness tests marked slow (every other target's check-target, long soaks, ...)"
 	@echo "make coverage   both test layers under coverage.py: line and branch coverage of harness/orbench"
 	@echo "make deps       install Debian packages and the Python venv (.venv)"
@@ -141,11 +144,20 @@ java:
 bench: deps build
 	$(ORBENCH) run $(CAMPAIGN)
 
-test: deps build lint jmh-build docs
-	cd cpp/build && ctest --output-on-failure
-	$(MVN) test $(JAVA_FLAGS)
-	cd harness && $(PY) -m pytest -q -m "not slow and not exclusive" $(XDIST)
+# The harness, C++ and Java tests at once (LANES, each line of their output whole), beside the lint, the JMH build
+# and the guide; then the exclusive tests alone.
+test: deps build
+	$(MAKE) $(LANES) test-harness test-cpp test-java lint jmh-build docs
 	cd harness && $(PY) -m pytest -q -m "exclusive and not slow"
+
+test-cpp:
+	cd cpp/build && ctest --output-on-failure
+
+test-java:
+	$(MVN) test $(JAVA_FLAGS)
+
+test-harness:
+	cd harness && $(PY) -m pytest -q -m "not slow and not exclusive" $(XDIST)
 
 # The tests marked slow (tens of seconds each: the other targets' check-target, long soaks, remote campaigns
 # over a WAN link or with a resume, fidelity); CI runs them after `make test`.

@@ -18,6 +18,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # fast, and the top tier compiling a short run's code was a third of a JVM check-target's CPU (jacorb: 27 s ->
 # 19 s). Every JVM says so on its stderr ("Picked up JAVA_TOOL_OPTIONS"); a caller's own setting is kept.
 os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
+# How the tests are shared among pytest-xdist's processes, longest first.
+pytest_plugins = ["tests.scheduling"]
 
 
 def on_fitting_jdk(target):

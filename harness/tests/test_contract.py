@@ -7,8 +7,7 @@ from orbench.targets.descriptor import read_targets
 from tests.conftest import on_fitting_jdk, require_targets
 
 # Known-answer targets run their baseline's workers (with --delay-ns): test_known_answer_servers.py checks them.
-# The JVM targets' contract is in test_contract_java.py: a file of its own, so `make test`'s two processes
-# (a test file each at a time) share the contract's minute between them.
+# The JVM targets' contract is in test_contract_java.py.
 TARGETS = sorted(name for name, t in read_targets().items() if t.kind != "known-answer" and not t.is_jvm)
 # `make test` checks one ORB and the baseline of each language; `make test-slow` every other target (10-30 s each).
 FAST = {"c-socket", "omniorb", "java-socket", "jacorb", "python-socket", "omniorbpy"}
