@@ -1,6 +1,7 @@
 """Not a test: each test layer's wall time and what it covers of harness/orbench (coverage.py, line and branch).
 
     cd harness && ../.venv/bin/python -m tests.measure_layers [--layers fast,slow] [--checkout DIR] [--select EXPR]
+        [--jobs N]
 
 Runs the fast layer (`pytest -m "not slow"`, what `make test` runs) and then the slow one (`-m slow`, `make
 test-slow`) under coverage.py, with the Python processes the tests start measured too (`orbench` run as a
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkout", type=Path, default=repo_root(),
                         help="the checkout whose tests and harness are measured (default this one)")
     parser.add_argument("--select", metavar="EXPR", help="only the tests pytest -k EXPR selects (a look at a few)")
+    parser.add_argument("--jobs", type=int, default=3,
+                        help="pytest-xdist processes, as make test runs them (default 3; 1: one process)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/orbench-coverage"),
                         help="where the coverage data goes (default /tmp/orbench-coverage)")
     args = parser.parse_args(argv)
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, layer in enumerate(layers):
         started = time.monotonic()
         select = ["-k", args.select] if args.select else []
-        run = m.run(["run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", MARKERS[layer], *select],
+        jobs = ["-n", str(args.jobs)] if args.jobs > 1 else []  # xdist's processes are measured too (patch)
+        run = m.run(["run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", MARKERS[layer], *jobs, *select],
                     capture_output=True, text=True)
         took = time.monotonic() - started
         outcome = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
