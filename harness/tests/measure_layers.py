@@ -99,15 +99,18 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         select = ["-k", args.select] if args.select else []
         jobs = ["-n", str(args.jobs)] if args.jobs > 1 else []  # xdist's processes are measured too (patch)
-        run = m.run(["run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", MARKERS[layer], *jobs, *select],
-                    capture_output=True, text=True)
-        took = time.monotonic() - started
-        outcome = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
-        print(f"{layer}: {outcome} ({took:.0f} s under coverage)", flush=True)
-        # 1: some tests failed, their coverage still counts; 5: none selected, nothing to add
-        if run.returncode not in (0, 1, 5):
-            print(run.stdout[-3000:] + run.stderr[-3000:], file=sys.stderr)
-            return run.returncode
+        # As make runs them: the tests marked exclusive alone, after the others.
+        for part, marker, extra in (("", f"{MARKERS[layer]} and not exclusive", jobs),
+                                    (" exclusive", f"{MARKERS[layer]} and exclusive", [])):
+            run = m.run(["run", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker, *extra, *select],
+                        capture_output=True, text=True)
+            took = time.monotonic() - started
+            outcome = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
+            print(f"{layer}{part}: {outcome} ({took:.0f} s under coverage)", flush=True)
+            # 1: some tests failed, their coverage still counts; 5: none selected, nothing to add
+            if run.returncode not in (0, 1, 5):
+                print(run.stdout[-3000:] + run.stderr[-3000:], file=sys.stderr)
+                return run.returncode
         if list(m.out.glob(".coverage.*")):
             m.run(["combine", "-q"] + (["--append"] if k else []), check=True)
         lines.append(f"{' + '.join(layers[:k + 1])}: {m.totals().describe()}")
