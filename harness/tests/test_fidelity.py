@@ -61,8 +61,11 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
             assert len(row["launch_ratios"]) == 6, name
             assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
             # The same calls on the same CPU, measured twice: far apart only if a side measured something else
-            # (a round trip against half of one, the wrong payload, a reference that did not run).
-            assert 0.4 < row["ratio"] < 2.5, (name, row)
+            # (a round trip against half of one, the wrong payload, a reference that did not run). A oneway
+            # call's time is how soon the socket buffer takes it, which other load moves (3.01 once beside two
+            # other test processes): its bound catches a unit or a count gone wrong, as the mean's above.
+            low, high = (0.2, 5) if name.endswith("-oneway") else (0.4, 2.5)
+            assert low < row["ratio"] < high, (name, row)
             assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
             assert row["verdict"] in ("within", "beyond", "unresolved"), name
         run_dir = store.path / comp["run"]
