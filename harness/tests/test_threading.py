@@ -136,7 +136,11 @@ def test_jacorb_poa_thread_pool(tmp_path):
     # JacORB names its threads: a ServerMessageReceptor reads each connection, RequestProcessors dispatch.
     for o in (shipped, pool):
         assert named(o.names, "ServerMessageRe") == CLIENTS, o.names
-    assert 5 <= named(shipped.names, "RequestProcesso") <= 20, shipped.names   # thread_pool_min 5, max 20
+    # thread_pool_min 5 takes effect. Max 20 bounds the processors the pool counts, not the threads alive at
+    # once: a processor released while five stand idle is ended and its thread exits after the pool has let
+    # another be made (RPPoolManager.releaseProcessor), so 8 clients' churn was once seen as 22 threads at once.
+    assert named(shipped.names, "RequestProcesso") >= 5, shipped.names
+    # min = max = 2: a released processor always goes back to the pool, none is ended, so exactly 2.
     assert named(pool.names, "RequestProcesso") == 2, pool.names
     assert pool.peak < shipped.peak, (pool, shipped)
 
