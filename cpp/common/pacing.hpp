@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "arrivals.hpp"
@@ -50,6 +51,16 @@ class PacingScope {
 // of microseconds late on a loaded VM and that delay would sit before the send.
 inline constexpr int64_t kSpinNs = 50'000;
 
+// The counting mode sets ORBENCH_PACING_SPIN_NS=0: a spin's turns depend on when the sleep ended, so they
+// would put a varying number of instructions in every counted call; a pure sleep costs the same each time.
+inline int64_t spin_ns() {
+  static const int64_t spin = [] {
+    const char* value = std::getenv("ORBENCH_PACING_SPIN_NS");
+    return value != nullptr && *value != '\0' ? std::strtoll(value, nullptr, 10) : kSpinNs;
+  }();
+  return spin;
+}
+
 // Linux lets a sleep end up to the thread's timer slack late (50 us by default), so the sleep would end after
 // the deadline rather than kSpinNs before it: on a 2-vCPU VM a 200 us absolute sleep woke 68-76 us late (p50)
 // at the default slack and 7-13 us late at 1 ns. Each pacing thread sets its own (threads inherit their creator's).
@@ -58,8 +69,11 @@ inline bool precise_timer_slack() { return prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0U
 inline void wait_until(int64_t deadline_ns) {
   static thread_local const bool precise = precise_timer_slack();
   (void)precise;
-  if (deadline_ns - monotonic_ns() > kSpinNs) {
-    const int64_t wake = deadline_ns - kSpinNs;
+  const int64_t spin = spin_ns();
+  // Without a spin every call sleeps, a late one too (an absolute sleep into the past returns at once): a late
+  // call that skipped its sleep would run fewer instructions than the others.
+  if (spin == 0 || deadline_ns - monotonic_ns() > spin) {
+    const int64_t wake = deadline_ns - spin;
     timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
     }

@@ -96,13 +96,14 @@ def section(run_dir: Path, summary: RunSummary) -> str:
         f"<td class='num'>{_num(c.allocator_per_call)}</td>"
         f"<td class='num'>{'-' if c.allocator_calls_per_call is None else f'{c.allocator_calls_per_call:.3f}'}</td>"
         "</tr>" for c in counts if c.jvm is None)
-    parts.append("<p>glibc's allocator is counted apart: the calls into it per call are the program's own (exact), "
-                 "but the instructions the same calls take hang on its heap's state, which the threads' timing "
-                 "sets (which thread frees a block last, so whose cache it goes back to): they differ by up to "
-                 "~13% from one process to the next. Compare flags the instructions outside the allocator and "
-                 "the calls into it, not its instructions. Where a spread outside the allocator is not 0, the path "
-                 "itself hangs on timing (a oneway server reading several requests at once, a polling "
-                 "thread's turns per call).</p>")
+    parts.append("<p>The allocators (glibc's malloc, CPython's object allocator) are counted apart: the calls "
+                 "into them per call are the program's own (exact), but the instructions the same calls take hang "
+                 "on the heap's state, which the threads' timing sets (which thread frees a block last, so whose "
+                 "cache it goes back to): they differ by up to ~13% from one process to the next. Compare flags "
+                 "the instructions outside the allocators and the calls into them, and their instructions only "
+                 "when they move by a quarter. The calls are paced, so that each request meets a server done "
+                 "with the one before; where a spread outside the allocators is still not 0, the path itself "
+                 "hangs on timing (a read that returns part of a message, a handoff between threads).</p>")
     parts.append("<table><tr><th>point</th><th>worker</th><th>instructions / call</th><th>baseline</th>"
                  "<th>baseline's</th><th>added</th><th>spread</th><th>outside the allocator</th><th>its spread</th>"
                  "<th>allocator's</th><th>allocator calls / call</th></tr>" + rows + "</table>")

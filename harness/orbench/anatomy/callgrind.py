@@ -203,17 +203,25 @@ def folded_stacks(diff: Difference, max_depth: int = 64) -> dict[str, int]:
     return {s: round(n) for s, n in stacks.items() if round(n) > 0}
 
 
-# glibc's allocator: its entry points and what they call inside it. Its instructions per call hang on its heap's
-# state (which thread's tcache a chunk went back to, the bins' order), which two processes' thread timing makes
-# differently: the same calls cost ~10% more or fewer allocator instructions from one process to the next.
+# The allocators: glibc's malloc and CPython's object allocator (pymalloc, whose pools and arenas sit inside
+# _PyObject_Malloc and _PyObject_Free), their entry points and what they call inside them. Their instructions per
+# call hang on the heap's state (which thread's tcache a chunk went back to, the bins' order, which pool a block
+# frees into), which two processes' thread timing makes differently: the same calls cost ~10% more or fewer
+# allocator instructions from one process to the next (omniORBpy's twoway server, paced: 20 instructions per call
+# of _PyObject_Free apart, nothing else over 1).
 ALLOCATOR_ENTRIES = frozenset({"malloc", "free", "cfree", "realloc", "calloc", "memalign", "posix_memalign",
                                "aligned_alloc", "valloc", "pvalloc", "__libc_malloc", "__libc_free",
                                "__libc_realloc", "__libc_calloc", "__libc_memalign", "_mid_memalign",
-                               "__posix_memalign", "__malloc_arena_thread_freeres"})
+                               "__posix_memalign", "__malloc_arena_thread_freeres",
+                               "PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc", "PyObject_Free",
+                               "PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc", "PyMem_Free",
+                               "_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc", "_PyObject_Free"})
 _ALLOCATOR_INTERNAL = re.compile(r"^(_int_\w+|_mid_memalign\S*|unlink_chunk\S*|malloc_consolidate|alloc_perturb|"
                                  r"sysmalloc|systrim|tcache_\w+|arena_get2|arena_get_retry|alloc_new_heap|new_heap|"
                                  r"grow_heap|shrink_heap|heap_trim|reused_arena|get_free_list|"
-                                 r"__malloc_arena_thread_freeres|mremap_chunk|munmap_chunk)$")
+                                 r"__malloc_arena_thread_freeres|mremap_chunk|munmap_chunk|"
+                                 r"pymalloc_\w+|allocate_from_new_pool|insert_to_usedpool|insert_to_freepool|new_arena|"
+                                 r"_PyObject_Arena\w+|arena_map_\w+)$")
 
 
 def _base(function: str) -> str:

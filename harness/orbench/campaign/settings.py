@@ -95,6 +95,8 @@ class Settings:
     count_calls_for: dict[str, tuple[int, int]]   # by target name, descriptor or language
     count_warmup: int
     count_repeats: int
+    count_rate_hz: float
+    count_rate_hz_for: dict[str, float]           # by target name, descriptor or language
     # soak points
     duration_s: float | None
     interval_s: float
@@ -149,6 +151,8 @@ class Settings:
             count_calls_for={str(k): (int(v[0]), int(v[1]))
                                      for k, v in (d.get("count_calls_for") or {}).items()},
             count_warmup=int(d["count_warmup"]), count_repeats=int(d["count_repeats"]),
+            count_rate_hz=float(d["count_rate_hz"]),
+            count_rate_hz_for={str(k): float(v) for k, v in (d.get("count_rate_hz_for") or {}).items()},
             duration_s=_opt_float(d.get("duration_s")), interval_s=float(d["interval_s"]),
             arrivals_seed=_opt_int(d.get("arrivals_seed")),
             jdk=d.get("jdk"), host=str(d["host"]), hosts=dict(d["hosts"]),

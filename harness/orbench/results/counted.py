@@ -30,8 +30,8 @@ class CountRecord:
     calls: int                                 # the differenced calls over all repeats: the divisor of the files
     runs: tuple[int, int]                      # [N1, N2]: the calls of the two runs of each repeat
     per_call: tuple[float, ...] = ()           # instructions per call of each repeat (callgrind)
-    # Of them, those in glibc's allocator (per repeat), and the calls into it per call: counted apart, because its
-    # instructions for the same calls hang on its heap's state, which thread timing sets (anatomy/callgrind.py).
+    # Of them, those in the allocators (per repeat), and the calls into them per call: counted apart, because their
+    # instructions for the same calls hang on the heap's state, which thread timing sets (anatomy/callgrind.py).
     allocator: tuple[float, ...] = ()
     allocator_calls: tuple[float, ...] = ()
     functions_file: str | None = None          # relative to the run directory (callgrind)
@@ -54,7 +54,7 @@ class CountRecord:
 
     @property
     def outside_allocator(self) -> tuple[float, ...]:
-        """Each repeat's instructions per call outside glibc's allocator (none when the record has no split)."""
+        """Each repeat's instructions per call outside the allocators (none when the record has no split)."""
         if len(self.allocator) != len(self.per_call):
             return ()
         return tuple(p - a for p, a in zip(self.per_call, self.allocator))

@@ -7,15 +7,21 @@ they execute on its synthetic CPU: a figure no host's speed or load changes. At 
 workers' counts (`vgdb --pid=P dump`: a dump holds the counts since the previous one). Instructions per call are
 (I(N2) - I(N1)) / (N2 - N1): start-up, warm-up, the harness's own requests of a run (its reset, counters and sync,
 the JSON commands and answers, the samples file) are the same in both runs and cancel, so no worker needs to know it
-is counted. What two processes' timing still changes (how many bytes a read returns, oneways batched in one read)
+is counted. The calls are paced (count_rate_hz, evenly spaced, each wait a plain sleep), so that a request meets a
+server done with the one before: closed loop, a oneway server reads as many requests at once as timing brings
+and a watcher thread wakes as often as the calls' speed under callgrind has it; paced, the path is the same for
+every call. A target's [count] server_args keep a timed wakeup of its middleware out (omniORB's connection
+watcher). What two processes' timing still changes (a read that returns part of a message, a thread handoff)
 shows as the repeats' spread, recorded per point; each repeat runs in processes of its own, since much of that is
-set once per process and kept; glibc's allocator, whose instructions for the same calls hang on its heap's state
-(thread timing), is counted apart with its calls per call (anatomy/callgrind.py, allocator_share).
+set once per process and kept; the allocators (glibc's, CPython's), whose instructions for the same calls hang on
+the heap's state (thread timing), are counted apart with their calls per call (anatomy/callgrind.py,
+allocator_share).
 
 What would make two runs differ is pinned: address-space randomisation off (setarch -R), PYTHONHASHSEED=0,
 symbols bound at start (LD_BIND_NOW), the same calls in the same order at every point (no adaptive trial counts),
-no progress watchdog asking the server for its counters, no send/recv counter preloaded, and the worker's
-clock-cost calibration cut to 1000 reads (ORBENCH_TIMER_READS). Kernel work is not counted: the anatomy's system
+no progress watchdog asking the server for its counters, no send/recv counter preloaded, the worker's clock-cost
+calibration cut to 1000 reads (ORBENCH_TIMER_READS) and its pacing's spin off (ORBENCH_PACING_SPIN_NS=0: a spin's
+turns depend on when its sleep ended). Kernel work is not counted: the anatomy's system
 calls per call sit beside the counts.
 
 A JVM target is not run under valgrind (its JIT makes an instruction count unrepresentative): the same runs
@@ -61,6 +67,9 @@ ROLES = ("client", "server")
 READY_TIMEOUT_S = 300.0
 COMMAND_TIMEOUT_S = 600.0
 TIMER_READS = "1000"
+# What every counted worker's environment sets (and the manifest records): see the module's docstring.
+COUNTING_ENV = {"PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_BIND_NOW": "1",
+                "ORBENCH_PACING_SPIN_NS": "0"}
 CALLGRIND_OPTIONS = ("--tool=callgrind", "--compress-pos=no", "--vgdb=yes")
 
 
@@ -74,16 +83,17 @@ class CountPlan:
     warmup: int
     repeats: int
     sync_timeout_ms: int
+    rate_hz: float = 0.0       # the calls' pace; 0: closed loop
 
     @classmethod
     def for_target(cls, campaign: Campaign, target: Target) -> CountPlan:
-        """The campaign's plan for the target: count_calls_for's runs for its name, its descriptor or its language,
-        the first it names, else count_calls."""
+        """The campaign's plan for the target: count_calls_for's runs and count_rate_hz_for's rate for its name,
+        its descriptor or its language, the first it names, else count_calls and count_rate_hz."""
         s = campaign.settings
-        named = [s.count_calls_for[k] for k in (target.name, target.descriptor, target.language)
-                 if k in s.count_calls_for]
-        runs = named[0] if named else s.count_calls
-        return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms)
+        keys = (target.name, target.descriptor, target.language)
+        runs = next((s.count_calls_for[k] for k in keys if k in s.count_calls_for), s.count_calls)
+        rate = next((s.count_rate_hz_for[k] for k in keys if k in s.count_rate_hz_for), s.count_rate_hz)
+        return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms, rate)
 
     @property
     def differenced_calls(self) -> int:
@@ -124,7 +134,7 @@ def worker_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     # LD_BIND_NOW: every symbol bound at start, not at its first call, which timing can put in either run of a pair
     # (c-socket's client: ~1,100 instructions of _dl_fixup in the N2 run of one process, the N1 run of another).
-    return {**env, "PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_BIND_NOW": "1"}
+    return {**env, **COUNTING_ENV}
 
 
 class CountedWorker:
@@ -155,6 +165,7 @@ class Workers:
     """A target's server and client, started under callgrind (or as they are, for a JVM), connected."""
 
     def __init__(self, target: Target, logs: Path, raw: Path, prefix: list[str], env: dict[str, str]):
+        target = target.with_server_args(target.count_server_args)
         self.target = target
         wrap = (lambda role, argv: argv) if not prefix else (
             lambda role, argv: [*prefix, f"--callgrind-out-file={raw / f'{target.name}.{role}'}.%p", *argv])
@@ -178,10 +189,11 @@ class Workers:
             raise WorkerError(f"{self.target.name} client: {answer.get('error')}", answer.get("error_kind", "run"))
         return answer
 
-    def run(self, point: Point, calls: int, samples: Path, sync_timeout_ms: int) -> dict[str, Any]:
+    def run(self, point: Point, calls: int, samples: Path, plan: CountPlan) -> dict[str, Any]:
         return self._ok(self.client.call(
             {"cmd": "run", "mode": point.mode, "payload_type": point.payload_type, "payload_bytes": point.payload_bytes,
-             "calls": calls, "warmup": 0, "samples_file": str(samples), "sync_timeout_ms": sync_timeout_ms},
+             "calls": calls, "warmup": 0, "samples_file": str(samples), "sync_timeout_ms": plan.sync_timeout_ms,
+             **({"rate_hz": plan.rate_hz} if plan.rate_hz > 0 else {})},
             timeout=COMMAND_TIMEOUT_S, watch=[self.server]))
 
     def dump_both(self) -> dict[str, Dump]:
@@ -205,14 +217,14 @@ def count_point(workers: Workers, point: Point, plan: CountPlan, samples: Path) 
     cost depends on what ran before it (the allocator's free lists after the last run's samples buffer)."""
     n1, n2 = plan.runs
     if plan.warmup:
-        workers.run(point, plan.warmup, samples, plan.sync_timeout_ms)
-    workers.run(point, n2, samples, plan.sync_timeout_ms)
+        workers.run(point, plan.warmup, samples, plan)
+    workers.run(point, n2, samples, plan)
     workers.dump_both()
     out: dict[str, list[Difference]] = {role: [] for role in ROLES}
     for _ in range(plan.repeats):
-        workers.run(point, n1, samples, plan.sync_timeout_ms)
+        workers.run(point, n1, samples, plan)
         short = workers.dump_both()
-        workers.run(point, n2, samples, plan.sync_timeout_ms)
+        workers.run(point, n2, samples, plan)
         long = workers.dump_both()
         for role in ROLES:
             out[role].append(difference(long[role], short[role], n2 - n1))
@@ -288,13 +300,13 @@ def jvm_point(workers: Workers, point: Point, plan: CountPlan, samples: Path) ->
 
     n1, n2 = plan.runs
     if plan.warmup:
-        workers.run(point, plan.warmup, samples, plan.sync_timeout_ms)
-    workers.run(point, n2, samples, plan.sync_timeout_ms)
+        workers.run(point, plan.warmup, samples, plan)
+    workers.run(point, n2, samples, plan)
     sums: dict[str, dict[str, float]] = {"client": {}, "server": {}}
     for _ in range(plan.repeats):
         before = reading({})
-        short = reading(workers.run(point, n1, samples, plan.sync_timeout_ms))
-        long = reading(workers.run(point, n2, samples, plan.sync_timeout_ms))
+        short = reading(workers.run(point, n1, samples, plan))
+        long = reading(workers.run(point, n2, samples, plan))
         for role in ROLES:
             for key in long[role]:
                 if key == "compiled_methods" or role == "server":  # cumulative counters: a run's own part
@@ -339,11 +351,13 @@ class CountedRun:
                               "description": t.description, "server_argv": t.server_command("127.0.0.1", 0),
                               "client_argv": t.client_command(), "workers": {}}
                      for t in self.campaign.targets},
-            counting={"valgrind": version, "command": prefix, "environment": {"PYTHONHASHSEED": "0",
-                      "ORBENCH_TIMER_READS": TIMER_READS, "LD_PRELOAD": "unset",
-                      "LD_BIND_NOW": "1"},
+            counting={"valgrind": version, "command": prefix, "environment": {**COUNTING_ENV, "LD_PRELOAD": "unset"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
                       "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
+                      "rates_hz": {t.name: CountPlan.for_target(self.campaign, t).rate_hz if not t.is_jvm else 0.0
+                                   for t in self.campaign.targets},
+                      "server_args": {t.name: {"args": list(t.count_server_args), "why": t.count_why}
+                                      for t in self.campaign.targets if t.count_server_args},
                       "warmup": s.count_warmup, "repeats": s.count_repeats},
             hosts={}, skipped_targets={}, stopping=[], launches=[], steady_state=[], warnings=[])
         self.store.write_manifest(manifest)
@@ -408,7 +422,9 @@ class CountedRun:
             self._skip(points, f"{target.name} could not start: {exc}", manifest, failed=True)
             return
         samples = self.store.path / "counts" / "raw" / "samples.i64"
-        plan = CountPlan.for_target(self.campaign, target)
+        # Closed loop: a JVM's counters are bytes and methods, which a server's batched reads do not move, and
+        # a paced Java client would run its paced loop's own code in the counted calls.
+        plan = replace(CountPlan.for_target(self.campaign, target), rate_hz=0.0)
         worker = {"server": dict(workers.server.ready.get("worker") or {}),
                   "client": dict(workers.hello.get("worker") or {})}
         runtime = str(worker["client"].get("runtime", "JVM"))

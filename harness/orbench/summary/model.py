@@ -600,7 +600,7 @@ class InstructionCount:
     per_call: float | None = None              # instructions per call (the repeats' mean)
     repeats: tuple[float, ...] = ()            # each differenced pair's instructions per call
     spread_pct: float | None = None            # the repeats' range, % of their mean (0: exact)
-    # Of per_call, the instructions in glibc's allocator and the calls into it per call, and the rest with its
+    # Of per_call, the instructions in the allocators and the calls into them per call, and the rest with its
     # repeats' range (% of per_call): the allocator's instructions hang on thread timing, its calls do not.
     allocator_per_call: float | None = None
     allocator_calls_per_call: float | None = None

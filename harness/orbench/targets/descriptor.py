@@ -111,6 +111,9 @@ class Target:
     threading_default: str | None = None
     # check-target steps it fails as shipped, with why ([known_failures]: step id -> reason).
     known_failures: tuple[tuple[str, str], ...] = ()
+    # [count]: server arguments of the counting mode only (a watcher that wakes per second, not per call, slowed).
+    count_server_args: tuple[str, ...] = ()
+    count_why: str | None = None
     # Invocation shapes (PROTOCOL.md, "Invocation shapes") its workers make ([supports] shapes; "ami" claims every
     # ami-N), and those its middleware lacks, with why ([supports] lacking_shapes): a campaign skips them so.
     shapes: tuple[str, ...] = ("in",)
@@ -271,6 +274,8 @@ def read_descriptor(path: Path) -> Target:
         threading=threading_settings(path, data.get("threading")),
         threading_default=(data.get("threading") or {}).get("default"),
         known_failures=tuple(sorted(data.get("known_failures", {}).items())),
+        count_server_args=tuple((data.get("count") or {}).get("server_args", [])),
+        count_why=(data.get("count") or {}).get("why"),
         shapes=tuple(supports.get("shapes", ["in"])),
         lacking_shapes=tuple(sorted(supports.get("lacking_shapes", {}).items())),
     )

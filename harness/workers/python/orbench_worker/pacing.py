@@ -4,6 +4,7 @@ SplitMix64, and the sleep-then-spin wait before each call."""
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 
@@ -11,6 +12,10 @@ MASK64 = 2**64 - 1
 # Sleep until this long before the deadline, then spin: a sleeping thread wakes late on a loaded VM, and a
 # thread spinning through the whole period would take the CPU from a server sharing the core.
 SPIN_NS = 50_000
+# The counting mode sets ORBENCH_PACING_SPIN_NS=0: a spin's turns depend on when the sleep ended, so they would put
+# a varying number of instructions in every counted call; a pure sleep costs the same each time.
+if (_spin := os.environ.get("ORBENCH_PACING_SPIN_NS", "")).isdigit():
+    SPIN_NS = int(_spin)
 
 
 class SplitMix64:
@@ -85,7 +90,9 @@ def wait_until(deadline_ns: int) -> None:
     if not hasattr(_precise, "set"):
         _precise.set = precise_timer_slack()
     left = deadline_ns - time.monotonic_ns()
-    if left > SPIN_NS:
+    if SPIN_NS == 0:  # every call sleeps, a late one too: one that skipped its sleep would run fewer instructions
+        time.sleep(max(left, 0) / 1e9)
+    elif left > SPIN_NS:
         time.sleep((left - SPIN_NS) / 1e9)
     while time.monotonic_ns() < deadline_ns:
         pass

@@ -161,8 +161,9 @@ def run_server(default_target: str, start: Callable[[ServerArgs, Counters, Calla
     write_line({"event": "ready", "endpoint": started.endpoint, "pid": os.getpid(), "worker": worker,
                 "stdin_commands": ["stats"]})
     threading.Thread(target=_stdin_commands, args=(counters, stop), daemon=True).start()
-    while not stop.wait(0.5):
-        pass
+    # No timeout: a signal interrupts the wait (its handler sets stop), and a wakeup per half second would put
+    # instructions in the counting mode's calls in proportion to their time, not to their number.
+    stop.wait()
     if started.stop is not None:
         stopper = threading.Thread(target=started.stop, daemon=True)
         stopper.start()
