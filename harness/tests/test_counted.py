@@ -21,6 +21,7 @@ from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.running.counted import CountPlan, valgrind_version
 from orbench.summary.compare import compare_runs
+from orbench.summary.envdiff import environment_differences
 from orbench.summary.instructions import INSTRUCTION_TOLERANCE_PCT, compare_instructions
 from orbench.summary.model import InstructionCount, MachineLoad, RunSummary
 from orbench.summary.summary import summarize
@@ -339,3 +340,16 @@ def test_a_paced_oneway_server_reads_one_request_at_a_time(write_campaign, resul
     manifest = json.loads((store.path / "manifest.json").read_text())
     assert manifest["counting"]["rates_hz"]["c-socket"] == 200.0
     assert manifest["counting"]["environment"]["ORBENCH_PACING_SPIN_NS"] == "0"
+
+
+def test_compare_names_a_change_of_pace_or_counting_arguments():
+    """A oneway server's count moves with the pace, so two counting runs at different paces (a run from before
+    pacing: closed loop) or with other counting-only server arguments are compared with that named."""
+    old = {"counting": {"runs": {"omniorb": [200, 1200], "c-socket": [200, 1200]}}}
+    new = {"counting": {"runs": {"omniorb": [100, 600], "c-socket": [100, 600]},
+                        "rates_hz": {"omniorb": 500.0, "c-socket": 1000.0},
+                        "server_args": {"omniorb": {"args": ["-ORBconnectionWatchPeriod", "10000000"], "why": "w"}}}}
+    texts = [d.text() for d in environment_differences(old, new)]
+    assert "c-socket's counted calls per second (0: closed loop): 0.0 vs 1000.0" in texts
+    assert "omniorb's counting-mode server arguments: [] vs ['-ORBconnectionWatchPeriod', '10000000']" in texts
+    assert environment_differences(new, new) == [] and environment_differences({}, new) == []

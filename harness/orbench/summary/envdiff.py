@@ -57,9 +57,27 @@ def environment_differences(a: dict, b: dict) -> list[Difference]:
     for target in sorted(set(va) & set(vb)):
         if va[target] != vb[target]:
             out.append(Difference(f"{target} version", va[target], vb[target]))
+    out += _counting_differences(a.get("counting"), b.get("counting"))
     ga, gb = (a.get("environment") or {}).get("git") or {}, (b.get("environment") or {}).get("git") or {}
     if (ga.get("commit"), ga.get("dirty")) != (gb.get("commit"), gb.get("dirty")):
         out.append(Difference("orbench commit", _commit(ga), _commit(gb)))
+    return out
+
+
+def _counting_differences(a: dict | None, b: dict | None) -> list[Difference]:
+    """Two counting-mode runs' pace and counting-only server arguments per target: a oneway server's count moves
+    with the pace (closed loop it reads requests in batches), so instructions compared across them differ for
+    that reason too. A run from before pacing has no rates_hz: its calls ran closed loop (0)."""
+    if a is None or b is None:
+        return []
+    out = []
+    for target in sorted(set(a.get("runs") or {}) & set(b.get("runs") or {})):
+        ra, rb = ((c.get("rates_hz") or {}).get(target, 0.0) for c in (a, b))
+        if ra != rb:
+            out.append(Difference(f"{target}'s counted calls per second (0: closed loop)", ra, rb))
+        sa, sb = (((c.get("server_args") or {}).get(target) or {}).get("args", []) for c in (a, b))
+        if sa != sb:
+            out.append(Difference(f"{target}'s counting-mode server arguments", sa, sb))
     return out
 
 
