@@ -22,6 +22,7 @@ from orbench.results.store import RunStore
 from orbench.running.counted import CountPlan, valgrind_version
 from orbench.summary.compare import compare_runs
 from orbench.summary.envdiff import environment_differences
+from orbench.summary.history import build_history
 from orbench.summary.instructions import INSTRUCTION_TOLERANCE_PCT, compare_instructions
 from orbench.summary.model import InstructionCount, MachineLoad, RunSummary
 from orbench.summary.summary import summarize
@@ -323,6 +324,18 @@ def test_two_runs_count_the_same_and_a_one_percent_change_is_flagged(write_campa
     moved = compare_runs(first, changed)
     flagged = [r for r in moved["instructions"] if r.get("flag")]
     assert [(r["target"], r["role"]) for r in flagged] == [("c-socket-work@20000 / c-socket-work@20200", "server")]
+    # The history: each run against the one before; the changed run's server flagged there and on its page.
+    history = build_history(results_root)
+    series = history.counts["count"]
+    key = (("unpinned", "twoway", "octets", 1, "in"), "c-socket-work@20000", "server")
+    assert [v.flag for v in series[key]] == [None, None]
+    changed_server = series[(key[0], "c-socket-work@20200", "server")]
+    assert [(v.run_id, v.flag) for v in changed_server] == [(changed.run_id, "more")]
+    assert not any(v.flag for k, values in series.items() if k[2] == "client" for v in values)
+    from orbench_plots.history import make_history_page
+
+    page = make_history_page(results_root).read_text()
+    assert "c-socket-work@20200 server: 40,425.0 -&gt; " in page and "(MORE)" in page, page
 
 
 @pytest.mark.slow

@@ -13,7 +13,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from orbench.results.store import write_text_atomic  # noqa: E402
-from orbench.summary.history import HistoryValue, PointKey, RunEntry, build_history, point_label  # noqa: E402
+from orbench.summary.history import (  # noqa: E402
+    CountValue,
+    HistoryValue,
+    PointKey,
+    RunEntry,
+    WorkerKey,
+    build_history,
+    point_label,
+)
 
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
 from orbench_plots.style import save  # noqa: E402
@@ -86,6 +94,34 @@ def _trend_figure(path: Path, label: str, by_target: dict[str, list[HistoryValue
     return moves
 
 
+COUNT_FLAGS = {"more": "MORE", "fewer": "FEWER"}
+
+
+def _counts_table(campaign: str, counts: dict[WorkerKey, list[CountValue]], run_ids: list[str]) -> tuple[str, list[str]]:
+    """The counting mode's runs of a campaign: per counted worker its instructions per call run after run, a
+    move flagged as compare flags it; and the moves as lines for "Changes flagged"."""
+    rows, moves = [], []
+    for (key, target, role), values in sorted(counts.items()):
+        by_run = {v.run_id: v for v in values}
+        cells = []
+        for run_id in run_ids:
+            v = by_run.get(run_id)
+            flag = COUNT_FLAGS.get(v.flag or "", "") if v else ""
+            cells.append("<td class='num'>-</td>" if v is None else
+                         f"<td class='num'>{v.per_call:,.1f}{(' ' + flag) if flag else ''}</td>")
+        for v in values:
+            if v.flag and v.previous is not None:
+                moves.append(f"{campaign}, {point_label(key)} {target} {role}: {v.previous:,.1f} -> "
+                             f"{v.per_call:,.1f} instructions per call in {v.run_id} ({COUNT_FLAGS[v.flag]})")
+        rows.append(f"<tr><td>{_esc(point_label(key))}</td><td>{_esc(target)}</td><td>{_esc(role)}</td>"
+                    + "".join(cells) + "</tr>")
+    head = "".join(f"<th>{_esc(r)}</th>" for r in run_ids)
+    table = ("<p>Instructions per call (the counting mode, exact), run after run; a move is flagged as "
+             "<code>orbench compare</code> flags it (0.2% of the count, or twice the spread the runs show).</p>"
+             f"<table><tr><th>point</th><th>target</th><th>worker</th>{head}</tr>{''.join(rows)}</table>")
+    return table, moves
+
+
 def make_history_page(results: Path | str) -> Path:
     """Writes results/index.html and results/history-figures/; returns the page's path."""
     results = Path(results).resolve()
@@ -112,6 +148,10 @@ def make_history_page(results: Path | str) -> Path:
                 else "no move flagged between consecutive runs"
             parts.append(f"<figure><img src='{_esc(name)}' alt='{_esc(label)}'>"
                          f"<figcaption>{_esc(campaign)}, {_esc(label)}: {_esc(caption)}</figcaption></figure>")
+        if history.counts.get(campaign):
+            table, moves = _counts_table(campaign, history.counts[campaign], run_ids)
+            parts.append(table)
+            all_moves += moves
         sections.append("\n".join(parts))
     moved = ("<ul>" + "".join(f"<li>{_esc(m)}</li>" for m in all_moves) + "</ul>") if all_moves else \
         "<p>None: no move flagged between consecutive runs of a campaign.</p>"
@@ -125,7 +165,8 @@ Each run is compared with the previous run of its campaign as <code>orbench comp
 latency's (Welch's t over the runs' process launches; runs of one launch: Wilcoxon-Mann-Whitney on the paired
 trials' differences of that one process), other rows are tested on their p50 beyond the drift; the false
 discovery rate is held at 5% and a flag needs a minimum size. The bars are 95% intervals. A flag means "moved";
-no flag means "not shown to have moved".</p>
+no flag means "not shown to have moved". Instruction counts (the counting mode) are exact and flagged as compare
+flags them.</p>
 <h2>Changes flagged</h2>
 {moved}
 <h2>Runs</h2>

@@ -10,8 +10,8 @@ from orbench.errors import UserError
 from orbench.paths import results_dir
 
 NAME = "history"
-HELP = ("results/index.html: every run, and per point its p50 and ORB-added latency run after run, moves flagged "
-        "as compare flags them")
+HELP = ("results/index.html: every run, and per point its p50 and ORB-added latency run after run (a counting "
+        "run's instructions per call per worker), moves flagged as compare flags them")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,7 @@
 """The history of every run under a results directory: which runs there are (campaign, host, commit, ORB
-versions) and, per point, its p50 and ORB-added latency run after run, each run flagged against the previous
-run of its campaign with the statistics of `orbench compare` (compare_summaries).
+versions) and, per point, its p50 and ORB-added latency run after run (a counting run's instructions per call per
+worker), each run flagged against the previous run of its campaign with the statistics of `orbench compare`
+(compare_summaries).
 
 Rebuilt from the results directory alone: each run's summary.json, recomputed from its raw samples when it is
 missing or an older orbench wrote it (summary.read_summary). The page itself is plots/orbench_plots/history.py.
@@ -124,9 +125,25 @@ class HistoryValue:
 
 
 @dataclass(frozen=True)
+class CountValue:
+    """One counted worker (a point, target and role) in one run of the counting mode: its instructions per call,
+    flagged when they moved against the previous run of the campaign as compare flags them (None: not compared)."""
+
+    run_id: str
+    per_call: float
+    flag: str | None
+    previous: float | None = None   # the previous run's count it was compared with (None: not compared)
+
+
+WorkerKey = tuple[PointKey, str, str]   # the point, the target, the role (client or server)
+
+
+@dataclass(frozen=True)
 class History:
     runs: list[RunEntry]
     series: dict[str, dict[tuple[PointKey, str], list[HistoryValue]]]   # campaign -> (point key, target) -> runs
+    # campaign -> counted worker -> runs (the counting mode's runs: instructions per call, exact)
+    counts: dict[str, dict[WorkerKey, list[CountValue]]] = field(default_factory=dict)
 
 
 def _interval(change: dict[str, Any] | None) -> Interval | None:
@@ -138,6 +155,7 @@ def build_history(results: Path) -> History:
     previous run of its campaign."""
     runs = find_runs(results)
     series: dict[str, dict[tuple[PointKey, str], list[HistoryValue]]] = {}
+    counts: dict[str, dict[WorkerKey, list[CountValue]]] = {}
     previous: dict[str, RunEntry] = {}
     for run in runs:
         if run.summary is None:
@@ -161,5 +179,21 @@ def build_history(results: Path) -> History:
                 p50=_interval(r["p50"]), p50_flag=r["p50"]["flag"] if before else None,
                 orb_added=_interval(r.get("orb_added")),
                 orb_added_flag=(r.get("orb_added") or {}).get("flag") if before else None))
+        counted = result["instructions"]
+        if before is not None:   # workers the previous run did not count: their own value, not compared
+            known = {_worker_key(r) for r in counted}
+            counted += [{**r, "flag": None, "self": True}
+                        for r in compare_summaries(run.summary, run.summary)["instructions"]
+                        if _worker_key(r) not in known]
+        per_campaign_counts = counts.setdefault(run.campaign, {}) if counted else {}
+        for r in counted:
+            per_campaign_counts.setdefault(_worker_key(r), []).append(
+                CountValue(run.run_id, float(r["b"]), r.get("flag") if before else None,
+                           float(r["a"]) if before and not r.get("self") else None))
         previous[run.campaign] = run
-    return History(runs, series)
+    return History(runs, series, counts)
+
+
+def _worker_key(row: dict) -> WorkerKey:
+    # Two instances of one descriptor compared as one row are named "a / b": the run's own is the second.
+    return point_key(row), row["target"].split(" / ")[-1], row["role"]
