@@ -40,6 +40,9 @@ class _Reading:
     server_cpu_ns: int | None
     client_cpu_ns: int | None
     server_threads: int | None
+    # The counters were read within took_ns after at_ns: a thread preempted between the clock and the counters
+    # (milliseconds on a busy VM) reads them late, and a check of a window's CPU time must allow that much.
+    took_ns: int = 0
 
 
 def _threads(pid: int) -> int | None:
@@ -132,8 +135,10 @@ class LoadSampler:
         return server == clients
 
     def _read(self) -> None:
-        self.readings.append(_Reading(time.monotonic_ns(), process_cpu_ns(self.server_pid),
-                                      _client_cpu(self.client_pids), _threads(self.server_pid)))
+        at = time.monotonic_ns()
+        server, clients, threads = process_cpu_ns(self.server_pid), _client_cpu(self.client_pids), \
+            _threads(self.server_pid)
+        self.readings.append(_Reading(at, server, clients, threads, time.monotonic_ns() - at))
 
     def read_if_active(self) -> None:
         with self._lock:
