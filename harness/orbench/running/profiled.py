@@ -205,9 +205,12 @@ def profile_records(run_dir: Path, point: Point, trial: ProfiledTrial, hosts: di
     calls = int(m.anatomy_calls or ((m.calls or 0) + (m.warmup or 0)))
     records = []
     for role in ROLES:
-        profile = trial.profiles.get(role, "not profiled")
-        if m.status != "ok" and isinstance(profile, Profile):
+        profile = trial.profiles.get(role)
+        # A trial that failed before its profilers started (failed_trial) has none: its error says why.
+        if m.status != "ok" and (profile is None or isinstance(profile, Profile)):
             profile = f"the profiled trial {m.status}: {m.error}"
+        elif profile is None:
+            profile = "not profiled"
         if isinstance(profile, str):
             records.append(ProfileRecord(point, role, hosts[role], "", "", "", 0, calls, 0, None, profile))
             continue
