@@ -22,6 +22,7 @@ from orbench.summary.history import (  # noqa: E402
     build_history,
     point_label,
 )
+from orbench.summary.instructions import FLAG_SPREAD_FACTOR, FLAG_WORDS, INSTRUCTION_FLAG_PCT  # noqa: E402
 
 from orbench_plots.report import IMAGE_CHECK, STYLE  # noqa: E402
 from orbench_plots.style import save  # noqa: E402
@@ -94,9 +95,6 @@ def _trend_figure(path: Path, label: str, by_target: dict[str, list[HistoryValue
     return moves
 
 
-COUNT_FLAGS = {"more": "MORE", "fewer": "FEWER"}
-
-
 def _counts_table(campaign: str, counts: dict[WorkerKey, list[CountValue]], run_ids: list[str]) -> tuple[str, list[str]]:
     """The counting mode's runs of a campaign: per counted worker its instructions per call run after run, a
     move flagged as compare flags it; and the moves as lines for "Changes flagged"."""
@@ -106,18 +104,19 @@ def _counts_table(campaign: str, counts: dict[WorkerKey, list[CountValue]], run_
         cells = []
         for run_id in run_ids:
             v = by_run.get(run_id)
-            flag = COUNT_FLAGS.get(v.flag or "", "") if v else ""
+            flag = FLAG_WORDS.get(v.flag or "", "") if v else ""
             cells.append("<td class='num'>-</td>" if v is None else
                          f"<td class='num'>{v.per_call:,.1f}{(' ' + flag) if flag else ''}</td>")
         for v in values:
             if v.flag and v.previous is not None:
                 moves.append(f"{campaign}, {point_label(key)} {target} {role}: {v.previous:,.1f} -> "
-                             f"{v.per_call:,.1f} instructions per call in {v.run_id} ({COUNT_FLAGS[v.flag]})")
+                             f"{v.per_call:,.1f} instructions per call in {v.run_id} ({FLAG_WORDS[v.flag]})")
         rows.append(f"<tr><td>{_esc(point_label(key))}</td><td>{_esc(target)}</td><td>{_esc(role)}</td>"
                     + "".join(cells) + "</tr>")
     head = "".join(f"<th>{_esc(r)}</th>" for r in run_ids)
     table = ("<p>Instructions per call (the counting mode, exact), run after run; a move is flagged as "
-             "<code>orbench compare</code> flags it (0.2% of the count, or twice the spread the runs show).</p>"
+             f"<code>orbench compare</code> flags it ({INSTRUCTION_FLAG_PCT:g}% of the count, or "
+             f"{FLAG_SPREAD_FACTOR:g}x the spread the runs show).</p>"
              f"<table><tr><th>point</th><th>target</th><th>worker</th>{head}</tr>{''.join(rows)}</table>")
     return table, moves
 

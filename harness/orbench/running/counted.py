@@ -88,12 +88,14 @@ class CountPlan:
     @classmethod
     def for_target(cls, campaign: Campaign, target: Target) -> CountPlan:
         """The campaign's plan for the target: count_calls_for's runs and count_rate_hz_for's rate for its name,
-        its descriptor or its language, the first it names, else count_calls and count_rate_hz."""
+        its descriptor or its language, the first it names, else count_calls and count_rate_hz. A JVM's calls run
+        closed loop: its counters are bytes and methods, which a server's batched reads do not move, and a paced
+        Java client would run its paced loop's own code in the counted calls."""
         s = campaign.settings
         keys = (target.name, target.descriptor, target.language)
         runs = next((s.count_calls_for[k] for k in keys if k in s.count_calls_for), s.count_calls)
         rate = next((s.count_rate_hz_for[k] for k in keys if k in s.count_rate_hz_for), s.count_rate_hz)
-        return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms, rate)
+        return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms, 0.0 if target.is_jvm else rate)
 
     @property
     def differenced_calls(self) -> int:
@@ -128,6 +130,11 @@ def _no_aslr() -> list[str]:
     prefix = ["setarch", platform.machine(), "-R"]
     ok = subprocess.run([*prefix, "true"], capture_output=True, check=False).returncode == 0
     return prefix if ok else []
+
+
+def counted_target(target: Target) -> Target:
+    """The target as the counting mode runs it: its descriptor's [count] server arguments appended."""
+    return target.with_server_args(target.count_server_args)
 
 
 def worker_env() -> dict[str, str]:
@@ -165,7 +172,7 @@ class Workers:
     """A target's server and client, started under callgrind (or as they are, for a JVM), connected."""
 
     def __init__(self, target: Target, logs: Path, raw: Path, prefix: list[str], env: dict[str, str]):
-        target = target.with_server_args(target.count_server_args)
+        target = counted_target(target)
         self.target = target
         wrap = (lambda role, argv: argv) if not prefix else (
             lambda role, argv: [*prefix, f"--callgrind-out-file={raw / f'{target.name}.{role}'}.%p", *argv])
@@ -348,14 +355,14 @@ class CountedRun:
             targets={t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
                               **({"family": t.family} if t.family else {}),
                               **({"parameter": {t.parameter: t.parameter_value}} if t.parameter else {}),
-                              "description": t.description, "server_argv": t.server_command("127.0.0.1", 0),
+                              "description": t.description,
+                              "server_argv": counted_target(t).server_command("127.0.0.1", 0),
                               "client_argv": t.client_command(), "workers": {}}
                      for t in self.campaign.targets},
             counting={"valgrind": version, "command": prefix, "environment": {**COUNTING_ENV, "LD_PRELOAD": "unset"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
                       "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
-                      "rates_hz": {t.name: CountPlan.for_target(self.campaign, t).rate_hz if not t.is_jvm else 0.0
-                                   for t in self.campaign.targets},
+                      "rates_hz": {t.name: CountPlan.for_target(self.campaign, t).rate_hz for t in self.campaign.targets},
                       "server_args": {t.name: {"args": list(t.count_server_args), "why": t.count_why}
                                       for t in self.campaign.targets if t.count_server_args},
                       "warmup": s.count_warmup, "repeats": s.count_repeats},
@@ -422,9 +429,7 @@ class CountedRun:
             self._skip(points, f"{target.name} could not start: {exc}", manifest, failed=True)
             return
         samples = self.store.path / "counts" / "raw" / "samples.i64"
-        # Closed loop: a JVM's counters are bytes and methods, which a server's batched reads do not move, and
-        # a paced Java client would run its paced loop's own code in the counted calls.
-        plan = replace(CountPlan.for_target(self.campaign, target), rate_hz=0.0)
+        plan = CountPlan.for_target(self.campaign, target)
         worker = {"server": dict(workers.server.ready.get("worker") or {}),
                   "client": dict(workers.hello.get("worker") or {})}
         runtime = str(worker["client"].get("runtime", "JVM"))

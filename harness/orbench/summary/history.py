@@ -179,17 +179,15 @@ def build_history(results: Path) -> History:
                 p50=_interval(r["p50"]), p50_flag=r["p50"]["flag"] if before else None,
                 orb_added=_interval(r.get("orb_added")),
                 orb_added_flag=(r.get("orb_added") or {}).get("flag") if before else None))
-        counted = result["instructions"]
-        if before is not None:   # workers the previous run did not count: their own value, not compared
-            known = {_worker_key(r) for r in counted}
-            counted += [{**r, "flag": None, "self": True}
-                        for r in compare_summaries(run.summary, run.summary)["instructions"]
-                        if _worker_key(r) not in known]
-        per_campaign_counts = counts.setdefault(run.campaign, {}) if counted else {}
-        for r in counted:
-            per_campaign_counts.setdefault(_worker_key(r), []).append(
-                CountValue(run.run_id, float(r["b"]), r.get("flag") if before else None,
-                           float(r["a"]) if before and not r.get("self") else None))
+        # Every worker the run counted; those the previous run counted too carry compare's row (its flag).
+        compared = {_worker_key(r): r for r in result["instructions"]} if before else {}
+        for c in run.summary.instructions:
+            if c.per_call is None:
+                continue
+            key = (point_key(c.point.as_record()), c.point.target, c.role)
+            row = compared.get(key)
+            counts.setdefault(run.campaign, {}).setdefault(key, []).append(
+                CountValue(run.run_id, c.per_call, row.get("flag") if row else None, row["a"] if row else None))
         previous[run.campaign] = run
     return History(runs, series, counts)
 

@@ -42,6 +42,8 @@ ALLOCATOR_CALLS_MIN = 0.05
 # allocations made a quarter dearer (a bigger block, a lock) are found; a smaller move is shown, not flagged.
 ALLOCATOR_COST_FLAG_PCT = 25.0
 TOP_FUNCTIONS = 12
+# A flagged row's word, in compare's lines and on the history page.
+FLAG_WORDS = {"more": "MORE", "fewer": "FEWER"}
 CALLGRIND_METHOD = ("callgrind Ir (user-space instructions), (I(N2) - I(N1)) / (N2 - N1) over count_repeats "
                     "pairs of runs, each in worker processes of its own")
 KERNEL_NOT_COUNTED = ("kernel work (system calls, the network stack): callgrind counts user space only; the "
@@ -275,7 +277,7 @@ def format_instruction_rows(rows: list[dict[str, Any]]) -> list[str]:
                  f"and their instructions at {ALLOCATOR_COST_FLAG_PCT:g}%):"]
     for r in rows:
         label = PointGroup.from_record(r).label
-        flag = {"more": "MORE", "fewer": "FEWER"}.get(r.get("flag", ""), "")
+        flag = FLAG_WORDS.get(r.get("flag", ""), "")
         line = f"  {label} {r['target']} {r['role']}: {r['a']:,.1f} -> {r['b']:,.1f} ({r['change_pct']:+.3f}%"
         if "outside_allocator_change_pct" in r:
             line += (f"; outside the allocator {r['outside_allocator_change_pct']:+.3f}%, threshold "
