@@ -10,7 +10,8 @@ import pytest
 from orbench.results.store import RunStore
 from orbench.running.slices import slice_orders, slice_sizes
 from orbench.stats.launches import over_launches, sliced_or_trial_pairs
-from orbench.stats.phases import added_by_mode, slow_step, speed_modes
+from orbench.stats.phases import added_by_mode, settled_pairs, slow_step, speed_modes
+from orbench.summary.pairing import paired_difference
 
 from tests.conftest import require_targets, run_cli
 from tests.phase_maker import PhaseMaker
@@ -176,3 +177,32 @@ def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_cam
     assert sliced["within_tolerance"], sliced
     half = {name: (a["ci95_high"] - a["ci95_low"]) / 2 for name, a in (("sliced", sliced), ("sequential", sequential))}
     assert half["sliced"] <= 0.5 * half["sequential"], half
+
+
+def test_pairs_at_the_usual_speed_leave_out_switches_and_a_slow_launch():
+    """Known answer: the middleware adds 1.5 us at the host's usual speed. Launch 3 ran wholly slow (it adds 2.2
+    there), and in launch 1 the host turned slow between a stretch's two baseline slices (the middleware's slice
+    in between read the slow host: +4 us). Only the stretches whose two baseline slices read the usual speed
+    count, and the slow launch is left out."""
+    rng = np.random.default_rng(11)
+    orb, base = {}, {}
+    for launch in range(4):
+        for trial in range(2):
+            for k in range(4):
+                key = (launch, trial, k)
+                slow = launch == 3 or (launch == 1 and trial == 0 and k == 3)
+                base[key] = rng.normal(17_000 if slow else 13_600, 40)
+                orb[key] = base[key] + (2_200 if slow else 1_500) + rng.normal(0, 30)
+    orb[(1, 0, 2)] = base[(1, 0, 2)] + 4_000  # its stretch's other baseline slice, (1, 0, 3), read slow
+    settled = settled_pairs(orb, base)
+    assert settled is not None and settled.pairs == 32
+    assert settled.keys == {k for k in orb if k[0] != 3 and k[:2] != (1, 0) or k in ((1, 0, 0), (1, 0, 1))}
+    added = paired_difference({}, {}, orb, base, usual_speed=True)
+    assert added["usual_speed"]["launches_left_out"] == [3] and added["n_launches"] == 3
+    assert abs(added["estimate"] - 1_500) < 30 and added["ci95_low"] < 1_500 < added["ci95_high"]
+    assert "usual speed" in added["ci_method"]
+    every = paired_difference({}, {}, orb, base)
+    assert every["estimate"] > 1_600 and "usual_speed" not in every
+    # Too few baseline slices to know the usual speed: every pair counts.
+    few = {k: v for k, v in base.items() if k[0] == 0}
+    assert settled_pairs(orb, few) is None

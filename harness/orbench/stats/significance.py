@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from orbench.stats.launches import trimmed
 from orbench.stats.tdist import quantile, two_sided_p
 
 FDR_Q = 0.05
@@ -43,19 +44,21 @@ class Change:
 
 
 def welch(a: Sequence[float], b: Sequence[float], null: float = 0.0) -> Change:
-    """mean(b) - mean(a) - null with Welch's t interval and p value; no interval or p below 2 values a side."""
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if x.size == 0 or y.size == 0:
+    """mean(b) - mean(a) - null with Welch's t interval and p value; no interval or p below 2 values a side. A
+    side of five values or more is trimmed as over_launches trims it (its 20% trimmed mean, Yuen's test), so a
+    row is judged on the same location its interval is made for."""
+    if len(a) == 0 or len(b) == 0:
         raise ValueError("both sides need values")
-    diff = float(y.mean() - x.mean()) - null
-    if x.size < 2 or y.size < 2:
+    x, y = trimmed(a), trimmed(b)
+    diff = y.mean - x.mean - null
+    if x.se is None or y.se is None:
         return Change(diff, None, None, None)
-    va, vb = float(x.var(ddof=1)) / x.size, float(y.var(ddof=1)) / y.size
+    va, vb = x.se * x.se, y.se * y.se
     se2 = va + vb
     if se2 <= 0:
         return Change(diff, diff, diff, 1.0 if diff == 0 else 0.0)
-    # Welch-Satterthwaite degrees of freedom.
-    df = se2**2 / ((va**2 / (x.size - 1) if va else 0.0) + (vb**2 / (y.size - 1) if vb else 0.0))
+    # Welch-Satterthwaite (Yuen's) degrees of freedom: each side's h - 1.
+    df = se2**2 / ((va**2 / x.df if va else 0.0) + (vb**2 / y.df if vb else 0.0))
     se = math.sqrt(se2)
     half = quantile(0.975, df) * se
     return Change(diff, diff - half, diff + half, two_sided_p(diff / se, df), se, df)

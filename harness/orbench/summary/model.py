@@ -42,7 +42,9 @@ from orbench.stats.phases import ModeAdded
 # 9: ORB-added latency from slice pairs where the trials were sliced (running/slices.py; its ci_method says so),
 #    with `by_host_speed` where the baseline's slices fall into two speed modes; the run gains `host_speed`.
 # 10: an instruction count splits off glibc's allocator (its instructions and calls per call) from the rest.
-SUMMARY_VERSION = 10
+# 11: ORB-added latency from the slice pairs taken with the host at its usual speed (`usual_speed`: how many of
+#    how many, and the launches left out with none).
+SUMMARY_VERSION = 11
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -288,6 +290,17 @@ class HostSpeedSplit:
 
 
 @dataclass(frozen=True)
+class UsualSpeed:
+    """Of a point's slice pairs, those taken with the host at its usual speed (stats/phases.settled_pairs): the
+    ORB-added estimate is theirs."""
+
+    pairs: int                # kept
+    of_pairs: int             # all the point's slice pairs
+    limit_ns: float           # a baseline slice p50 above it was not at the usual speed
+    launches_left_out: tuple[int, ...] = ()  # launches with no pair at the usual speed
+
+
+@dataclass(frozen=True)
 class OrbAdded:
     """ORB-added latency: the ORB's trial p50s minus its baseline's, paired (summary/pairing.py). Over launches
     the launch fields are set; without a paired trial only `why_missing`."""
@@ -308,6 +321,7 @@ class OrbAdded:
     why_missing: str | None = None
     why_not_p50_difference: str | None = None
     by_host_speed: HostSpeedSplit | None = None
+    usual_speed: UsualSpeed | None = None
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from orbench.results.units import fmt_ns
 from orbench.stats import stats
 from orbench.stats.intervals import paired_differences_interval
 from orbench.stats.launches import over_launches, paired_by_launch, sliced_or_trial_pairs
-from orbench.stats.phases import added_by_mode, slow_step, speed_modes
+from orbench.stats.phases import added_by_mode, settled_pairs, slow_step, speed_modes
 from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
 from orbench.summary.point_summary import SliceKey, TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
@@ -31,6 +31,8 @@ ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is qu
                  "\"Oneway, like for like\")")
 # What ci_method adds when the pairs are slices of sliced trials (running/slices.py), not whole trials.
 PAIRED_SLICES = "; pairs: slices of alternating sliced trials"
+# ... and of those, the ones taken with the host at its usual speed (stats/phases.settled_pairs).
+USUAL_SPEED_PAIRS = ", with the host at its usual speed"
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
@@ -64,7 +66,9 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         added = None
         if point in trial_p50 and base in trial_p50:
-            added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}))
+            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
+            added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}),
+                                      usual_speed=point.mode != "oneway")
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -73,7 +77,6 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
             why = (f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate"
                    if added["unpaired"] else None)
-            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
             split = (host_speed_split(slices.get(point, {}), slices.get(base, {})) if point.mode != "oneway"
                      else None)
             changes["orb_added_latency_ns"] = from_json(OrbAdded, {"baseline": base_name, **added,
@@ -94,14 +97,35 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
 
 def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
                       orb_slices: dict[SliceKey, float] | None = None,
-                      base_slices: dict[SliceKey, float] | None = None) -> dict[str, Any] | None:
+                      base_slices: dict[SliceKey, float] | None = None,
+                      usual_speed: bool = False) -> dict[str, Any] | None:
     """One point's p50s less another's at the same group (an ORB's less its baseline's: ORB-added latency), from
     the paired slices of sliced trials (running/slices.py) or, for sequential trials, the paired trials: over
     launches when the pairs span two or more (the mean of each launch's median paired difference, t over
     launches), else within the one launch (stats.py: the median of paired differences with its sign-test
-    interval, or below 6 pairs the mean with t, which ci_method says)."""
-    per_launch = sliced_or_trial_pairs(orb_slices or {}, base_slices or {}, orb, base)
-    sliced = bool(paired_by_launch(orb_slices or {}, base_slices or {}))
+    interval, or below 6 pairs the mean with t, which ci_method says). `usual_speed`: of the slice pairs, only
+    those taken with the host at its usual speed (stats/phases.settled_pairs); a launch with none of them is
+    left out while two or more launches have some."""
+    orb_slices, base_slices = orb_slices or {}, base_slices or {}
+    settled = settled_pairs(orb_slices, base_slices) if usual_speed else None
+    dropped: list[int] = []
+    if settled is not None:
+        kept = {launch: [orb_slices[k] - base_slices[k] for k in sorted(settled.keys) if k[0] == launch]
+                for launch in sorted({k[0] for k in settled.keys})}
+        if len(kept) >= 2 or len(kept) == len({k[0] for k in orb_slices}):
+            dropped = sorted({k[0] for k in set(orb_slices) & set(base_slices)} - set(kept))
+            orb_slices = {k: v for k, v in orb_slices.items() if k in settled.keys}
+            base_slices = {k: v for k, v in base_slices.items() if k in settled.keys}
+        else:
+            settled = None
+    per_launch = sliced_or_trial_pairs(orb_slices, base_slices, orb, base)
+    for launch in dropped:
+        per_launch.pop(launch, None)
+    sliced = bool(paired_by_launch(orb_slices, base_slices))
+    usual = {} if settled is None else {
+        "usual_speed": {"pairs": len(settled.keys), "of_pairs": settled.pairs, "limit_ns": round(settled.limit_ns, 1),
+                        "launches_left_out": dropped}}
+    method = (PAIRED_SLICES if sliced else "") + ("" if settled is None else USUAL_SPEED_PAIRS)
     if len(per_launch) < 2:
         if not sliced:
             return stats.orb_added_latency(orb, base)
@@ -110,8 +134,8 @@ def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
         if interval is None:
             return None
         return {"estimate": interval.estimate, "ci95_low": interval.low, "ci95_high": interval.high,
-                "ci_method": interval.method + PAIRED_SLICES, "pairs": len(diffs), "unpaired": 0,
-                "per_pair": diffs, "mean": float(np.mean(diffs))}
+                "ci_method": interval.method + method, "pairs": len(diffs), "unpaired": 0,
+                "per_pair": diffs, "mean": float(np.mean(diffs)), **usual}
     lv = over_launches(per_launch)
     if lv is None:
         return None
@@ -119,10 +143,10 @@ def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
     pairs = len(diffs)
     trial_pairs = len(set(orb) & set(base))
     return {"estimate": lv["estimate"], "ci95_low": lv["ci95_low"], "ci95_high": lv["ci95_high"],
-            "ci_method": lv["ci_method"] + (PAIRED_SLICES if sliced else ""), "pairs": pairs,
+            "ci_method": lv["ci_method"] + method, "pairs": pairs,
             "unpaired": len(orb) + len(base) - 2 * trial_pairs,
             "per_pair": diffs, "mean": float(np.mean(diffs)), "n_launches": lv["n_launches"],
-            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"]}
+            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"], **usual}
 
 
 def host_speed_split(orb: dict[SliceKey, float], base: dict[SliceKey, float]) -> HostSpeedSplit | None:

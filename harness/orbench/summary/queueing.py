@@ -39,7 +39,7 @@ from orbench.campaign.load import LoadPlan
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.running.schedule import trial_seed
-from orbench.stats.launches import LAUNCH_METHOD, over_launches
+from orbench.stats.launches import over_launches
 from orbench.summary.model import QueueingCheck, TrialInterval
 from orbench.targets.scale_checks import splitmix64
 
@@ -149,7 +149,7 @@ def _wait(point: Point, trials: list[Trial], unloaded: dict[tuple[Point, int], l
     assert lv is not None
     interval = TrialInterval(estimate=lv["estimate"], low=lv["ci95_low"], high=lv["ci95_high"],
                              half_width=None if lv["ci95_low"] is None else (lv["ci95_high"] - lv["ci95_low"]) / 2,
-                             method=LAUNCH_METHOD, launches=lv["n_launches"])
+                             method=lv["ci_method"], launches=lv["n_launches"])
     rho, service, wait = float(np.mean(rhos)), float(np.mean(services)), float(np.mean(predicted))
     path = float(np.mean(sent)) if sent and None not in sent else None
 

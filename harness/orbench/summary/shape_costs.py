@@ -15,7 +15,7 @@ import numpy as np
 
 from orbench.results.point import Point
 from orbench.results.shapes import IN, kind_of
-from orbench.stats.launches import LAUNCH_METHOD, by_launch, over_launches
+from orbench.stats.launches import by_launch, over_launches
 from orbench.stats.stats import trial_ci95
 from orbench.summary.model import PointSummary, ShapeCost, TrialInterval
 from orbench.summary.point_summary import TrialKey
@@ -76,7 +76,7 @@ def _interval(values: dict[TrialKey, float]) -> TrialInterval:
         low, high, mean = lv["ci95_low"], lv["ci95_high"], lv["estimate"]
         return TrialInterval(estimate=mean, low=low, high=high,
                              width_pct=None if low is None or mean <= 0 else (high - low) / mean * 100.0,
-                             half_width=None if low is None else (high - low) / 2.0, method=LAUNCH_METHOD,
+                             half_width=None if low is None else (high - low) / 2.0, method=lv["ci_method"],
                              trials=len(values), launches=lv["n_launches"])
     ci = trial_ci95([values[k] for k in sorted(values)])
     return TrialInterval(**ci, launches=1) if ci else TrialInterval(why_missing="no paired trial")
