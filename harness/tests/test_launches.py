@@ -11,7 +11,8 @@ from orbench.results.store import RunStore
 from orbench.results.trial import Measurement
 from orbench.running.schedule import launch_order, round_order
 from orbench.running.steady import Chunk, SteadyState, warm_until_steady
-from orbench.stats.launches import over_launches, paired_by_launch, variance_split
+from orbench.stats.launches import LAUNCH_METHOD, over_launches, paired_by_launch, trimmed, variance_split
+from orbench.stats.significance import welch
 from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
@@ -205,3 +206,80 @@ def test_the_interval_over_launches_covers_what_the_next_run_sees():
     assert honest_capture(4) == pytest.approx(0.89, abs=0.01)
     assert abs(captured / n - honest_capture(4)) <= 0.03
     assert one_launch_covered / n < 0.8  # about 0.65: the launch offset is invisible to it
+
+
+MORE_FOR_ONE = """
+name = "more-for-one"
+targets = ["c-socket-delay@2000"]
+modes = ["twoway"]
+payload_bytes = [1]
+launches = 1
+launches_for = {"c-socket" = 3}
+trials = 2
+max_trials = 5
+target_added_ci_ns = 0.001
+calls = 200
+warmup = 100
+anatomy = "off"
+"""
+
+
+def test_launches_for_gives_a_target_more_launches_and_only_it_runs_there(write_campaign, results_root):
+    """launches_for: the baseline (named by its name) runs in three launches, the delay server in one; a launch
+    beyond `launches` starts only the targets that run in it and runs `trials`, not the stopping rule's more."""
+    require_targets("c-socket-delay")
+    code, out, err = run_cli("run", str(write_campaign(MORE_FOR_ONE)), "--no-report")
+    assert code == 0, err
+    assert "3 launches (c-socket: 3; 1 for the others)" in err + out
+    run_dir = (results_root / "more-for-one" / "latest").resolve()
+    launches = {(t.point.target, t.launch) for t in RunStore(run_dir).read_trials()}
+    assert launches == {("c-socket-delay@2000", 0), ("c-socket", 0), ("c-socket", 1), ("c-socket", 2)}
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert [sorted(r["workers"]) for r in manifest["launches"]] == [
+        ["c-socket same-core", "c-socket-delay@2000 same-core"], ["c-socket same-core"], ["c-socket same-core"]]
+    stopping = {r["launch"]: r for r in manifest["stopping"]}
+    assert stopping[0]["trials"] == 5  # the rule's target cannot be met: up to max_trials
+    assert stopping[1]["reason"] == stopping[2]["reason"] == "extra launch" and stopping[1]["trials"] == 2
+    summary = read_summary(RunStore(run_dir))
+    base = next(p for p in summary.points if p.point.target == "c-socket")
+    assert base.p50_ci95_ns.launches == 3
+
+
+def test_launches_for_names_a_target_descriptor_or_language(write_campaign):
+    from orbench.campaign.spec import read_campaign
+
+    campaign = read_campaign(write_campaign(MORE_FOR_ONE.replace('"c-socket" = 3', '"c++" = 4, "c-socket-delay" = 2')))
+    assert {t.name: campaign.launches_of(t) for t in campaign.targets} == {"c-socket-delay@2000": 2, "c-socket": 4}
+    assert campaign.most_launches == 4
+    planned = read_campaign(write_campaign(MORE_FOR_ONE + 'repetitions = "planned"\n', "planned.toml"))
+    assert {planned.launches_of(t) for t in planned.targets} == {1}  # a plan chooses every target's launches
+
+
+def test_from_five_launches_the_fifth_at_each_end_is_trimmed():
+    # One launch far out: the trimmed mean and Yuen's interval (winsorized variance) are not set by it.
+    values = [1482.0, 1468.0, 1382.0, 1612.0, 2824.0, 1512.0, 1433.0]
+    t = trimmed(values)
+    assert t.g == 1 and t.df == 4 and t.mean == pytest.approx(np.mean(sorted(values)[1:-1]))
+    winsorized = [1433.0, 1433.0, 1468.0, 1482.0, 1512.0, 1612.0, 1612.0]
+    assert t.se == pytest.approx(math.sqrt(6 * np.var(winsorized, ddof=1) / (5 * 4)))
+    out = over_launches({k: [v] for k, v in enumerate(values)})
+    assert "trimmed" in out["ci_method"] and out["ci95_high"] < 1700 and out["ci95_low"] > 1350
+    plain = over_launches({k: [v] for k, v in enumerate(values[:4])})  # four launches: none trimmed
+    assert plain["ci_method"] == LAUNCH_METHOD and trimmed(values[:4]).g == 0
+    # Compare judges the same location: Yuen's test, and Welch's where no side is trimmed.
+    shifted = welch(values, [v + 200 for v in values])
+    assert shifted.estimate == pytest.approx(200) and shifted.p < 0.01 and shifted.df == pytest.approx(8)
+
+
+def test_yuens_interval_over_seven_launches_covers_as_it_says():
+    # Launch values normal, and with one launch in ten far out: coverage of the true location about 95%.
+    rng = np.random.default_rng(5)
+    for contaminated in (False, True):
+        covered = 0
+        for _ in range(2000):
+            x = rng.normal(1500, 90, 7)
+            if contaminated and rng.random() < 0.3:
+                x[0] += 1300
+            out = over_launches({k: [v] for k, v in enumerate(x)})
+            covered += out["ci95_low"] <= 1500 <= out["ci95_high"]
+        assert 0.92 <= covered / 2000 <= 0.99, (contaminated, covered)

@@ -47,6 +47,7 @@ class Settings:
     placements: tuple[str, ...]
     # repetitions and the stopping rule
     launches: int
+    launches_for: dict[str, int]                  # by target name, descriptor or language
     trials: int
     max_trials: int
     target_ci_pct: float | None
@@ -125,7 +126,9 @@ class Settings:
             name=str(d["name"]), description=str(d.get("description", "")), targets=tuple(d["targets"]),
             modes=tuple(d["modes"]), payload_types=tuple(d["payload_types"]), shapes=tuple(d["shapes"]),
             payload_bytes=tuple(int(b) for b in d["payload_bytes"]), placements=tuple(d["placements"]),
-            launches=int(d["launches"]), trials=int(d["trials"]), max_trials=int(d["max_trials"]),
+            launches=int(d["launches"]),
+            launches_for={str(k): int(v) for k, v in (d.get("launches_for") or {}).items()},
+            trials=int(d["trials"]), max_trials=int(d["max_trials"]),
             target_ci_pct=_opt_float(d.get("target_ci_pct")),
             target_added_ci_ns=_opt_float(d.get("target_added_ci_ns")),
             target_added_ci_pct=_opt_float(d.get("target_added_ci_pct")), time_cap_s=_opt_float(d.get("time_cap_s")),

@@ -52,6 +52,20 @@ class Campaign:
         """The same campaign with some settings changed (a drawn order seed, --anatomy, a plan's launches)."""
         return replace(self, settings=self.settings.replace(**changes))
 
+    def launches_of(self, target: Target) -> int:
+        """The launches a target's workers run in (the first ones): launches_for's for its name, its descriptor
+        or its language, the first it names, else `launches`; planned repetitions give every target the plan's."""
+        s = self.settings
+        if s.is_planned:
+            return s.launches
+        keys = (target.name, target.descriptor, target.language)
+        return next((s.launches_for[k] for k in keys if k in s.launches_for), s.launches)
+
+    @property
+    def most_launches(self) -> int:
+        """The run's launches: the most any target runs in."""
+        return max([self.settings.launches, *(self.launches_of(t) for t in self.targets)])
+
     def warmup_for(self, target: Target, first: bool = True, mode: str | None = None) -> int:
         """Warm-up calls before a trial: the full warm-up before the first trial a worker runs at a point,
         `rewarm` (`jvm_rewarm`) before the later ones of a mode in `rewarm_modes`, none before the others'."""
@@ -232,6 +246,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if resolved_jdk is not None:
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
+    _check_launches_for(path, settings, chosen)
     _check_threading(path, settings, chosen)
     _check_sweep_settings(path, settings)
     _check_shapes(path, settings)
@@ -247,6 +262,15 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
             raise UserError(f"{path}: key budget: {exc}") from None
     return Campaign(path=path, settings=Settings.from_json(settings), targets=chosen, added_baselines=added,
                     jdk=resolved_jdk)
+
+
+def _check_launches_for(path: Path, settings: dict[str, Any], chosen: list[Target]) -> None:
+    """Every key of launches_for names a target of the campaign, its descriptor or its language."""
+    names = {n for t in chosen for n in (t.name, t.descriptor, t.language)}
+    for key in settings["launches_for"]:
+        if key not in names:
+            raise UserError(f"{path}: key launches_for.{key}: names no target of the campaign, no descriptor and no "
+                            f"language of one (known: {', '.join(sorted(names))})")
 
 
 def _check_shapes(path: Path, settings: dict[str, Any]) -> None:

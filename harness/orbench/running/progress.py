@@ -36,8 +36,11 @@ class Progress:
 
     def start(self, campaign, store) -> None:
         s = campaign.settings
-        launches = s.launches
+        launches = campaign.most_launches
         groups = len(campaign.point_groups())
+        # launches_for: which targets run in more launches (or fewer) than `launches`.
+        more = sorted({(t.name, campaign.launches_of(t)) for t in campaign.targets
+                       if campaign.launches_of(t) != s.launches}, key=lambda x: (-x[1], x[0]))
         if s.is_planned:
             budget = f" in a budget of {fmt_duration(s.budget_s)}" if s.budget_s is not None else ""
             self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, {groups} point groups; "
@@ -51,8 +54,9 @@ class Progress:
         else:
             per = f"{s.trials} trials"
         cap = f", at most {s.time_cap_s:g} s after its first round" if s.time_cap_s else ""
+        some = f" ({', '.join(f'{n}: {k}' for n, k in more)}; {s.launches} for the others)" if more else ""
         self._emit(f"orbench: campaign {campaign.name}: {len(campaign.targets)} targets, {groups} point groups x "
-                   f"{launches} launch{'es' if launches != 1 else ''} = {self.total} group runs of {per} per "
+                   f"{launches} launch{'es' if launches != 1 else ''}{some} = {self.total} group runs of {per} per "
                    f"target{cap} -> {store.path}", keep=True)
 
     def note(self, message: str) -> None:

@@ -106,6 +106,10 @@ class Lane:
             self.sessions.pop(name).stop()
 
 
+# The stopping reason of a group in a launch beyond `launches` that launches_for adds: its `trials`, no more.
+EXTRA_LAUNCH = "extra launch"
+
+
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Trial], None] | None = None,
@@ -120,7 +124,7 @@ class Runner:
         self.finished: dict[tuple[Point, int, int], Trial] = {}
         # Point groups whose trials in a launch ended (a stopping record exists): a resume skips them.
         self.done_groups: set[tuple[PointGroup, int]] = set()
-        self.launches = campaign.settings.launches
+        self.launches = campaign.most_launches
         self.launch, self.launch_seed = 0, 0  # the launch running now and the seed of its orders
         # The load sweep of the launch running now (campaign key sweep): each step's rate, and when to stop.
         self.sweeps = SweepState(campaign.load_plan)
@@ -164,7 +168,7 @@ class Runner:
         self.group_clocks: dict[tuple[str, PointGroup], PhaseClock] = {}
         self.prior_time = time_account(store.read_manifest()) if resume else None
         # Planned repetitions and the time budget (budget.py): the launches, and each group's trials and calls.
-        self.groups_per_launch = total_group_runs(campaign, self.pairs) // campaign.settings.launches
+        self.groups_per_launch = total_group_runs(campaign, self.pairs) // campaign.most_launches
         self.planned: PlannedRepetitions | None = None
         if campaign.settings.is_planned and not campaign.is_soak:
             groups = [g for pair in self.pairs for o in campaign.option_labels()
@@ -373,6 +377,14 @@ class Runner:
                 "clients": session.client_places() if session.client else []}
             self.store.write_manifest(self.manifest)
 
+    def _targets(self) -> list[Target]:
+        """The campaign's targets that run in this launch (launches_for gives some more launches than others)."""
+        return [t for t in self.campaign.targets if self.launch < self.campaign.launches_of(t)]
+
+    def _last_launch_of(self, target: Target) -> bool:
+        """Whether this launch is the target's last: its traced and profiled trials run there."""
+        return self.launch == min(self.launches, self.campaign.launches_of(target)) - 1
+
     def _pending(self, groups: tuple[PointGroup, ...]) -> bool:
         """Whether any of the groups has trials left in this launch (no stopping record yet)."""
         return any((g, self.launch) not in self.done_groups for g in groups)
@@ -439,7 +451,7 @@ class Runner:
         lane = Lane(block, PairRuntime(pair, self.hosts, placement), broken=dict(self.broken))
         if not self._pending(block.groups):
             return lane
-        for t in self.campaign.targets:
+        for t in self._targets():
             if t.name in lane.broken:
                 continue
             if pair.label in self.pairs_down:
@@ -543,10 +555,10 @@ class Runner:
                     self.store.write_manifest(self.manifest)
                 # The traced trial is not a result: one per point and target, in the last launch.
                 clock = self.group_clocks.pop((lane.label, group))
-                if self.campaign.settings.anatomy == "syscalls" and self.launch == self.launches - 1:
+                if self.campaign.settings.anatomy == "syscalls":
                     with clock.phase("anatomy"):
                         self._run_traced(lane, group)
-                if self.campaign.settings.profile and self.launch == self.launches - 1:
+                if self.campaign.settings.profile:
                     with clock.phase("profiles"):
                         self._run_profiled(lane, group, trials.p50s)
                 self.clock.close_group(self.launch, group, clock, trials.rounds, self._calls_of(group))
@@ -564,6 +576,11 @@ class Runner:
         if self.planned is not None:
             return self.stopping.start_point(self.launch, self._spent_s(group), rounds=self.planned.trials(group),
                                              fixed_reason="planned", over_time=self.planned.deadline_passed)
+        if self.launch >= self.campaign.settings.launches:
+            # A launch that only launches_for's targets run is there for the variance between processes: more
+            # trials in it would narrow what is already the narrow part.
+            return self.stopping.start_point(self.launch, self._spent_s(group), rounds=self.campaign.settings.trials,
+                                             fixed_reason=EXTRA_LAUNCH)
         return self.stopping.start_point(self.launch, self._spent_s(group))
 
     # -- soak points ------------------------------------------------------------------------------------------
@@ -574,7 +591,7 @@ class Runner:
             if (group, self.launch) in self.done_groups:
                 continue
             self.progress.group_started()
-            for t in round_order(self.campaign.targets, group, 0, self.launch_seed, self.baselines):
+            for t in round_order(self._targets(), group, 0, self.launch_seed, self.baselines):
                 self._run_soak(lane, group.with_target(t.name), t)
             with self._lock:
                 self.manifest["stopping"].append({**group.as_record(), "launch": self.launch, "rounds": 1,
@@ -671,7 +688,7 @@ class Runner:
             raise failures[0]
 
     def _run_round(self, lane: Lane, group: PointGroup, trials: Any) -> None:
-        for unit in round_units(self.campaign.targets, group, trials.rounds, self.launch_seed, self.baselines):
+        for unit in round_units(self._targets(), group, trials.rounds, self.launch_seed, self.baselines):
             finished = {t.name for t in unit if (group.with_target(t.name), self.launch, trials.rounds) in self.finished}
             for name, result in self._run_unit(lane, group, unit, trials.rounds).items():
                 trials.add(name, result)
@@ -861,8 +878,8 @@ class Runner:
         from the latency trials: tracing slows every system call). One-client points only."""
         if group.clients > 1:
             return
-        for t in self.campaign.targets:
-            if t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
+        for t in self._targets():
+            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
                     t, group.mode, group.payload_type):
                 continue
             point = group.with_target(t.name)
@@ -890,8 +907,8 @@ class Runner:
         settings = ProfileSettings.from_settings(self.campaign.settings)
         if not settings.covers(group):
             return
-        for t in self.campaign.targets:
-            if t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
+        for t in self._targets():
+            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
                     t, group.mode, group.payload_type):
                 continue
             point = group.with_target(t.name)

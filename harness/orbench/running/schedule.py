@@ -195,4 +195,4 @@ def round_units(targets: Sequence[T], group: PointGroup, round_number: int, seed
 def total_group_runs(campaign: Campaign, pairs: list[HostPair]) -> int:
     """How many point-group runs a campaign makes (every block's groups, once per launch): what progress counts,
     since the stopping rule decides each group's trials as it goes."""
-    return sum(len(b.groups) for b in blocks(campaign, pairs)) * campaign.settings.launches
+    return sum(len(b.groups) for b in blocks(campaign, pairs)) * campaign.most_launches
