@@ -137,6 +137,9 @@ def slow_step(by_mode: Sequence[ModeAdded]) -> float | None:
 # 1 B), the slow mode's 1.13-1.26x above them.
 USUAL_SPEED_RATIO = MIN_MODE_RATIO
 USUAL_QUANTILE = 10
+# Fewer of the pairs than this share at the usual speed and the host has none at the point (split-core's wake-ups
+# spread a plain C ping-pong's p50 over 43-103 us): every pair counts.
+USUAL_MIN_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,8 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
     switch (-3 to +7 us at 1 B, where the middleware adds 1.5), and one taken wholly in the slow mode adds what
     the middleware adds there (about 0.7 us more), in a share of each launch that is chance. Decided on the
     baseline's slices alone, so the middleware's own variation never leaves a pair out. None when the point has
-    too few baseline slices to have a usual level (MIN_SLICES)."""
+    too few baseline slices to have a usual level (MIN_SLICES), or when fewer than USUAL_MIN_SHARE of its pairs
+    ran at it."""
     keys = sorted(set(orb) & set(base))
     values = [v for v in base.values() if v > 0]
     if len(values) < MIN_SLICES or not keys:
@@ -176,5 +180,7 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
         partner = (*key[:-1], key[-1] ^ 1)
         return base[key] <= limit and (partner not in base or base[partner] <= limit)
 
-    return SettledPairs(keys=frozenset(k for k in keys if usual_speed(k)), pairs=len(keys), usual_p50_ns=usual,
-                        limit_ns=limit)
+    kept = frozenset(k for k in keys if usual_speed(k))
+    if len(kept) < USUAL_MIN_SHARE * len(keys):
+        return None
+    return SettledPairs(keys=kept, pairs=len(keys), usual_p50_ns=usual, limit_ns=limit)
