@@ -255,7 +255,7 @@ def test_launches_for_names_a_target_descriptor_or_language(write_campaign):
     assert {planned.launches_of(t) for t in planned.targets} == {1}  # a plan chooses every target's launches
 
 
-def test_from_five_launches_the_fifth_at_each_end_is_trimmed():
+def test_from_six_launches_the_fifth_at_each_end_is_trimmed():
     # One launch far out: the trimmed mean and Yuen's interval (winsorized variance) are not set by it.
     values = [1482.0, 1468.0, 1382.0, 1612.0, 2824.0, 1512.0, 1433.0]
     t = trimmed(values)
@@ -264,8 +264,8 @@ def test_from_five_launches_the_fifth_at_each_end_is_trimmed():
     assert t.se == pytest.approx(math.sqrt(6 * np.var(winsorized, ddof=1) / (5 * 4)))
     out = over_launches({k: [v] for k, v in enumerate(values)})
     assert "trimmed" in out["ci_method"] and out["ci95_high"] < 1700 and out["ci95_low"] > 1350
-    plain = over_launches({k: [v] for k, v in enumerate(values[:4])})  # four launches: none trimmed
-    assert plain["ci_method"] == LAUNCH_METHOD and trimmed(values[:4]).g == 0
+    plain = over_launches({k: [v] for k, v in enumerate(values[:5])})  # five launches: none trimmed
+    assert plain["ci_method"] == LAUNCH_METHOD and trimmed(values[:5]).g == 0 and trimmed(values[:6]).g == 1
     # Compare judges the same location: Yuen's test, and Welch's where no side is trimmed.
     shifted = welch(values, [v + 200 for v in values])
     assert shifted.estimate == pytest.approx(200) and shifted.p < 0.01 and shifted.df == pytest.approx(8)

@@ -45,7 +45,7 @@ class Change:
 
 def welch(a: Sequence[float], b: Sequence[float], null: float = 0.0) -> Change:
     """mean(b) - mean(a) - null with Welch's t interval and p value; no interval or p below 2 values a side. A
-    side of five values or more is trimmed as over_launches trims it (its 20% trimmed mean, Yuen's test), so a
+    side of six values or more is trimmed as over_launches trims it (its 20% trimmed mean, Yuen's test), so a
     row is judged on the same location its interval is made for."""
     if len(a) == 0 or len(b) == 0:
         raise ValueError("both sides need values")

@@ -6,7 +6,7 @@ came and went hit them alike) the median move of the socket baselines, log ratio
 When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
 change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels). Runs with
 two process launches or more are tested on their launches' values (Welch's t on each launch's median
-difference; Yuen's on their 20% trimmed means from five launches a side): the launch is where a run's variance is, so a change must stand out against how much launches of
+difference; Yuen's on their 20% trimmed means from six launches a side): the launch is where a run's variance is, so a change must stand out against how much launches of
 the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
 the two runs' per-trial differences, the change being their Hodges-Lehmann shift (stats/significance.py),
 which cannot see launch-to-launch differences (two such runs of the same build are flagged more often than the
