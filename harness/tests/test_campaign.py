@@ -108,8 +108,12 @@ def test_a_campaign_file_that_is_not_utf8_is_named(tmp_path):
     assert code == 2 and "not a UTF-8 text file" in err and "Traceback" not in err
 
 
-def test_launches_for_must_name_a_target_descriptor_or_language(write_campaign):
+def test_settings_by_target_must_name_a_target_descriptor_or_language(write_campaign):
     text = 'name = "x"\ntargets = ["c-socket"]\nmodes = ["twoway"]\npayload_bytes = [1]\nlaunches_for = {"java" = 5}\n'
     path = write_campaign(text)
     with pytest.raises(UserError, match=rf"{path}: key launches_for.java: names no target of the campaign"):
+        read_campaign(path)
+    # The counting mode's settings by target are looked up the same way and checked the same way.
+    path = write_campaign(text.replace('launches_for = {"java" = 5}', 'count_rate_hz_for = {"omniorb" = 100}'))
+    with pytest.raises(UserError, match=rf"{path}: key count_rate_hz_for.omniorb: names no target"):
         read_campaign(path)

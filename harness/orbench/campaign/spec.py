@@ -6,9 +6,10 @@ Every mistake names the file, the key and the value, so a typo never starts a ha
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from orbench.campaign.duration import parse_duration
 from orbench.campaign.hosts import (
@@ -29,6 +30,10 @@ from orbench.results.point import PointGroup
 from orbench.schemas import check, read_toml
 from orbench.targets.descriptor import Target, parse_instance, read_targets
 from orbench.targets.options import OptionPlan, option_label, plan_options
+
+V = TypeVar("V")
+# Settings that give some targets a value of their own, keyed by a target's name, its descriptor or its language.
+BY_TARGET_KEYS = ("launches_for", "count_calls_for", "count_rate_hz_for")
 
 
 @dataclass
@@ -52,14 +57,18 @@ class Campaign:
         """The same campaign with some settings changed (a drawn order seed, --anatomy, a plan's launches)."""
         return replace(self, settings=self.settings.replace(**changes))
 
+    @staticmethod
+    def for_target(by_target: Mapping[str, V], target: Target, default: V) -> V:
+        """A BY_TARGET_KEYS setting's value for the target: for its name, its descriptor or its language, the
+        first it names, else `default`."""
+        return next((by_target[k] for k in (target.name, target.descriptor, target.language) if k in by_target),
+                    default)
+
     def launches_of(self, target: Target) -> int:
-        """The launches a target's workers run in (the first ones): launches_for's for its name, its descriptor
-        or its language, the first it names, else `launches`; planned repetitions give every target the plan's."""
+        """The launches a target's workers run in (the first ones): launches_for's, else `launches`; planned
+        repetitions give every target the plan's."""
         s = self.settings
-        if s.is_planned:
-            return s.launches
-        keys = (target.name, target.descriptor, target.language)
-        return next((s.launches_for[k] for k in keys if k in s.launches_for), s.launches)
+        return s.launches if s.is_planned else self.for_target(s.launches_for, target, s.launches)
 
     @property
     def most_launches(self) -> int:
@@ -246,7 +255,7 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
         if resolved_jdk is not None:
             by_name = {n: t.with_java(resolved_jdk.java) for n, t in by_name.items()}
         chosen += resolve_interop(path, settings["interop"], by_name)
-    _check_launches_for(path, settings, chosen)
+    _check_by_target(path, settings, chosen)
     _check_threading(path, settings, chosen)
     _check_sweep_settings(path, settings)
     _check_shapes(path, settings)
@@ -264,13 +273,15 @@ def campaign_from_data(path: Path, data: dict, targets: dict[str, Target] | None
                     jdk=resolved_jdk)
 
 
-def _check_launches_for(path: Path, settings: dict[str, Any], chosen: list[Target]) -> None:
-    """Every key of launches_for names a target of the campaign, its descriptor or its language."""
+def _check_by_target(path: Path, settings: dict[str, Any], chosen: list[Target]) -> None:
+    """Every key of a BY_TARGET_KEYS setting names a target of the campaign, its descriptor or its language (a
+    misspelt one would otherwise be left unused without a word)."""
     names = {n for t in chosen for n in (t.name, t.descriptor, t.language)}
-    for key in settings["launches_for"]:
-        if key not in names:
-            raise UserError(f"{path}: key launches_for.{key}: names no target of the campaign, no descriptor and no "
-                            f"language of one (known: {', '.join(sorted(names))})")
+    for setting in BY_TARGET_KEYS:
+        for key in settings[setting]:
+            if key not in names:
+                raise UserError(f"{path}: key {setting}.{key}: names no target of the campaign, no descriptor and "
+                                f"no language of one (known: {', '.join(sorted(names))})")
 
 
 def _check_shapes(path: Path, settings: dict[str, Any]) -> None:

@@ -92,9 +92,8 @@ class CountPlan:
         closed loop: its counters are bytes and methods, which a server's batched reads do not move, and a paced
         Java client would run its paced loop's own code in the counted calls."""
         s = campaign.settings
-        keys = (target.name, target.descriptor, target.language)
-        runs = next((s.count_calls_for[k] for k in keys if k in s.count_calls_for), s.count_calls)
-        rate = next((s.count_rate_hz_for[k] for k in keys if k in s.count_rate_hz_for), s.count_rate_hz)
+        runs = campaign.for_target(s.count_calls_for, target, s.count_calls)
+        rate = campaign.for_target(s.count_rate_hz_for, target, s.count_rate_hz)
         return cls(runs, s.count_warmup, s.count_repeats, s.sync_timeout_ms, 0.0 if target.is_jvm else rate)
 
     @property

@@ -879,8 +879,8 @@ class Runner:
         if group.clients > 1:
             return
         for t in self._targets():
-            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
-                    t, group.mode, group.payload_type):
+            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions \
+                    or self.campaign.unsupported(t, group.mode, group.payload_type):
                 continue
             point = group.with_target(t.name)
             session = lane.sessions[t.name]
@@ -908,8 +908,8 @@ class Runner:
         if not settings.covers(group):
             return
         for t in self._targets():
-            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions or self.campaign.unsupported(
-                    t, group.mode, group.payload_type):
+            if not self._last_launch_of(t) or t.name in lane.broken or t.name not in lane.sessions \
+                    or self.campaign.unsupported(t, group.mode, group.payload_type):
                 continue
             point = group.with_target(t.name)
             session = lane.sessions[t.name]

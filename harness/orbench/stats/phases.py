@@ -149,12 +149,7 @@ class SettledPairs:
 
     keys: frozenset
     pairs: int          # all the point's slice pairs
-    usual_p50_ns: float  # the baseline's usual slice p50 at the point
-    limit_ns: float      # a baseline slice above it was not at the usual speed
-
-    @property
-    def left_out(self) -> int:
-        return self.pairs - len(self.keys)
+    limit_ns: float     # a baseline slice above it was not at the usual speed
 
 
 def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> SettledPairs | None:
@@ -162,10 +157,11 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
 
     The sliced design runs slices k and k+1 (k even) of a unit's members in one stretch (A B, then B A: four
     slices, a few to tens of milliseconds), so the two baseline slices of that stretch bracket the middleware's
-    two (with several middleware on one baseline, the baseline's two sit among theirs). When both read the host's usual speed, no switch to the slow mode fell inside the stretch and both
-    pairs are kept; when either was slow, both pairs go: a pair whose two slices straddle a switch reads the
-    switch (-3 to +7 us at 1 B, where the middleware adds 1.5), and one taken wholly in the slow mode adds what
-    the middleware adds there (about 0.7 us more), in a share of each launch that is chance. Decided on the
+    two (with several middleware on one baseline, the baseline's two sit among theirs). When both read the host's
+    usual speed, no switch to the slow mode fell inside the stretch and both pairs are kept; when either was
+    slow, both pairs go: a pair whose two slices straddle a switch reads the switch (-3 to +7 us at 1 B, where the
+    middleware adds 1.5), and one taken wholly in the slow mode adds what the middleware adds there (about 0.7 us
+    more), in a share of each launch that is chance. Decided on the
     baseline's slices alone, so the middleware's own variation never leaves a pair out. None when the point has
     too few baseline slices to have a usual level (MIN_SLICES), or when fewer than USUAL_MIN_SHARE of its pairs
     ran at it."""
@@ -183,4 +179,4 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
     kept = frozenset(k for k in keys if usual_speed(k))
     if len(kept) < USUAL_MIN_SHARE * len(keys):
         return None
-    return SettledPairs(keys=kept, pairs=len(keys), usual_p50_ns=usual, limit_ns=limit)
+    return SettledPairs(keys=kept, pairs=len(keys), limit_ns=limit)

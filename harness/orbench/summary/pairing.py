@@ -64,11 +64,12 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
                 why_missing=f"shape {point.shape} crosses no socket: no baseline call is like it"))
             continue
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
+        # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
+        reads_speed = point.mode != "oneway"
         added = None
         if point in trial_p50 and base in trial_p50:
-            # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
             added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}),
-                                      usual_speed=point.mode != "oneway")
+                                      usual_speed=reads_speed)
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -77,8 +78,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             # Its p50 (the mean of all its trials) minus the baseline's then differs from the estimate.
             why = (f"{added['unpaired']} trial(s) without a partner are left out of the paired estimate"
                    if added["unpaired"] else None)
-            split = (host_speed_split(slices.get(point, {}), slices.get(base, {})) if point.mode != "oneway"
-                     else None)
+            split = host_speed_split(slices.get(point, {}), slices.get(base, {})) if reads_speed else None
             changes["orb_added_latency_ns"] = from_json(OrbAdded, {"baseline": base_name, **added,
                                                                    "why_not_p50_difference": why})
             if split is not None:
@@ -112,6 +112,7 @@ def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
     if settled is not None:
         kept = {launch: [orb_slices[k] - base_slices[k] for k in sorted(settled.keys) if k[0] == launch]
                 for launch in sorted({k[0] for k in settled.keys})}
+        # The filter stands while an interval over launches is left (or the run had one launch to begin with).
         if len(kept) >= 2 or len(kept) == len({k[0] for k in orb_slices}):
             dropped = sorted({k[0] for k in set(orb_slices) & set(base_slices)} - set(kept))
             orb_slices = {k: v for k, v in orb_slices.items() if k in settled.keys}
