@@ -7,8 +7,9 @@ A sampling thread reads, every SAMPLE_PERIOD_S while the trial runs, each worker
 exact on-CPU time, every thread, ended ones included: anatomy/snapshot.process_cpu_ns) and the server's number
 of threads (/proc/PID/task), with the time on CLOCK_MONOTONIC, the clock the workers report their first and
 last timed call on. The CPU used over the timed calls is then interpolated at those two instants: warm-up
-calls and barriers before and after are left out. Local workers only (a remote worker's clock is read on its
-host; there the fields stay empty).
+calls and barriers before and after are left out (the kernel updates a running thread of another process only
+at its scheduler tick, so each end may be up to a tick, 4 ms at HZ=250, behind). Local workers only (a remote
+worker's clock is read on its host; there the fields stay empty).
 
 The thread is one per harness process, started with the run and kept: a thread started just before each trial
 (as this module did) slowed the trial after it. `orbench fidelity`'s split-core c-socket oneway row at 16 and
