@@ -23,6 +23,8 @@ from orbench.running.counted import run_counting_campaign
 from orbench.running.runner import Runner
 from orbench.summary.instructions import format_instruction_table
 from orbench.summary.precision import format_reached, format_reached_unplanned
+from orbench.summary.run_to_run import gather as gather_earlier_runs
+from orbench.summary.run_to_run import gathered_line
 from orbench.summary.summary import write_summary
 from orbench.summary.table import format_table
 
@@ -118,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
               f"orbench run --resume {store.path}", file=sys.stderr)
     after: dict[str, float] = {}
     started = time.perf_counter()
+    earlier = gather_earlier_runs(store)  # before the summary, which widens its intervals by them
     summary = write_summary(store)
     after["summary_s"] = time.perf_counter() - started
     print(format_table(summary))
@@ -138,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"orbench: time: {account.line()}", file=sys.stderr)
     if summary.host_speed is not None:
         print(f"orbench: {summary.host_speed.text}", file=sys.stderr)
+    if any(p.orb_added_latency_ns and p.orb_added_latency_ns.se_ns for p in summary.points):
+        print(f"orbench: {gathered_line(earlier)}", file=sys.stderr)
     for w in summary.warnings:  # last, so they are what a reader sees when the run ends
         print(f"warning: {w}", file=sys.stderr)
     if interrupted:

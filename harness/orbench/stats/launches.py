@@ -178,8 +178,10 @@ def over_launches(per_launch: Mapping[int, Sequence[float]], confidence: float =
         mean, low, high = math.exp(mean), None if low is None else math.exp(low), None if high is None else math.exp(high)
     method = ((POSITIVE_TRIMMED_LAUNCH_METHOD if t.g else POSITIVE_LAUNCH_METHOD) if logged
               else (TRIMMED_LAUNCH_METHOD if t.g else LAUNCH_METHOD))
-    return {"estimate": mean, "ci95_low": low, "ci95_high": high,
-            "ci_method": method,
+    # The standard error on the estimate's own scale (none on the log scale), for the run-to-run part of an
+    # interval (summary/run_to_run.py).
+    se = None if logged or t.se is None else float(t.se)
+    return {"estimate": mean, "ci95_low": low, "ci95_high": high, "se": se, "df": t.df, "ci_method": method,
             "n_launches": int(x.size), "launches": [v.as_dict() for v in values],
             "variance": variance_split(per_launch), "disagreement": disagreement(per_launch)}
 

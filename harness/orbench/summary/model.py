@@ -44,7 +44,9 @@ from orbench.stats.phases import ModeAdded
 # 10: an instruction count splits off glibc's allocator (its instructions and calls per call) from the rest.
 # 11: ORB-added latency from the slice pairs taken with the host at its usual speed (`usual_speed`: how many of
 #    how many, and the launches left out with none).
-SUMMARY_VERSION = 11
+# 12: ORB-added latency's within-run standard error (`se_ns`) and its interval widened by the run-to-run variation
+#    of earlier runs on the host (`run_to_run`, summary/run_to_run.py).
+SUMMARY_VERSION = 12
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -301,6 +303,18 @@ class UsualSpeed:
 
 
 @dataclass(frozen=True)
+class RunToRun:
+    """How earlier runs of the campaign on this host widened the interval (summary/run_to_run.py)."""
+
+    runs: int                 # this one and its earlier runs with the point
+    tau_ns: float             # the run-to-run standard deviation beyond the runs' own standard errors
+    pooled_se_ns: float       # the root mean square of the runs' standard errors
+    pooled_df: int            # the runs' degrees of freedom, summed
+    within_ci95_low: float    # the interval from this run's launches alone
+    within_ci95_high: float
+
+
+@dataclass(frozen=True)
 class OrbAdded:
     """ORB-added latency: the ORB's trial p50s minus its baseline's, paired (summary/pairing.py). Over launches
     the launch fields are set; without a paired trial only `why_missing`."""
@@ -322,6 +336,12 @@ class OrbAdded:
     why_not_p50_difference: str | None = None
     by_host_speed: HostSpeedSplit | None = None
     usual_speed: UsualSpeed | None = None
+    se_ns: float | None = optional()                 # the estimate's standard error over this run's launches
+    se_df: int | None = optional()                   # its degrees of freedom
+    run_to_run: RunToRun | None = optional()
+
+    def replace(self, **changes: Any) -> OrbAdded:
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True)

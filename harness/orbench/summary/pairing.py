@@ -147,7 +147,8 @@ def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],
             "ci_method": lv["ci_method"] + method, "pairs": pairs,
             "unpaired": len(orb) + len(base) - 2 * trial_pairs,
             "per_pair": diffs, "mean": float(np.mean(diffs)), "n_launches": lv["n_launches"],
-            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"], **usual}
+            "launches": lv["launches"], "variance": lv["variance"], "disagreement": lv["disagreement"],
+            "se_ns": lv["se"], "se_df": lv["df"] if lv["se"] is not None else None, **usual}
 
 
 def host_speed_split(orb: dict[SliceKey, float], base: dict[SliceKey, float]) -> HostSpeedSplit | None:

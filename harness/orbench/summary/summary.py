@@ -1,8 +1,9 @@
 """summary.json: per target x mode x payload x placement statistics of a run, from its raw samples only.
 
-It can always be recomputed (`orbench summarize RUN`) since it reads nothing but the run directory. Three steps,
+It can always be recomputed (`orbench summarize RUN`) since it reads nothing but the run directory. Four steps,
 each typed (summary/model.py): each point from its own trials (point_summary.py), each ORB against its baseline
-(pairing.py), and the warnings over the result (run_checks.py).
+(pairing.py), its interval widened by the run-to-run variation its earlier runs showed (run_to_run.py, from the
+figures the run kept of them), and the warnings over the result (run_checks.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from orbench.summary.pairing import pair_with_baselines
 from orbench.summary.point_summary import TrialKey, slice_p50s, summarize_point
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
+from orbench.summary.run_to_run import with_run_to_run
 from orbench.summary.sections import with_interop
 from orbench.summary.shape_costs import shape_costs
 
@@ -69,6 +71,7 @@ def summarize(store: RunStore) -> RunSummary:
             trial_p50[point] = p50s
     slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
     points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices)
+    points = with_run_to_run(points, store.path)
     points = with_interop(points)
     points = _with_stopping(points, manifest)
     fits = [from_json(KnownAnswerFit, f) for f in known_answer_fits(

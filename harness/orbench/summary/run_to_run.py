@@ -1,0 +1,163 @@
+"""The run-to-run part of an ORB-added interval: what earlier runs of the campaign on this host say that a run's
+own launches cannot.
+
+A run's interval comes from its own launches, and on a cloud VM that is not enough to hold another run's
+estimate. Two things are missing. (1) Six launches give a rough standard error, with 3 degrees of freedom: a run
+whose launches happened to agree reads a narrow interval (omniORB's 1 B ORB-added latency read +-17 ns in one quick
+run, +-53 to +-111 ns in seven others), and another run's estimate falls outside it. (2) Whole runs differ by more
+than their launches do: four quick runs read omniORB 1 B at 1414, 1510, 1517 and 1474 ns with half-widths of
+38-72 ns while their socket baselines agreed within 0.2%. So the runs' standard errors are pooled (the root mean
+square of this run's and its earlier runs', with their degrees of freedom summed, so its t is near 2), and the
+run-to-run variance beyond them is added, as a random-effects model estimates it (DerSimonian and Laird,
+"Meta-analysis in clinical trials", 1986): tau^2 = max(0, Var(run estimates) - mean(within-run se^2)). The
+half-width is t(pooled df) x sqrt(pooled se^2 + tau^2), or the run's own where that is wider.
+
+The run takes its earlier runs' figures when it ends (`gather`, called by `orbench run` before the summary) and
+keeps them in the run directory (EARLIER_RUNS_FILE), so its summary still reads nothing but its own directory and
+comes out the same when recomputed. Earlier runs count when they are of the same campaign name, on the same host
+(hostname, CPU model, CPU count, kernel), started before this one, with a summary that has the within-run
+standard error (summary version 12 on); the last MAX_EARLIER of them. The within-run interval stays in the
+summary beside the widened one. The user guide's "ORB-added latency" gives the measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orbench.results.point import Point
+from orbench.results.store import RunStore, write_json_atomic
+from orbench.stats.tdist import quantile
+from orbench.summary.model import OrbAdded, PointSummary, RunToRun
+
+EARLIER_RUNS_FILE = "earlier_runs.json"
+# The runs a tau needs: this one and three earlier (a variance of fewer is too rough to widen by).
+MIN_RUNS = 4
+# The most recent earlier runs taken: the host's behaviour drifts over days, and old runs should not decide.
+MAX_EARLIER = 10
+WIDENED = ("; widened by {runs} runs on this host: their pooled standard error {pooled:.0f} ns ({df} df) and "
+           "run-to-run tau {tau:.0f} ns")
+HOST_KEYS = ("hostname", "cpu_model", "logical_cpus", "kernel")
+
+
+@dataclass(frozen=True)
+class EarlierValue:
+    run_id: str
+    estimate: float
+    se_ns: float
+    df: int
+
+
+def host_identity(manifest: dict[str, Any]) -> tuple:
+    host = (manifest.get("environment") or {}).get("host") or {}
+    return tuple(host.get(k) for k in HOST_KEYS)
+
+
+def _earlier_values(run_dir: Path) -> dict[str, list[float]] | None:
+    """slug -> [estimate, within-run se, its df] of each ORB-added latency of an earlier run's summary.json."""
+    try:
+        data = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    out: dict[str, Any] = {}
+    for row in data.get("points") or []:
+        added = row.get("orb_added_latency_ns") or {}
+        se, df, est = added.get("se_ns"), added.get("se_df"), added.get("estimate")
+        if se is None or df is None or est is None:
+            continue
+        try:
+            out[Point.from_record(row).slug] = [float(est), float(se), int(df)]
+        except (KeyError, ValueError):
+            continue
+    return out
+
+
+def gather(store: RunStore) -> dict[str, Any]:
+    """The earlier runs' ORB-added figures this run's summary widens by, written to EARLIER_RUNS_FILE."""
+    manifest = json.loads(store.manifest_path.read_text())  # two keys of it; the run's own, checked before
+    me = host_identity(manifest)
+    runs: list[tuple[str, dict[str, Any]]] = []
+    for other in sorted(store.path.parent.iterdir()):
+        if other.name >= store.run_id or other.is_symlink() or not (other / "manifest.json").is_file():
+            continue
+        try:
+            theirs = json.loads((other / "manifest.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if host_identity(theirs) != me or (theirs.get("campaign") or {}).get("name") != \
+                (manifest.get("campaign") or {}).get("name"):
+            continue
+        values = _earlier_values(other)
+        if values:
+            runs.append((other.name, values))
+    runs = runs[-MAX_EARLIER:]
+    points: dict[str, list[list[Any]]] = {}
+    for run_id, values in runs:
+        for slug, (est, se, df) in values.items():
+            points.setdefault(slug, []).append([run_id, est, se, df])
+    data = {"host": dict(zip(HOST_KEYS, me)), "runs": [r for r, _ in runs], "points": points}
+    write_json_atomic(store.path / EARLIER_RUNS_FILE, data)
+    return data
+
+
+def gathered_line(data: dict[str, Any]) -> str:
+    """What the run's last lines say of it."""
+    n = len(data.get("runs") or [])
+    if n + 1 >= MIN_RUNS:
+        return (f"ORB-added intervals widened by what {n} earlier run(s) of this campaign on this host showed "
+                f"({EARLIER_RUNS_FILE})")
+    return (f"ORB-added intervals from this run's launches alone: {n} earlier run(s) of this campaign on this "
+            f"host, {MIN_RUNS - 1} needed to widen them by the variation between runs")
+
+
+def read_earlier(run_dir: Path) -> dict[str, list[EarlierValue]]:
+    """What gather() kept for the run: slug -> its earlier values; {} for a run without the file."""
+    try:
+        data = json.loads((run_dir / EARLIER_RUNS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {slug: [EarlierValue(str(r), float(e), float(s), int(d)) for r, e, s, d in rows]
+            for slug, rows in (data.get("points") or {}).items()}
+
+
+def tau_ns(estimates: list[float], ses: list[float]) -> float:
+    """The run-to-run standard deviation beyond the runs' own standard errors (0 when they explain it all)."""
+    excess = statistics.variance(estimates) - statistics.fmean(s * s for s in ses)
+    return max(0.0, excess) ** 0.5
+
+
+def widened(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
+    """The ORB-added latency with its interval widened by what its earlier runs show, when this run and they
+    are MIN_RUNS or more (the module's docstring)."""
+    if added.estimate is None or not added.se_ns or not added.se_df or added.ci95_low is None \
+            or added.ci95_high is None or len(earlier) + 1 < MIN_RUNS:
+        return added
+    estimates, ses = [e.estimate for e in earlier] + [added.estimate], [e.se_ns for e in earlier] + [added.se_ns]
+    tau = tau_ns(estimates, ses)
+    pooled = statistics.fmean(s * s for s in ses) ** 0.5
+    df = sum(e.df for e in earlier) + added.se_df
+    half = quantile(0.975, df) * (pooled ** 2 + tau ** 2) ** 0.5
+    low, high = min(added.ci95_low, added.estimate - half), max(added.ci95_high, added.estimate + half)
+    record = RunToRun(runs=len(earlier) + 1, tau_ns=round(tau, 1), pooled_se_ns=round(pooled, 1), pooled_df=df,
+                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high)
+    if (low, high) == (added.ci95_low, added.ci95_high):
+        return added.replace(run_to_run=record)
+    return added.replace(ci95_low=low, ci95_high=high, run_to_run=record,
+                         ci_method=(added.ci_method or "") + WIDENED.format(runs=len(earlier) + 1, tau=tau,
+                                                                             pooled=pooled, df=df))
+
+
+def with_run_to_run(points: dict[Point, PointSummary], run_dir: Path) -> dict[Point, PointSummary]:
+    """Every ORB-added latency of the run widened by what its earlier runs on this host say (read_earlier)."""
+    earlier = read_earlier(run_dir)
+    if not earlier:
+        return points
+    out = dict(points)
+    for point, summary in points.items():
+        added = summary.orb_added_latency_ns
+        if added is not None and point.slug in earlier:
+            out[point] = summary.replace(orb_added_latency_ns=widened(added, earlier[point.slug]))
+    return out

@@ -1,0 +1,103 @@
+"""The run-to-run part of an ORB-added interval (summary/run_to_run.py): its estimate on known values, which
+earlier runs count, and on simulated runs with a known run-level variance, that a run's widened interval holds
+another run's estimate where its own interval does not."""
+
+import json
+import statistics
+
+import numpy as np
+import pytest
+from orbench.results.point import Point
+from orbench.results.store import RunStore
+from orbench.stats.launches import over_launches
+from orbench.stats.tdist import quantile
+from orbench.summary.model import OrbAdded
+from orbench.summary.run_to_run import EARLIER_RUNS_FILE, EarlierValue, gather, read_earlier, tau_ns, widened
+
+POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="omniorb")
+HOST = {"hostname": "vm", "cpu_model": "AMD EPYC", "logical_cpus": 2, "kernel": "Linux 6.18"}
+
+
+def added(estimate: float, se: float, t: float = 2.0, df: int = 3) -> OrbAdded:
+    return OrbAdded(baseline="c-socket", estimate=estimate, ci95_low=estimate - t * se,
+                    ci95_high=estimate + t * se, ci_method="m", se_ns=se, se_df=df)
+
+
+def test_tau_is_the_spread_the_standard_errors_leave():
+    # Var(0, 10, 20, 30) = 166.67; each se 5 explains 25 of it.
+    assert tau_ns([0, 10, 20, 30], [5, 5, 5, 5]) == pytest.approx((166.667 - 25) ** 0.5, rel=1e-4)
+    assert tau_ns([0, 1, 2, 3], [5, 5, 5, 5]) == 0.0  # the standard errors explain it all
+
+
+def test_widening_needs_three_earlier_runs_and_never_narrows():
+    run = added(100.0, 10.0)
+    two = [EarlierValue("a", 100.0, 10.0, 3), EarlierValue("b", 100.0, 10.0, 3)]
+    assert widened(run, two) == run
+    # Earlier runs of standard error 20 and estimates far apart: pooled se and tau beyond it, t of 12 df.
+    earlier = [EarlierValue(r, e, 20.0, 3) for r, e in (("a", 0.0), ("b", 100.0), ("c", 200.0))]
+    out = widened(run, earlier)
+    tau = tau_ns([0, 100, 200, 100], [20, 20, 20, 10])
+    pooled = ((3 * 400 + 100) / 4) ** 0.5
+    half = quantile(0.975, 12) * (pooled ** 2 + tau ** 2) ** 0.5
+    assert (out.ci95_low, out.ci95_high) == (pytest.approx(100 - half), pytest.approx(100 + half))
+    assert out.run_to_run.runs == 4 and out.run_to_run.pooled_df == 12
+    assert out.run_to_run.pooled_se_ns == pytest.approx(pooled, abs=0.05)
+    assert (out.run_to_run.within_ci95_low, out.run_to_run.within_ci95_high) == (80.0, 120.0)
+    assert "widened by 4 runs" in out.ci_method
+    # A run less precise than the others, which agree: its own interval stands.
+    calm = [EarlierValue(r, 100.0, 1.0, 3) for r in "abc"]
+    same = widened(run, calm)
+    assert (same.ci95_low, same.ci95_high) == (80.0, 120.0) and same.run_to_run.tau_ns == 0.0
+
+
+def _run(root, name: str, host: dict, campaign: str = "quick", estimate: float = 100.0, se: float = 5.0):
+    run = root / campaign / name
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text(json.dumps({"environment": {"host": host}, "campaign": {"name": campaign}}))
+    row = {**POINT.as_record(), "target": POINT.target,
+           "orb_added_latency_ns": {"baseline": "c-socket", "estimate": estimate, "se_ns": se, "se_df": 3}}
+    (run / "summary.json").write_text(json.dumps({"points": [row]}))
+    return RunStore(run)
+
+
+def test_gather_takes_earlier_runs_of_the_campaign_on_this_host(tmp_path):
+    for i in range(12):
+        _run(tmp_path, f"20261129-1000{i:02d}-vm", HOST, estimate=100.0 + i)
+    _run(tmp_path, "20261129-100100-vm", {**HOST, "hostname": "other"})   # another host
+    _run(tmp_path, "20261129-100101-vm", HOST, campaign="middleware")     # another campaign (its own directory)
+    (tmp_path / "quick" / "20261129-100102-vm").mkdir()                   # no manifest: an unfinished start
+    this = _run(tmp_path, "20261129-110000-vm", HOST)
+    _run(tmp_path, "20261129-120000-vm", HOST)                            # later than this run
+    data = gather(this)
+    assert data["runs"] == [f"20261129-1000{i:02d}-vm" for i in range(2, 12)]  # the last ten
+    earlier = read_earlier(this.path)[POINT.slug]
+    assert [e.estimate for e in earlier] == [100.0 + i for i in range(2, 12)]
+    assert (this.path / EARLIER_RUNS_FILE).is_file()
+    assert read_earlier(tmp_path) == {}  # a run without the file
+
+
+def test_widened_intervals_cover_the_truth_and_other_runs_estimates():
+    # Simulated runs of six launches each (launch sd 60 ns), each run shifted by its own offset (sd 40 ns): the
+    # run-level variance no run's launches can see. Each run is widened by the ten before it. A 95% interval
+    # should cover the true value 0.95 of the time; even one that does holds another run's estimate about 0.83
+    # of the time (their difference has twice the variance).
+    rng = np.random.default_rng(7)
+    runs = []
+    for _ in range(200):
+        offset = 40.0 * rng.standard_normal()
+        values = {launch: [1500.0 + offset + 60.0 * rng.standard_normal()] for launch in range(6)}
+        lv = over_launches(values)
+        runs.append(added(lv["estimate"], lv["se"], t=(lv["ci95_high"] - lv["ci95_low"]) / 2 / lv["se"], df=lv["df"]))
+    history = [EarlierValue(str(i), r.estimate, r.se_ns, r.se_df) for i, r in enumerate(runs)]
+    wide = [widened(r, history[i - 10:i]) for i, r in enumerate(runs) if i >= 10]
+    own = runs[10:]
+
+    def cover(intervals: list[OrbAdded]) -> float:
+        return statistics.fmean(a.ci95_low <= 1500.0 <= a.ci95_high for a in intervals)
+
+    def capture(intervals: list[OrbAdded]) -> float:
+        return statistics.fmean(a.ci95_low <= b.estimate <= a.ci95_high
+                                for i, a in enumerate(intervals) for j, b in enumerate(own) if i != j)
+
+    assert cover(own) < 0.88 and capture(own) < 0.75  # the launches alone miss the run-level offsets
+    assert cover(wide) >= 0.93 and capture(wide) >= 0.83
