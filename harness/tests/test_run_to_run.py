@@ -11,8 +11,17 @@ from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.stats.launches import over_launches
 from orbench.stats.tdist import quantile
-from orbench.summary.model import OrbAdded
-from orbench.summary.run_to_run import EARLIER_RUNS_FILE, EarlierValue, gather, read_earlier, tau_ns, widened
+from orbench.summary.model import OrbAdded, PointSummary
+from orbench.summary.run_to_run import (
+    EARLIER_RUNS_FILE,
+    EarlierValue,
+    gather,
+    read_earlier,
+    tau_ns,
+    widened,
+    with_run_to_run,
+)
+from orbench.summary.table import interval_over
 
 POINT = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="omniorb")
 HOST = {"hostname": "vm", "cpu_model": "AMD EPYC", "logical_cpus": 2, "kernel": "Linux 6.18"}
@@ -74,6 +83,13 @@ def test_gather_takes_earlier_runs_of_the_campaign_on_this_host(tmp_path):
     assert [e.estimate for e in earlier] == [100.0 + i for i in range(2, 12)]
     assert (this.path / EARLIER_RUNS_FILE).is_file()
     assert read_earlier(tmp_path) == {}  # a run without the file
+    # The summary's step: the point's interval widened by those ten (estimates 102-111 ns, se 5), and the table
+    # says so.
+    run = added(100.0, 1.0).replace(n_launches=6)
+    out = with_run_to_run({POINT: PointSummary(point=POINT, orb_added_latency_ns=run)}, this.path)[POINT]
+    widest = out.orb_added_latency_ns
+    assert widest.ci95_low < 98.0 and widest.run_to_run.runs == 11
+    assert interval_over(out) == "6 launches, widened by 10 earlier runs"
 
 
 def test_widened_intervals_cover_the_truth_and_other_runs_estimates():

@@ -26,7 +26,8 @@ def _added(p: PointSummary) -> str:
 
 def interval_over(p: PointSummary) -> str:
     """What the ORB-added interval is over: launches, or the pairs of one launch (and, below 6 pairs, that it is
-    the mean's t interval: the median has none there). With launches, which level its variance comes from."""
+    the mean's t interval: the median has none there). With launches, which level its variance comes from, and
+    whether earlier runs on the host widened it (summary/run_to_run.py)."""
     added = p.orb_added_latency_ns
     if added is None or added.estimate is None:
         return ""
@@ -37,6 +38,9 @@ def interval_over(p: PointSummary) -> str:
             text += f", {share:.0%} launch"
         if added.disagreement:
             text += " MIXED"
+        rr = added.run_to_run
+        if rr is not None and (rr.within_ci95_low, rr.within_ci95_high) != (added.ci95_low, added.ci95_high):
+            text += f", widened by {rr.runs - 1} earlier runs"
         return text
     return f"{added.pairs} pairs" + (" (mean, t)" if added.ci_method == PAIRED_FEW_METHOD else "")
 
