@@ -149,6 +149,10 @@ def test_a_budget_run_plans_reports_and_ends_within_its_budget(write_campaign, r
     plans = repetition_plans(manifest)
     assert plans and all(p.aim == "budget" for p in plans) and plans[0].source == "launches so far (1)"
     assert len(manifest["launches"]) >= 2
+    # Every launch the plans made ran trials of both targets (the plan may go past the campaign's `launches`).
+    trials = RunStore((results_root / "budget" / "latest").resolve()).read_trials()
+    assert {(t.launch, t.point.target) for t in trials} == \
+        {(k, name) for k in range(len(manifest["launches"])) for name in ("omniorb", "c-socket")}
     assert took <= 25 * 1.25, took
     # A second run plans from the first before it starts.
     code, out, err = run_cli("run", str(write_campaign(BUDGET.format(budget="20s"))))

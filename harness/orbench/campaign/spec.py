@@ -65,8 +65,8 @@ class Campaign:
                     default)
 
     def launches_of(self, target: Target) -> int:
-        """The launches a target's workers run in (the first ones): launches_for's, else `launches`; planned
-        repetitions give every target the plan's."""
+        """The launches a target's workers run in (the first ones): launches_for's, else `launches`. Under
+        planned repetitions `launches` (the runner gives every target each launch its plan makes)."""
         s = self.settings
         return s.launches if s.is_planned else self.for_target(s.launches_for, target, s.launches)
 
