@@ -107,8 +107,8 @@ def gathered_line(data: dict[str, Any]) -> str:
     """What the run's last lines say of it."""
     n = len(data.get("runs") or [])
     if n + 1 >= MIN_RUNS:
-        return (f"ORB-added intervals widened by what {n} earlier run(s) of this campaign on this host showed "
-                f"({EARLIER_RUNS_FILE})")
+        return (f"ORB-added intervals widened by {n} earlier run(s) of this campaign on this host, at each point "
+                f"{MIN_RUNS - 1} or more of them had ({EARLIER_RUNS_FILE})")
     return (f"ORB-added intervals from this run's launches alone: {n} earlier run(s) of this campaign on this "
             f"host, {MIN_RUNS - 1} needed to widen them by the variation between runs")
 
