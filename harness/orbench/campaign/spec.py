@@ -64,11 +64,13 @@ class Campaign:
         return next((by_target[k] for k in (target.name, target.descriptor, target.language) if k in by_target),
                     default)
 
-    def launches_of(self, target: Target) -> int:
-        """The launches a target's workers run in (the first ones): launches_for's, else `launches`. Under
-        planned repetitions `launches` (the runner gives every target each launch its plan makes)."""
+    def launches_of(self, target: Target, run_launches: int | None = None) -> int:
+        """The launches a target's workers run in (the first ones): launches_for's, else `launches`. Under planned
+        repetitions every launch of the run (`run_launches`, which the plan sets; `launches` before it is known)."""
         s = self.settings
-        return s.launches if s.is_planned else self.for_target(s.launches_for, target, s.launches)
+        if s.is_planned:
+            return s.launches if run_launches is None else run_launches
+        return self.for_target(s.launches_for, target, s.launches)
 
     @property
     def most_launches(self) -> int:

@@ -159,6 +159,12 @@ class RunStore:
     def run_id(self) -> str:
         return self.path.name
 
+    def other_runs(self) -> list[Path]:
+        """The other runs beside this one in its campaign's directory (each with a manifest; not `latest`),
+        oldest first: run ids begin with the time they started."""
+        return sorted(p for p in self.path.parent.iterdir() if p.is_dir() and not p.is_symlink()
+                      and p != self.path and (p / "manifest.json").is_file())
+
     @property
     def manifest_path(self) -> Path:
         return self.path / "manifest.json"

@@ -80,9 +80,7 @@ def previous_evidence(campaign: Campaign, current: Path) -> Evidence | None:
     before orbench kept its time accounting (no cost per launch: a budget would be overrun)."""
     wanted = {g for pair in campaign.host_pairs() for o in campaign.option_labels()
               for g in campaign.point_groups(pair.label, o)}
-    runs = sorted((p for p in current.parent.iterdir() if p.is_dir() and not p.is_symlink() and p != current
-                   and (p / "manifest.json").is_file()), reverse=True)
-    for path in runs:
+    for path in reversed(RunStore(current).other_runs()):
         store = RunStore(path)
         try:
             evidence = evidence_of(store, f"previous run {path.name}")

@@ -377,18 +377,13 @@ class Runner:
                 "clients": session.client_places() if session.client else []}
             self.store.write_manifest(self.manifest)
 
-    def _launches_of(self, target: Target) -> int:
-        """The launches the target runs in: a plan's, for every target (it may plan more than `launches`), else
-        launches_for's or `launches` (Campaign.launches_of)."""
-        return self.launches if self.planned is not None else self.campaign.launches_of(target)
-
     def _targets(self) -> list[Target]:
         """The campaign's targets that run in this launch (launches_for gives some more launches than others)."""
-        return [t for t in self.campaign.targets if self.launch < self._launches_of(t)]
+        return [t for t in self.campaign.targets if self.launch < self.campaign.launches_of(t, self.launches)]
 
     def _last_launch_of(self, target: Target) -> bool:
         """Whether this launch is the target's last: its traced and profiled trials run there."""
-        return self.launch == min(self.launches, self._launches_of(target)) - 1
+        return self.launch == min(self.launches, self.campaign.launches_of(target, self.launches)) - 1
 
     def _pending(self, groups: tuple[PointGroup, ...]) -> bool:
         """Whether any of the groups has trials left in this launch (no stopping record yet)."""

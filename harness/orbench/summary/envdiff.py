@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# What environment_differences calls a change of orbench's own code.
+COMMIT = "orbench commit"
 HOST_FACTS = (("kernel", "kernel"), ("cpu_model", "CPU model"), ("logical_cpus", "logical CPUs"),
               ("governor", "CPU frequency governor"), ("java_version", "JDK"))
 
@@ -60,7 +62,7 @@ def environment_differences(a: dict, b: dict) -> list[Difference]:
     out += _counting_differences(a.get("counting"), b.get("counting"))
     ga, gb = (a.get("environment") or {}).get("git") or {}, (b.get("environment") or {}).get("git") or {}
     if (ga.get("commit"), ga.get("dirty")) != (gb.get("commit"), gb.get("dirty")):
-        out.append(Difference("orbench commit", _commit(ga), _commit(gb)))
+        out.append(Difference(COMMIT, _commit(ga), _commit(gb)))
     return out
 
 

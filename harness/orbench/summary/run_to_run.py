@@ -15,7 +15,7 @@ half-width is t(pooled df) x sqrt(pooled se^2 + tau^2), or the run's own where t
 The run takes its earlier runs' figures when it ends (`gather`, called by `orbench run` before the summary) and
 keeps them in the run directory (EARLIER_RUNS_FILE), so its summary still reads nothing but its own directory and
 comes out the same when recomputed. Earlier runs count when they are of the same campaign name, on the same host
-(hostname, CPU model, CPU count, kernel), started before this one, with a summary that has the within-run
+(its name, and no difference `orbench compare` would name but orbench's own commit), started before this one, with a summary that has the within-run
 standard error (summary version 12 on); the last MAX_EARLIER of them. The within-run interval stays in the
 summary beside the widened one. The user guide's "ORB-added latency" gives the measurements.
 """
@@ -31,6 +31,7 @@ from typing import Any
 from orbench.results.point import Point
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.stats.tdist import quantile
+from orbench.summary.envdiff import COMMIT, environment_differences
 from orbench.summary.model import OrbAdded, PointSummary, RunToRun
 
 EARLIER_RUNS_FILE = "earlier_runs.json"
@@ -40,7 +41,6 @@ MIN_RUNS = 4
 MAX_EARLIER = 10
 WIDENED = ("; widened by {runs} runs on this host: their pooled standard error {pooled:.0f} ns ({df} df) and "
            "run-to-run tau {tau:.0f} ns")
-HOST_KEYS = ("hostname", "cpu_model", "logical_cpus", "kernel")
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,11 @@ class EarlierValue:
     df: int
 
 
-def host_identity(manifest: dict[str, Any]) -> tuple:
-    host = (manifest.get("environment") or {}).get("host") or {}
-    return tuple(host.get(k) for k in HOST_KEYS)
+def same_host(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two runs' manifests are of one host as a comparison sees it (envdiff.py: kernel, CPU, governor,
+    JDK, placements, ORB versions), by its name too; orbench's own commit may differ."""
+    names = [((m.get("environment") or {}).get("host") or {}).get("hostname") for m in (a, b)]
+    return names[0] == names[1] and all(d.what == COMMIT for d in environment_differences(a, b))
 
 
 def _earlier_values(run_dir: Path) -> dict[str, list[float]] | None:
@@ -78,16 +80,15 @@ def _earlier_values(run_dir: Path) -> dict[str, list[float]] | None:
 def gather(store: RunStore) -> dict[str, Any]:
     """The earlier runs' ORB-added figures this run's summary widens by, written to EARLIER_RUNS_FILE."""
     manifest = json.loads(store.manifest_path.read_text())  # two keys of it; the run's own, checked before
-    me = host_identity(manifest)
     runs: list[tuple[str, dict[str, Any]]] = []
-    for other in sorted(store.path.parent.iterdir()):
-        if other.name >= store.run_id or other.is_symlink() or not (other / "manifest.json").is_file():
+    for other in store.other_runs():
+        if other.name >= store.run_id:
             continue
         try:
             theirs = json.loads((other / "manifest.json").read_text())
         except (OSError, ValueError):
             continue
-        if host_identity(theirs) != me or (theirs.get("campaign") or {}).get("name") != \
+        if not same_host(manifest, theirs) or (theirs.get("campaign") or {}).get("name") != \
                 (manifest.get("campaign") or {}).get("name"):
             continue
         values = _earlier_values(other)
@@ -98,7 +99,7 @@ def gather(store: RunStore) -> dict[str, Any]:
     for run_id, values in runs:
         for slug, (est, se, df) in values.items():
             points.setdefault(slug, []).append([run_id, est, se, df])
-    data = {"host": dict(zip(HOST_KEYS, me)), "runs": [r for r, _ in runs], "points": points}
+    data = {"runs": [r for r, _ in runs], "points": points}
     write_json_atomic(store.path / EARLIER_RUNS_FILE, data)
     return data
 
