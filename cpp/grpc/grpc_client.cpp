@@ -8,6 +8,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "endpoint_url.hpp"
+#include "grpc_absl.hpp"
 #include "grpc_errors.hpp"
 #include "grpc_payloads.hpp"
 #include "grpc_shapes.hpp"
@@ -139,4 +140,7 @@ struct GrpcBinding {
 
 }  // namespace orbench
 
-int main(int argc, char** argv) { return orbench::idl_client_main<orbench::GrpcBinding>(argc, argv); }
+int main(int argc, char** argv) {
+  orbench::absl_checks_as_in_release();
+  return orbench::idl_client_main<orbench::GrpcBinding>(argc, argv);
+}

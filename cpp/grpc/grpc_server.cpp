@@ -12,6 +12,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "endpoint_url.hpp"
+#include "grpc_absl.hpp"
 #include "grpc_callback_service.hpp"
 #include "grpc_counters.hpp"
 #include "grpc_shape_replies.hpp"
@@ -190,4 +191,7 @@ class GrpcServer {
 }  // namespace
 }  // namespace orbench
 
-int main(int argc, char** argv) { return orbench::server_main<orbench::GrpcServer>(argc, argv); }
+int main(int argc, char** argv) {
+  orbench::absl_checks_as_in_release();
+  return orbench::server_main<orbench::GrpcServer>(argc, argv);
+}
