@@ -44,7 +44,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
     store, result = run_fidelity([16, 1024], pairs=6, slices=2, calls=300, warmup=500, rewarm=100,
-                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS)
+                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS, slice_calls=150)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
@@ -52,7 +52,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert set(comps) == set(ROWS) and not result["missing"]
     assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
     # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
-    # And the mean time per call, orbench's trial against the slice after it.
+    # And the mean time per call, orbench's trial against the reference's slices inside it.
     for name in ("c-pingpong-oneway", "omniorb-loop-oneway"):
         for oneway in comps[name]["rows"]:
             assert oneway["orbench_throughput_msgs_per_s"] > 1000 and oneway["reference_throughput_msgs_per_s"] > 1000
@@ -63,8 +63,10 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     for name, comp in comps.items():
         slices = 1 if name == "sockperf" else 2  # sockperf is a process per run: it cannot alternate
         assert comp["slices"] == slices, name
+        # A sliced row pairs every trial but the first launch's first at a size (it reads the anatomy, whole).
+        paired = 6 * slices if name == "sockperf" else 6 * (slices + 1) - 1
         for row in comp["rows"]:
-            assert row["pairs"] == 6 and row["slices"] == 6 * slices, name
+            assert row["pairs"] == 6 and row["slices"] == paired, name
             assert len(row["launch_ratios"]) == 6, name
             assert all(v > 0 for v in row["orbench_trials_p50_ns"] + row["reference_runs_p50_ns"]), name
             low, high = ONEWAY_BOUNDS if name.endswith("-oneway") else TWOWAY_BOUNDS
@@ -73,15 +75,19 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
             assert row["verdict"] in ("within", "beyond", "unresolved"), name
         run_dir = store.path / comp["run"]
         trials = [t for t in RunStore(run_dir).read_trials() if t.ok]
-        # Fresh processes per launch, `slices` orbench trials per size and launch, each paired with a slice.
+        # Fresh processes per launch, one more trial per size and launch than `slices` in a sliced row.
         assert sorted({t.launch for t in trials}) == list(range(6)), name
         sizes = len(comp["rows"])
-        assert len(trials) == 6 * slices * sizes, name
+        assert len(trials) == 6 * (slices + (name != "sockperf")) * sizes, name
+        sliced = [t for t in trials if t.slice_p50s_ns]
+        assert len(sliced) == (0 if name == "sockperf" else paired * sizes), name
+        assert all(len(t.slice_p50s_ns) == 2 for t in sliced), name
     for name in ("omniorb-loop", "omniorb-loop-oneway", "c-pingpong", "java-pingpong", "python-pingpong"):
         samples = sorted((store.samples_dir / name).glob("*.i64"))
-        assert len(samples) == 6 * 2 * 2, name
+        # A reference's two slices inside each paired trial (6 x 3 - 1) at 2 sizes.
+        assert len(samples) == (6 * 3 - 1) * 2 * 2, name
         # Each slice ran the calls asked at its own size: a reference kept one connection across sizes.
-        assert all(p.stat().st_size == 300 * 8 for p in samples), name
+        assert all(p.stat().st_size == 150 * 8 for p in samples), name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
 
     html = section(store.path)
@@ -92,6 +98,8 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
 def test_unknown_row_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(UserError, match="unknown fidelity row 'sockpref'"):
         run_fidelity([16], rows=("sockpref",), root=tmp_path)
+    with pytest.raises(UserError, match="--slice-calls 300 leaves 300 calls one slice"):
+        run_fidelity([16], rows=("c-pingpong",), root=tmp_path, calls=300, slice_calls=300)
     assert not (tmp_path / "fidelity").exists()
 
 
@@ -132,7 +140,7 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
     require_targets("c-socket")
     require_references()
     store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, slices=2, calls=300,
-                                 warmup=300, root=tmp_path, rows=("c-pingpong",), awake_cpus=True)
+                                 warmup=300, root=tmp_path, rows=("c-pingpong",), awake_cpus=True, slice_calls=150)
     pinned = [resolve(p) for p in ("same-core", "split-core")]
     assert result["awake_cpus"]["cpus"] == sorted(set().union(*(p.cpus("server") | p.cpus("client") for p in pinned)))
     assert "kept awake" in format_result(result)

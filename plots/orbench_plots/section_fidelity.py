@@ -30,7 +30,7 @@ def _us(ns: float | None) -> str:
 def _table(comp: dict[str, Any], goal: float | None) -> str:
     scale = "p50 / 2" if comp.get("halved") else "p50"
     head = ("payload", f"orbench {comp['target']} {comp['mode']} {scale} (µs)", f"{comp['reference']} {'p50 of RTT/2' if comp.get('halved') else 'p50'} (µs)",
-            "ratio (median)", "95% interval", "ratio range", "launches × slices", "load average")
+            "ratio (median)", "95% interval", "ratio range", "launches × paired trials", "load average")
     oneway = any(r.get("throughput_ratio") is not None for r in comp["rows"])
     if oneway:  # the receiver's messages/s, orbench over the reference: below 1, orbench's receiver is slower
         head += ("receiver msgs/s orbench / reference",)
@@ -47,7 +47,7 @@ def _table(comp: dict[str, Any], goal: float | None) -> str:
                  "" if ratio is None else f"{ratio:.3f}" + (f" (> {goal})" if over else ""),
                  "" if ci[0] is None else f"{ci[0]:.3f} – {ci[1]:.3f}" + (f" ({r['verdict']})" if r.get("verdict") else ""),
                  "" if not spread else f"{spread[0]:.3f} – {spread[1]:.3f}",
-                 # slices per launch: a run from before slices had one (a pair per launch)
+                 # paired trials per launch: a run from before slices had one (a pair per launch)
                  f"{r['pairs']} × {comp.get('slices', 1)}" if r.get("pairs") else "",
                  "" if not load else f"{min(load):.1f} – {max(load):.1f}"]
         if oneway:
@@ -75,9 +75,9 @@ def section(fidelity_dir: Path) -> str:
     intro = (f"Run <code>{html.escape(fidelity_dir.resolve().name)}</code>, placement "
              f"{html.escape(data['placement'])}: orbench's workers, run by the harness as in any campaign, against "
              "references making the same calls with nothing of orbench's around them, same pinning. Fresh processes "
-             "on both sides for every launch; within a launch the two alternate in short slices (an orbench trial, "
-             "then as many calls of the reference), so both see the same moment of the machine. A launch's ratio "
-             "is the median of its slices' ratios; the table shows the median over launches and its "
+             "on both sides for every launch; within a launch the two alternate in short slices (inside each orbench "
+             "trial, a few hundred calls of each side in turn), so both see the same moment of the machine. A "
+             "launch's ratio is the median of its trials' ratios; the table shows the median over launches and its "
              "distribution-free 95% interval (within: all of it at or under the goal; beyond: all of it over; "
              "unresolved: it straddles the goal) and the range of the launches' ratios. A ratio near 1 means the "
              "harness adds nothing "

@@ -11,7 +11,8 @@ from orbench.results.repetitions import repetition_plans
 from orbench.results.units import fmt_duration
 
 COLOURS = {"workers": "#8c564b", "full_warmup": "#ff7f0e", "steady_chunks": "#ffbb78", "rewarm": "#fdd0a2",
-           "timed_calls": "#2ca02c", "anatomy": "#1f77b4", "samples": "#9467bd", "profiles": "#e377c2", "harness": "#c7c7c7"}
+           "timed_calls": "#2ca02c", "anatomy": "#1f77b4", "samples": "#9467bd", "profiles": "#e377c2",
+           "companions": "#bcbd22", "harness": "#c7c7c7"}
 WIDTH, BAR, GAP, LABEL = 900, 22, 8, 90
 
 

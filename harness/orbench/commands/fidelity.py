@@ -25,13 +25,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="launches per row: fresh processes on both sides, the interval is over them (default 6: "
                         "from 6 the ratio gets a 95%% interval)")
     p.add_argument("--slices", type=int, default=20,
-                   help="per size and launch: orbench trials, each followed by a reference run of as many calls on "
-                        "the reference's open connection; a launch's ratio is the median of its slices' (default 20)")
-    p.add_argument("--calls", type=int, default=1000,
-                   help="timed calls per slice, each side (default 1000: tens of ms, under the host's speed phases)")
-    p.add_argument("--warmup", type=int, default=10000,
-                   help="untimed calls before a launch's first slice at a size, each side (default 10000)")
-    p.add_argument("--rewarm", type=int, default=200, help="untimed calls before every later slice (default 200)")
+                   help="per size and launch: paired trials, in each of which orbench and the reference take turns "
+                        "(ABBA, the campaigns' sliced design); a launch's ratio is the median of its trials' "
+                        "(default 20; one more trial per size reads the anatomy in the first launch, whole and unpaired)")
+    p.add_argument("--calls", type=int, default=1000, help="timed calls per trial, each side (default 1000)")
+    p.add_argument("--slice-calls", type=int, default=500,
+                   help="calls per slice: a trial's calls alternate between the sides in slices of this many "
+                        "(default 500: a few ms at 1 B, well under the host's speed phases)")
+    p.add_argument("--slice-rewarm", type=int, default=20,
+                   help="untimed calls before each slice after a trial's first, each side (default 20)")
+    p.add_argument("--warmup", type=int, default=1000,
+                   help="untimed calls before a launch's first trial at a size, each side (default 1000, as the "
+                        "campaigns)")
+    p.add_argument("--jvm-warmup", type=int, default=10000,
+                   help="the same on a JVM, where the JIT compiles the calls' path (default 10000, as the campaigns)")
+    p.add_argument("--rewarm", type=int, default=200,
+                   help="untimed calls before every later trial's first slice (default 200)")
     p.add_argument("--sockperf-seconds", type=float, default=1.0, help="length of each sockperf run (default 1)")
     p.add_argument("--awake-cpus", action="store_true",
                    help="keep the pinned CPUs from halting while both sides run (a SCHED_IDLE busy loop on each, "
@@ -43,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
     rows = tuple(args.rows.split(",")) if args.rows else tuple(ROWS)
     store, result = run_fidelity(sizes, placement=args.placement.split(","), pairs=args.pairs, slices=args.slices,
-                                 calls=args.calls, warmup=args.warmup, rewarm=args.rewarm,
+                                 calls=args.calls, warmup=args.warmup, jvm_warmup=args.jvm_warmup, rewarm=args.rewarm,
+                                 slice_calls=args.slice_calls, slice_rewarm=args.slice_rewarm,
                                  sockperf_seconds=args.sockperf_seconds, rows=rows, awake_cpus=args.awake_cpus,
                                  root=Path(args.results) if args.results else None)
     for comp in result["comparisons"]:  # each row's campaign run gets its summary.json like any run

@@ -24,6 +24,7 @@ PHASES: dict[str, str] = {
     "anatomy": "reading the anatomy counters, CPU usage and server stats around a trial",
     "samples": "writing, copying back, checking and summarising the samples files",
     "profiles": "the profile mode's profiled trials (not results; the last launch only)",
+    "companions": "the slices of programs that take turns with a target's (orbench fidelity's references)",
     "harness": "everything else: the harness's own Python, manifest and trials.csv writes, host preparation",
 }
 

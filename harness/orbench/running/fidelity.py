@@ -1,10 +1,12 @@
 """The fidelity experiment (`orbench fidelity`, `make bench-fidelity`): is the harness itself invisible? Each row sets one of orbench's
 workers, run by the harness as in any campaign, against a reference that makes the same calls with nothing of
-orbench's around it, with the same CPU placement, alternating in short slices: after each orbench trial at a
-size, one reference run (a slice) of as many calls at that size, on a reference client that keeps its connection.
-Each adjacent pair gives a ratio (orbench p50 / reference p50); a launch's ratio is the median of its pairs', and a
-row reports the median of the launches' ratios, its distribution-free 95% interval
-(stats/intervals.median_interval) and their range.
+orbench's around it, with the same CPU placement, alternating in short slices: inside each orbench trial the
+worker and the reference (a client that keeps its connection) take turns, a slice of a few hundred calls each, in
+the ABBA order of the campaigns' sliced design (running/slices.py: the reference is a Companion of the trial, the
+same code that alternates a middleware with its baseline). Each trial gives a ratio (orbench's p50 over its
+slices / the reference's over its slices); a launch's ratio is the median of its trials', and a row reports the
+median of the launches' ratios, its distribution-free 95% interval (stats/intervals.median_interval) and their
+range.
 
 Why slices: a small VM's speed changes for a fraction of a second at a time, under every program (a c-socket
 launch's trial p50s at 1 B sat at 17.6 us or at 22-25 us, switching every 0.3-0.8 s), and at split-core every call
@@ -38,9 +40,10 @@ the row's interval is over launches.
   harness/workers/python/fidelity_pingpong.py, the same program on the socket module (the workers' interpreter).
 
 Each row is a campaign of its own (one target, one mode) in a directory of the fidelity run, its anatomy counters
-read around each size's first trial in a launch, as the shipped campaigns read them. Warm-up: the first
-slice at a size on either side gets `warmup` untimed calls (the JIT's compilations, the connection's buffers),
-each later one `rewarm`; both sides alike, so whatever the other program's turn on the CPU costs, each side
+read around each size's first trial in the first launch, as the middleware campaign reads them (that trial
+runs whole, as in a campaign, and is not paired). Warm-up: the first slice at a size in a launch on either side
+gets `warmup` untimed calls (the connection's buffers; `jvm_warmup` on a JVM, for the JIT's compilations), a later trial's first slice `rewarm`, every
+other slice `slice_rewarm`; both sides alike, so whatever the other program's turn on the CPU costs, each side
 pays it. sockperf cannot alternate on one connection: its row runs one sockperf run (a process, of which it
 leaves the first 400 ms out) after one orbench trial per launch. Every process runs in the harness's own session,
 like the workers (targets/workers.py: under Linux autogroup scheduling a session of its own is a scheduler group of
@@ -56,7 +59,7 @@ import shutil
 import socket
 import subprocess
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -67,10 +70,12 @@ from orbench.errors import UserError
 from orbench.hosts.placement import Placement, resolve
 from orbench.hosts.readiness import unavailable_reason
 from orbench.paths import repo_root
+from orbench.results.point import Point
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.running.awake import AwakeCPUs
 from orbench.running.runner import Runner
+from orbench.running.slices import slice_sizes
 from orbench.stats.intervals import median_interval
 from orbench.stats.stats import latency_summary, read_samples
 from orbench.targets.descriptor import get_target
@@ -99,13 +104,15 @@ modes = {modes}
 payload_bytes = {sizes}
 placements = ["{placement}"]
 launches = {pairs}
-trials = {slices}
+trials = {trials}
 calls = {calls}
 warmup = {warmup}
-jvm_warmup = {warmup}
+jvm_warmup = {jvm_warmup}
 rewarm = {rewarm}
 jvm_rewarm = {rewarm}
-anatomy_trials = "first-round"
+slice_calls = {slice_calls}
+slice_rewarm = {slice_rewarm}
+anatomy_trials = "first-launch"
 """
 
 
@@ -271,15 +278,50 @@ class _Sliced:
         assert self.client is not None
         return self.client.run(payload_bytes, self.calls, warmup, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}.i64")
 
+    def turns(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceTurns:
+        """Its turns in one orbench trial of the runner's sliced design, its first slice after `warmup` calls."""
+        return ReferenceTurns(self, payload_bytes, f"{self.name}-{payload_bytes}B-l{launch}-t{trial}", warmup)
+
     def stop(self) -> None:
         if self.client is not None:
             self.client.stop()
         _stop(self.server)
 
 
+@dataclass
+class ReferenceTurns:
+    """A sliced reference as a slices.Companion: its slices inside one orbench trial, alternating with the
+    target's in the runner's ABBA order (the same code that alternates a middleware with its baseline), and
+    what they measured together, as one ReferenceRun: the p50 and mean of all its slices' calls, the receiver's
+    rate over their total time."""
+
+    reference: _Sliced
+    payload_bytes: int
+    name: str
+    warmup: int
+    runs: list[ReferenceRun] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def run_slice(self, index: int, calls: int, rewarm: int) -> None:
+        assert self.reference.client is not None
+        name = f"{self.name}-s{index}.i64"
+        self.runs.append(self.reference.client.run(self.payload_bytes, calls, self.warmup if index == 0 else rewarm,
+                                                   name))
+        self.files.append(self.reference.client.samples / name)
+
+    def result(self) -> ReferenceRun | None:
+        if not self.runs:
+            return None
+        samples = np.concatenate([read_samples(path) for path in self.files])
+        rates = [(r.observations, r.throughput_msgs_per_s) for r in self.runs if r.throughput_msgs_per_s]
+        rate = (sum(n for n, _ in rates) / sum(n / v for n, v in rates)) if len(rates) == len(self.runs) else None
+        return ReferenceRun(latency_summary(samples)["p50"], int(samples.size), self.runs[-1].loadavg_1m, rate,
+                            float(samples.mean()))
+
+
 class OmniorbLoop(_Sliced):
-    """orbench-omniorb-loop: its server and slice client restarted with each orbench launch, one run of `calls`
-    calls after each orbench trial."""
+    """orbench-omniorb-loop: its server and slice client restarted with each orbench launch, taking turns with
+    the orbench worker inside each trial."""
 
     halve_orbench = False
 
@@ -338,8 +380,8 @@ def pingpong_command(language: str) -> list[str]:
 
 class Pingpong(_Sliced):
     """A plain ping-pong program (orbench-c-pingpong, JavaPingpong on java.net.Socket, fidelity_pingpong.py on
-    Python's socket module): its server and slice client restarted with each orbench launch, one run of `calls`
-    calls after each orbench trial."""
+    Python's socket module): its server and slice client restarted with each orbench launch, taking turns with
+    the orbench worker inside each trial."""
 
     halve_orbench = False
 
@@ -437,18 +479,23 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
 
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
-                 slices: int = 20, calls: int = 1000, warmup: int = 10000, rewarm: int = 200,
+                 slices: int = 20, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
                  sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
-                 awake_cpus: bool = False) -> tuple[RunStore, dict[str, Any]]:
+                 awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
+                 jvm_warmup: int = 10000) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
     results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and one campaign run per row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
-    call also wakes the other CPU, which the plain programs pay too). `pairs` launches, each of `slices` orbench
-    trials per size, each trial followed by a reference slice. With `awake_cpus` both sides run with the
-    pinned CPUs kept from halting (running/awake.py), as a campaign with that key does."""
+    call also wakes the other CPU, which the plain programs pay too). `pairs` launches, each of `slices` paired
+    orbench trials per size of `calls` calls, in which the target and the reference alternate slices of
+    `slice_calls` (ABBA, the runner's sliced design), each slice after the first with `slice_rewarm` untimed
+    calls; a launch's first trial at a size `warmup` untimed calls on each side (`jvm_warmup` on a JVM). With `awake_cpus` both sides run with the pinned CPUs kept from halting (running/awake.py), as a
+    campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
         resolve(name)
+    if len(slice_sizes(calls, slice_calls)) < 2:
+        raise UserError(f"--slice-calls {slice_calls} leaves {calls} calls one slice: the sides could not alternate")
     missing: dict[str, str] = {}
     for name in rows:
         if name not in ROWS:
@@ -462,66 +509,107 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
 
     store = RunStore.create("fidelity", root)
     awake = AwakeCPUs(set().union(*(resolve(pl).worker_cpus() for pl in placements)) if awake_cpus else ())
+    design = Design(pairs, slices, calls, warmup, jvm_warmup, rewarm, slice_calls, slice_rewarm, sockperf_seconds)
     with awake:
-        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, pairs, slices, calls, warmup, rewarm,
-                                   sockperf_seconds, suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
+        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, design,
+                                   suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
                        for pl in placements for name in runnable]
     result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
               **({"awake_cpus": awake.as_dict()} if awake_cpus else {}),
-              "calls": calls, "warmup": warmup, "rewarm": rewarm, "pairs": pairs, "slices": slices,
+              "calls": calls, "warmup": warmup, "jvm_warmup": jvm_warmup, "rewarm": rewarm, "pairs": pairs,
+              "slices": slices,
+              "slice_calls": slice_calls, "slice_rewarm": slice_rewarm,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
 
 
-def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], pairs: int, slices: int,
-             calls: int, warmup: int, rewarm: int, sockperf_seconds: float, suffix: str = "") -> dict[str, Any]:
-    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here),
-    `slices` trials per size and launch, each followed by a reference slice of as many calls at its size; the
-    reference's server and client restart with every launch."""
+@dataclass(frozen=True)
+class Design:
+    """How much a row measures: `pairs` launches, `slices` paired trials per size and launch of `calls` calls each
+    side, alternating in slices of `slice_calls` (sockperf: one run of `sockperf_seconds` after each trial)."""
+
+    pairs: int
+    slices: int
+    calls: int
+    warmup: int
+    jvm_warmup: int
+    rewarm: int
+    slice_calls: int
+    slice_rewarm: int
+    sockperf_seconds: float
+
+
+def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], design: Design,
+             suffix: str = "") -> dict[str, Any]:
+    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here).
+    A sliced reference takes turns with the target inside each trial (the runner's companions); the first
+    launch's first trial at a size reads the anatomy, runs whole and is not paired, so the campaign runs one
+    trial more than `slices` (the later launches pair it too). sockperf runs once after each trial. The reference's server and client restart with every
+    launch."""
     target_name, mode = ROWS[name]
+    slices, trials = design.slices, design.slices + 1
     if name == "sockperf":
         sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
-        slices = 1  # one sockperf process per pair: it cannot alternate with orbench on one connection
+        slices = trials = 1  # one sockperf process per pair: it cannot alternate with orbench on one connection
     path = store.path / f"{name}{suffix}.toml"
     path.write_text(CAMPAIGN.format(name=name, targets=[target_name], modes=[mode], sizes=sizes, placement=placement,
-                                    pairs=pairs, slices=slices, calls=calls, warmup=warmup, rewarm=rewarm))
+                                    pairs=design.pairs, trials=trials, calls=design.calls, warmup=design.warmup,
+                                    jvm_warmup=design.jvm_warmup, rewarm=design.rewarm, slice_calls=design.slice_calls if name != "sockperf" else 0,
+                                    slice_rewarm=design.slice_rewarm))
     campaign = read_campaign(path, targets={target_name: replace(get_target(target_name), baseline=None)})
     host = campaign.host_pairs()[0].bind_address  # where the orbench server binds: the reference binds there too
     samples = store.samples_dir / f"{name}{suffix}"
     ref: Reference
     if name == "sockperf":
-        ref = Sockperf(pl, host, sockperf_seconds, store.logs_dir)
+        ref = Sockperf(pl, host, design.sockperf_seconds, store.logs_dir)
     elif "pingpong" in name:
-        ref = Pingpong(name, mode, pl, host, calls, store.logs_dir, samples)
+        ref = Pingpong(name, mode, pl, host, design.calls, store.logs_dir, samples)
     else:
-        ref = OmniorbLoop(name, mode, pl, host, calls, store.logs_dir, samples)
+        ref = OmniorbLoop(name, mode, pl, host, design.calls, store.logs_dir, samples)
     measured: dict[tuple[int, int, int], ReferenceRun] = {}  # (size, launch, trial)
+    turns: dict[tuple[int, int, int], ReferenceTurns] = {}
     warmed: set[tuple[int, int]] = set()  # (size, launch) the reference has had its full warm-up at
     server_launch = 0  # the orbench launch the reference was started for
 
-    def after_trial(runner: Runner, trial: Trial) -> None:
-        # The orbench workers sit idle (blocked in a read) while the reference runs.
+    def reference_for(launch: int) -> None:
         nonlocal server_launch
-        if not trial.ok:
-            return
-        if trial.launch != server_launch:
+        if launch != server_launch:
             ref.stop()
             ref.start()
-            server_launch = trial.launch
+            server_launch = launch
+
+    def warmup_at(size: int, launch: int) -> int:
+        first = (size, launch) not in warmed
+        warmed.add((size, launch))
+        full = design.jvm_warmup if get_target(target_name).language == "java" else design.warmup
+        return full if first else design.rewarm
+
+    def after_trial(runner: Runner, trial: Trial) -> None:
+        # sockperf: a process after the trial, the orbench workers idle (blocked in a read) while it runs.
+        if not trial.ok or name != "sockperf":
+            return
+        reference_for(trial.launch)
         size = trial.point.payload_bytes
-        first = (size, trial.launch) not in warmed
-        warmed.add((size, trial.launch))
         measured[(size, trial.launch, trial.trial)] = ref.measure(size, trial.launch, trial.trial,
-                                                                  warmup if first else rewarm)
+                                                                  warmup_at(size, trial.launch))
+
+    def companions(point: Point, launch: int, trial: int) -> tuple[ReferenceTurns, ...]:
+        assert isinstance(ref, _Sliced)
+        reference_for(launch)
+        key = (point.payload_bytes, launch, trial)
+        turns[key] = ref.turns(point.payload_bytes, launch, trial, warmup_at(point.payload_bytes, launch))
+        return (turns[key],)
 
     run = RunStore.create(f"{name}{suffix}", store.path)
     try:
         ref.start()
-        Runner(campaign, run, on_trial_done=after_trial).run()
+        Runner(campaign, run, on_trial_done=after_trial,
+               companions=companions if name != "sockperf" else None).run()
     finally:
         ref.stop()
+    measured |= {key: got for key, t in turns.items() if (got := t.result()) is not None}
     ok = [t for t in run.read_trials() if t.ok and t.p50_ns]
     p50 = {(t.point.payload_bytes, t.launch, t.trial): float(t.p50_ns) for t in ok}
     tput = {(t.point.payload_bytes, t.launch, t.trial): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
@@ -539,7 +627,8 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
                 means.setdefault(key[1], []).append((mean[key], measured[key].mean_ns))
         per_size.append(_row(size, launches, throughputs, means))
     return {"reference": name, "target": target_name, "mode": mode, "halved": ref.halve_orbench,
-            "slices": slices, "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
+            "slices": slices, "slice_calls": design.slice_calls if name != "sockperf" else None,
+            "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
 
 
 def _interval_text(ci: list[float | None] | None) -> str:
@@ -554,7 +643,7 @@ def format_result(result: dict[str, Any]) -> str:
         lines.append(f"{comp['target']} {comp['mode']} vs {comp['reference']}{where}: {comp['what']}")
         scale = "p50 / 2" if comp["halved"] else "p50"
         lines.append(f"{'payload':>9} {'orbench ' + scale:>16} {'reference':>12} {'ratio':>6}  95% interval    "
-                     f"launches x slices  load     vs {result['goal_ratio']}")
+                     f"launches x trials  load     vs {result['goal_ratio']}")
         for r in comp["rows"]:
             if r["ratio"] is None:
                 lines.append(f"{r['payload_bytes']:>8}B  no paired measurement")

@@ -73,7 +73,7 @@ from orbench.running.schedule import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
-from orbench.running.slices import SLICED_MODES, SliceMember, measure_sliced, slice_sizes
+from orbench.running.slices import SLICED_MODES, Companion, SliceMember, measure_sliced, slice_sizes
 from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
 from orbench.running.stopping import StoppingRule
@@ -113,7 +113,8 @@ EXTRA_LAUNCH = "extra launch"
 class Runner:
     def __init__(self, campaign: Campaign, store: RunStore, argv: list[str] | None = None,
                  on_trial_done: Callable[[Runner, Trial], None] | None = None,
-                 stream=sys.stderr, resume: bool = False, retry_skipped: bool = False):
+                 stream=sys.stderr, resume: bool = False, retry_skipped: bool = False,
+                 companions: Callable[[Point, int, int], tuple[Companion, ...]] | None = None):
         self.campaign = campaign
         self.resume = resume
         self.pairs: list[HostPair] = campaign.host_pairs()
@@ -131,6 +132,9 @@ class Runner:
         self.store = store
         self.argv = argv or sys.argv
         self.on_trial_done = on_trial_done
+        # What takes turns with a sliced trial's targets beside them, by point, launch and trial (`orbench
+        # fidelity`'s references, slices.Companion): a target alone is sliced with them.
+        self.companions = companions
         self.lanes: list[Lane] = []  # the host pairs of the step running now
         self.broken: dict[str, str] = {}
         # Pairs sharing no host run their rounds at the same time (campaign key concurrent_pairs): the trials'
@@ -813,13 +817,15 @@ class Runner:
 
     def _run_unit(self, lane: Lane, group: PointGroup, unit: list[Target], trial: int) -> dict[str, Trial]:
         """One round's trials of a unit (a baseline and its middleware): sliced when the design and the group
-        allow and two or more of them run, else one after the other."""
+        allow and two or more of them run (or one with its companions), else one after the other."""
         out: dict[str, Trial] = {}
         members: list[Target] = []
+        companions = (self.companions(group.with_target(unit[0].name), self.launch, trial)
+                      if self.companions and self._sliced(group, trial) else ())
         for t in unit:
             point = group.with_target(t.name)
             done = self.finished.get((point, self.launch, trial))
-            if done is None and len(unit) > 1 and self._sliced(group, trial):
+            if done is None and (len(unit) > 1 or companions) and self._sliced(group, trial):
                 done, _ = self._not_run(lane, point, t, trial)
                 if done is None:
                     members.append(t)
@@ -828,16 +834,18 @@ class Runner:
                 self._hold(lane, t.name)
                 done = self._run_trial(lane, point, t, trial)
             out[t.name] = done
-        if len(members) == 1:
+        if len(members) == 1 and not companions:
             self._hold(lane, members[0].name)
             out[members[0].name] = self._run_trial(lane, group.with_target(members[0].name), members[0], trial)
         elif members:
-            out.update(self._run_sliced(lane, group, members, trial))
+            out.update(self._run_sliced(lane, group, members, trial, companions))
         return {t.name: out[t.name] for t in unit}
 
-    def _run_sliced(self, lane: Lane, group: PointGroup, members: list[Target], trial: int) -> dict[str, Trial]:
-        """The members' trials as alternating slices (slices.py); each member's warm-up (steady-state chunks,
-        the trial's warm-up or rewarm) before the first slice, a failed member's workers restarted after."""
+    def _run_sliced(self, lane: Lane, group: PointGroup, members: list[Target], trial: int,
+                    companions: tuple[Companion, ...] = ()) -> dict[str, Trial]:
+        """The members' trials as alternating slices (slices.py), with the companions' turns; each member's
+        warm-up (steady-state chunks, the trial's warm-up or rewarm) before the first slice, a failed member's
+        workers restarted after."""
         clock = self.group_clocks.get((lane.label, group)) or PhaseClock()
         clock.start_trial()
         started = time.time()
@@ -854,13 +862,13 @@ class Runner:
                 continue
             sliced.append(SliceMember(session, point, plan))
         clock.warmup_phase = "rewarm"
-        if len(sliced) >= 2:
+        if len(sliced) + (len(companions) if sliced else 0) >= 2:
             s = self.campaign.settings
             rng = random.Random(trial_seed(self.launch_seed, group.with_target("slices"), trial))
             # Each slice with only its own target's workers running: the other JVMs' JIT, GC and timer threads
             # off the CPU, as during a whole trial (pause_idle_workers).
             results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng,
-                                     lambda member: self._hold(lane, member.point.target))
+                                     lambda member: self._hold(lane, member.point.target), companions)
         else:  # the others failed their warm-up: the one left runs its trial whole, its workers running again
             results = []
             for m in sliced:

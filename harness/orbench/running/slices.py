@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -61,6 +61,14 @@ class SliceMember:
     plan: TrialPlan
 
 
+class Companion(Protocol):
+    """A side of a sliced trial that is not an orbench target: `orbench fidelity`'s reference programs, which
+    make the same calls as the target with nothing of orbench around them. It takes its turn in the rotation
+    like a member and keeps what its slices measured; its first slice of a trial runs its own warm-up."""
+
+    def run_slice(self, index: int, calls: int, rewarm: int) -> None: ...
+
+
 def slice_sizes(calls: int, slice_calls: int) -> list[int]:
     """A trial's calls as slices of about slice_calls each (the remainder spread over the first ones)."""
     n = max(1, round(calls / slice_calls)) if slice_calls > 0 else 1
@@ -90,16 +98,22 @@ class _Collected:
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
-                   before_slice: Callable[[SliceMember], None] = lambda member: None) -> list[Measurement | WorkerError]:
+                   before_slice: Callable[[SliceMember], None] = lambda member: None,
+                   companions: tuple[Companion, ...] = ()) -> list[Measurement | WorkerError]:
     """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
     slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
     others go on without it. `before_slice`: called with the member whose slice comes next (the runner stops
-    the other targets' workers, as for a whole trial)."""
+    the other targets' workers, as for a whole trial). `companions` take their turns after the members in the
+    rotation, a slice of as many calls each time; a companion's error ends the trial (it is raised)."""
     sizes = slice_sizes(members[0].plan.calls, slice_calls)
     collected = [_Collected() for _ in members]
     reading = UsageReading(members[0].session.runtime.usage_hosts())
-    for k, order in enumerate(slice_orders(len(members), len(sizes), rng)):
+    for k, order in enumerate(slice_orders(len(members) + len(companions), len(sizes), rng)):
         for i in order:
+            if i >= len(members):
+                with members[0].plan.phases.phase("companions"):
+                    companions[i - len(members)].run_slice(k, sizes[k], slice_rewarm)
+                continue
             member, got = members[i], collected[i]
             if got.ended is not None:
                 continue
