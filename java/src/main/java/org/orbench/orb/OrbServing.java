@@ -61,10 +61,13 @@ final class OrbServing {
 
   /**
    * Stops the ORB from a thread of its own: the shutdown() request calls this before its reply is sent,
-   * and ORB.shutdown must not be called from a request's own dispatch thread.
+   * and ORB.shutdown must not be called from a request's own dispatch thread. The thread first gives the
+   * reply time to leave: stopped at once, the ORB could close the connection before the reply was written
+   * (the client's COMM_FAILURE, completed MAYBE, once in a loaded test run of JacORB's contract check).
    */
   private static final class OrbStopper implements Runnable {
     private final ORB orb;
+    private static final long REPLY_GRACE_MS = 200;
     private final AtomicBoolean started = new AtomicBoolean();
 
     OrbStopper(ORB orb) {
@@ -76,7 +79,14 @@ final class OrbServing {
       if (!started.compareAndSet(false, true)) {
         return;
       }
-      Thread thread = new Thread(() -> orb.shutdown(false), "orbench-orb-shutdown");
+      Thread thread = new Thread(() -> {
+        try {
+          Thread.sleep(REPLY_GRACE_MS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        orb.shutdown(false);
+      }, "orbench-orb-shutdown");
       thread.setDaemon(true);
       thread.start();
     }
