@@ -583,7 +583,7 @@ def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: l
     def warmup_at(size: int, launch: int) -> int:
         first = (size, launch) not in warmed
         warmed.add((size, launch))
-        full = design.jvm_warmup if get_target(target_name).language == "java" else design.warmup
+        full = design.jvm_warmup if get_target(target_name).is_jvm else design.warmup
         return full if first else design.rewarm
 
     def after_trial(runner: Runner, trial: Trial) -> None:

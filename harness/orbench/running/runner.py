@@ -820,12 +820,13 @@ class Runner:
         allow and two or more of them run (or one with its companions), else one after the other."""
         out: dict[str, Trial] = {}
         members: list[Target] = []
+        sliced = self._sliced(group, trial)
         companions = (self.companions(group.with_target(unit[0].name), self.launch, trial)
-                      if self.companions and self._sliced(group, trial) else ())
+                      if self.companions and sliced else ())
         for t in unit:
             point = group.with_target(t.name)
             done = self.finished.get((point, self.launch, trial))
-            if done is None and (len(unit) > 1 or companions) and self._sliced(group, trial):
+            if done is None and (len(unit) > 1 or companions) and sliced:
                 done, _ = self._not_run(lane, point, t, trial)
                 if done is None:
                     members.append(t)

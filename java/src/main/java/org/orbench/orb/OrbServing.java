@@ -64,6 +64,8 @@ final class OrbServing {
    * and ORB.shutdown must not be called from a request's own dispatch thread. The thread first gives the
    * reply time to leave: stopped at once, the ORB could close the connection before the reply was written
    * (the client's COMM_FAILURE, completed MAYBE, once in a loaded test run of JacORB's contract check).
+   * REPLY_GRACE_MS is a bound, not a measurement: the reply is a few dozen bytes on an open connection, and
+   * 200 ms leaves room for a machine loaded well beyond its CPUs.
    */
   private static final class OrbStopper implements Runnable {
     private final ORB orb;
