@@ -135,6 +135,48 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
         assert a["pairs"] == 2 * 2 * 3  # launches x trials x slices
 
 
+SLICED_THREADS = """
+name = "sliced-threads"
+targets = ["omniorb"]
+modes = ["twoway"]
+payload_bytes = [64]
+placements = ["split-core"]
+clients = [1, 4]
+clients_as = ["threads"]
+launches = 1
+trials = 1
+calls = 300
+slice_calls = 100
+warmup = 100
+anatomy = "off"
+"""
+
+
+def test_a_point_of_client_threads_is_sliced_too(write_campaign, results_root):
+    """Four client threads alternate with the baseline's four in slices of 100 calls each: the row holds every
+    thread's calls of every slice, each thread's total, and a throughput over the slices' own spans; the closed-loop
+    capacity comes from them."""
+    require_targets("omniorb", "c-socket")
+    code, out, err = run_cli("run", str(write_campaign(SLICED_THREADS)), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "sliced-threads" / "latest").resolve()
+    trials = [t for t in RunStore(run_dir).read_trials() if t.point.clients == 4]
+    assert {t.point.target for t in trials} == {"omniorb", "c-socket"} and all(t.ok for t in trials)
+    for t in trials:
+        assert t.slice_calls == 100 and len(t.slice_p50s_ns) == 3
+        assert t.calls == 4 * 300 == np.fromfile(run_dir / t.samples_file, dtype="<i8").size
+        # The threads take the slice's calls from one count, so each one's share varies a little.
+        assert len(t.client_calls) == 4 and sum(t.client_calls) == 1200 and t.fairness > 0.8
+        assert t.aggregate_calls_per_s and t.aggregate_calls_per_s > 0
+        # Who was busy, over its own slices only: a server CPU's share, and which side it was.
+        assert 0 < t.server_cpu_util <= 1.05 and t.bottleneck in ("server", "client", "none")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (added,) = [p["orb_added_latency_ns"] for p in summary["points"]
+                if p["target"] == "omniorb" and p["clients"] == 4]
+    assert "slices" in added["ci_method"] and added["pairs"] == 3
+    assert {c["target"] for c in summary["capacities"]} >= {"omniorb", "c-socket"}
+
+
 MADE_PHASES = """
 name = "made-phases"
 targets = ["c-socket-delay@2000"]

@@ -808,10 +808,12 @@ class Runner:
         return result
 
     def _sliced(self, group: PointGroup, trial: int) -> bool:
-        """Whether the group's trial `trial` runs in the sliced design (slices.py): one client closed loop, not a
-        sweep step, and not a trial that reads the anatomy (its counters are the target's alone)."""
+        """Whether the group's trial `trial` runs in the sliced design (slices.py): a closed loop of one client
+        process (on one thread or N), not a sweep step, and not a trial that reads the anatomy (its counters are
+        the target's alone)."""
         s = self.campaign.settings
-        return (s.slice_calls > 0 and group.mode in SLICED_MODES and group.clients == 1 and not group.rate_hz
+        one_client = group.clients == 1 or group.clients_as == "threads"
+        return (s.slice_calls > 0 and group.mode in SLICED_MODES and one_client and not group.rate_hz
                 and not group.is_sweep_step and len(slice_sizes(self._calls_of(group), s.slice_calls)) >= 2
                 and not self._reads_anatomy(group.with_target(""), trial))
 

@@ -17,7 +17,8 @@ slice, `slice_rewarm` calls for the later ones: the first calls after the other 
 left), then the timed calls, and for oneway the closing `sync` barrier, so no flood hands its backlog to the
 other side's slice. The slices' samples are written one after the other into the trial's samples file, and the
 trial's row keeps each slice's p50 and mean (`slice_p50s_ns`, `slice_means_ns`): slice k of a middleware pairs
-with slice k of its baseline (summary/pairing.py).
+with slice k of its baseline (summary/pairing.py). A point of N clients as threads slices the same way, each
+slice N threads' calls (slice_calls per thread); its throughput is the trial's calls over its slices' spans.
 """
 
 from __future__ import annotations
@@ -35,14 +36,18 @@ from orbench.errors import WorkerError
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
+from orbench.running.load_usage import bottleneck
 from orbench.running.measure import (
+    ServiceReading,
     TrialPlan,
     failed_answer,
     fetched_samples,
+    jain_fairness,
     latency_fields,
     local_warmup_s,
     oneway_fields,
     run_command,
+    start_load_sampler,
     trial_timeout_s,
 )
 from orbench.running.session import TargetSession
@@ -95,6 +100,9 @@ class _Collected:
     warmup_sync_complete: bool | None = None
     ended: Measurement | WorkerError | None = None  # a failed slice ends the member's trial
     files: list[Path] = field(default_factory=list)
+    thread_calls: list[int] = field(default_factory=list)  # a point of N clients as threads: each one's calls
+    load: SlicesLoad | None = None  # ... and who was busy during its slices
+    service: ServiceReading | None = None
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
@@ -141,9 +149,17 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
 def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
     session, clock = member.session, plan.phases
     assert session.client is not None and session.server is not None
+    threads = _threads(member.point)
+    sampler = start_load_sampler(session, [session.client], [session.hello]) if threads > 1 else None
+    if got.service is None:
+        got.service = ServiceReading(session.server)
     sent, sent_ns = time.perf_counter(), time.monotonic_ns()
-    answer = session.client.call(run_command(session, member.point, plan), timeout=trial_timeout_s(plan, 0.0),
-                                 watch=[session.server])
+    try:
+        answer = session.client.call(run_command(session, member.point, plan),
+                                     timeout=trial_timeout_s(plan, 0.0, threads), watch=[session.server])
+    finally:
+        if sampler is not None:
+            sampler.stop()
     round_trip = time.perf_counter() - sent
     failed = failed_answer(answer, session.server)
     if failed is not None:
@@ -151,9 +167,17 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
         return
     elapsed = int(answer.get("elapsed_ns") or 0)
     clock.run_command(round_trip, elapsed, plan.warmup, plan.calls,
-                      local_warmup_s(session.client, answer.get("start_ns"), sent_ns))
+                      local_warmup_s(session.client, answer.get("start_ns"), sent_ns), clients=threads)
     with clock.phase("samples"):
-        got.samples.append(fetched_samples(session, plan.samples_file, plan.store_root, plan.calls))
+        got.samples.append(fetched_samples(session, plan.samples_file, plan.store_root, plan.calls * threads))
+    if threads > 1:
+        each = [int(n) for n in answer.get("thread_calls") or ()]
+        got.thread_calls = [a + b for a, b in zip(got.thread_calls, each)] if got.thread_calls else each
+    if sampler is not None:
+        start, end = answer.get("start_ns"), answer.get("end_ns")
+        got.load = got.load or SlicesLoad(sampler.shared)
+        got.load.add(sampler.fields(int(start) if start is not None else None,
+                                    int(end) if end is not None else None), elapsed)
     received = answer.get("received") or {}
     got.elapsed_ns += elapsed
     got.messages += int(received.get("messages") or 0)
@@ -163,6 +187,40 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
         if "warmup_sync" in answer:
             done = bool(answer["warmup_sync"].get("complete"))
             got.warmup_sync_complete = done if got.warmup_sync_complete is None else got.warmup_sync_complete and done
+
+
+class SlicesLoad:
+    """Who was busy during a member's slices (running/load_usage.py, read per slice): each side's CPU
+    utilisation weighted by the slices' spans, so the other side's slices in between do not count."""
+
+    def __init__(self, shared: bool):
+        self.shared = shared
+        self.busy: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.span: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.threads: list[int] = []
+
+    def add(self, fields: dict[str, Any], span_ns: int) -> None:
+        for side in self.busy:
+            util = fields.get(f"{side}_cpu_util")
+            if util is not None and span_ns > 0:
+                self.busy[side] += float(util) * span_ns
+                self.span[side] += span_ns
+        if fields.get("server_threads") is not None:
+            self.threads.append(int(fields["server_threads"]))
+
+    def fields(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"server_threads": self.threads[-1] if self.threads else None,
+                               "server_threads_max": max(self.threads) if self.threads else None}
+        utils = {side: round(self.busy[side] / self.span[side], 4) for side in self.busy if self.span[side] > 0}
+        out.update({f"{side}_cpu_util": util for side, util in utils.items()})
+        if len(utils) == 2:
+            out["bottleneck"] = bottleneck(utils["server"], utils["client"], self.shared)
+        return out
+
+
+def _threads(point: Point) -> int:
+    """A point of N clients as threads is one client making its calls on N threads, each a slice's calls."""
+    return point.clients if point.clients_as == "threads" else 1
 
 
 def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: dict[str, Any],
@@ -185,6 +243,13 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)
+    if got.thread_calls:
+        fields["client_calls"] = tuple(got.thread_calls)
+        fields["fairness"] = jain_fairness([float(n) for n in got.thread_calls])
+    if got.load is not None:
+        fields.update(got.load.fields())
+    if got.service is not None:
+        fields.update(got.service.fields())
     if point.mode == "oneway":
         fields.update(oneway_fields(calls, got.messages, got.received_bytes, got.elapsed_ns, got.sync_complete))
         if got.warmup_sync_complete is not None:

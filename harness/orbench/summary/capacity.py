@@ -1,7 +1,7 @@
 """Capacities: how many calls per second a target serves, from a run's trials (summary.json `capacities`).
 
-- **Closed-loop capacity**: per launch, each client count's calls/s (the mean of that launch's trials), and
-  the most of them; the capacity is the mean over launches of that maximum, with a Student-t interval over
+- **Closed-loop capacity**: per launch, each client count's calls/s (the mean of that launch's trials, a
+  sliced trial's at its median slice: trial_rates), and the most of them; the capacity is the mean over launches of that maximum, with a Student-t interval over
   launches (the launch is the level that repeats: stats/launches.py). Points with 1 client count for every
   way of making clients (one process is one thread).
 - **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
@@ -40,6 +40,8 @@ SHARED_LIMITED = ("the server and its clients shared one CPU, which was saturate
 # 1-8 ms host stall of its vCPU at light load (a late timer or wake-up, a preempted spin).
 UNDER_FLOOR = ("its baseline {baseline} was over the bound at its lightest step too ({n} of {m} launches): the bound "
                "is under this machine's light-load p99, not a limit of the middleware")
+# What a closed-loop capacity's method adds when its trials were sliced (trial_rates).
+MEDIAN_SLICE = "; a sliced trial's rate at its median slice"
 FLOOR_MISSED = ("the socket floor itself was over the bound at its lightest step: the bound is under this machine's "
                 "light-load p99")
 
@@ -84,8 +86,34 @@ def _side(trials: list[Trial]) -> _Side:
                  _mean([t.client_cpu_util for t in trials]))
 
 
+def trial_rates(trials: list[Trial]) -> dict[tuple[int, int], float]:
+    """Each trial's calls/s, by (launch, trial): its calls over its span, a sliced trial's at its median slice.
+
+    A sliced trial (running/slices.py) ran in slices a few milliseconds long, some of which met a slow phase of
+    the host or a stall of its vCPU (omniORB at 4 clients, run 20261130-002644-vm: one slice at 64k calls/s where
+    the launch's others read 80-98k). A closed loop's rate over a slice is inversely as its mean time per call
+    (Little's law), so the trial's rate at its median slice is its calls over its spans times its slices' mean
+    time per call over their median: one slow slice no longer drags its launch, as one slow slice pair does not
+    move a launch's ORB-added latency (the median of its pairs). Little's law alone (clients over the median
+    slice's mean) would read the Java socket baseline 8-22% high in that run, its client threads' time between
+    calls not being in their samples, so the rate stays the one measured over the spans. Those spans include
+    each slice's start and end (threads released by a barrier, the last calls with fewer of them running): a
+    sliced trial's calls over its spans were 1.4% under Little's rate at 4 clients, 1.8% at 16 and 3.2% at 64
+    in that run, where one span per trial was 0.2-0.6% under it."""
+    out: dict[tuple[int, int], float] = {}
+    for t in trials:
+        if not t.aggregate_calls_per_s:
+            continue
+        rate = float(t.aggregate_calls_per_s)
+        if t.slice_means_ns is not None and len(t.slice_means_ns) >= 2:
+            rate *= float(np.mean(t.slice_means_ns)) / float(np.median(t.slice_means_ns))
+        out[(t.launch, t.trial)] = rate
+    return out
+
+
 def closed_loop_capacities(by_point: dict[Point, list[Trial]]) -> list[Capacity]:
-    """One row per target, point and way of making clients that has two client counts or more."""
+    """One row per target, point and way of making clients that has two client counts or more; a sliced
+    trial counts at its median slice (trial_rates)."""
     series: dict[tuple[Point, str], dict[int, list[Trial]]] = defaultdict(lambda: defaultdict(list))
     for point, trials in by_point.items():
         if point.rate_hz or point.offered_load or point.mode == "oneway":
@@ -97,19 +125,23 @@ def closed_loop_capacities(by_point: dict[Point, list[Trial]]) -> list[Capacity]
     for (key, way), by_clients in sorted(series.items()):
         if len([n for n, ts in by_clients.items() if ts]) < 2:
             continue
+        rates_of = {n: trial_rates(ts) for n, ts in by_clients.items()}
         per_launch: dict[int, float] = {}
         at: Counter[int] = Counter()
-        launches = {t.launch for ts in by_clients.values() for t in ts}
+        launches = {launch for rates in rates_of.values() for launch, _ in rates}
         for launch in sorted(launches):
-            rates = {n: float(np.mean([t.aggregate_calls_per_s for t in ts if t.launch == launch]))
-                     for n, ts in by_clients.items() if any(t.launch == launch for t in ts)}
+            rates = {n: float(np.mean([v for (lc, _), v in found.items() if lc == launch]))
+                     for n, found in rates_of.items() if any(lc == launch for lc, _ in found)}
             best = max(rates, key=lambda n: rates[n])
             per_launch[launch] = rates[best]
             at[best] += 1
         clients = at.most_common(1)[0][0]
         side = _side(by_clients[clients])
+        interval = _interval(per_launch)
+        if interval.method and any(t.slice_means_ns for t in by_clients[clients]):
+            interval = replace(interval, method=interval.method + MEDIAN_SLICE)
         out.append(Capacity(point=key, kind="closed-loop", clients_as=way,
-                            capacity_closed_loop_calls_per_s=_interval(per_launch), at_clients=clients,
+                            capacity_closed_loop_calls_per_s=interval, at_clients=clients,
                             per_launch=tuple(per_launch[k] for k in sorted(per_launch)),
                             bottleneck=side.bottleneck, server_cpu_util=side.server_cpu_util,
                             client_cpu_util=side.client_cpu_util, note=side.note))
