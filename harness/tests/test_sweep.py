@@ -18,10 +18,11 @@ from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.point import Point, PointGroup
+from orbench.results.trial import Trial
 from orbench.running.load_usage import LoadSampler, bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last
-from orbench.summary.capacity import crossing, with_floor_notes
+from orbench.summary.capacity import crossing, trial_rates, with_floor_notes
 from orbench.summary.model import Capacity
 from orbench.summary.queueing import predicted_wait_ns, sent_path_wait_ns
 from orbench.targets.descriptor import get_target
@@ -262,3 +263,17 @@ def test_load_plan_reads_the_campaign_keys():
     assert plan.clients == (1, 4) and plan.sweep is not None and plan.sweep.slo.p99_ns == 3e6
     assert plan.server_settings() == [("default", 1), ("default", 100)]
     assert plan.sweep.step_calls_per_client(rate_hz=80_000.0) == 5000  # 0.5 s at 80k/s over 8 clients
+
+
+def test_a_sliced_trial_counts_at_its_median_slice():
+    """Known answer: 4 client threads, five slices at 40 us a call and one at 60 us (a slow phase): the trial's
+    rate is the median slice's, its measured calls/s times its mean time per call over the median (Little's law:
+    44/40 of it); a trial in one piece keeps its measured rate."""
+    point = Point(target="omniorb", placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64,
+                  clients=4, clients_as="threads")
+    sliced = Trial(seq=0, point=point, launch=0, trial=0, status="ok", aggregate_calls_per_s=90_000.0,
+                   slice_means_ns=(40_000.0,) * 5 + (60_000.0,))
+    whole = Trial(seq=1, point=point, launch=1, trial=0, status="ok", aggregate_calls_per_s=90_000.0)
+    rates = trial_rates([sliced, whole])
+    assert rates[(0, 0)] == pytest.approx(90_000.0 * (260_000.0 / 6) / 40_000.0)
+    assert rates[(1, 0)] == 90_000.0
