@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from orbench.results.accounting import time_account
 from orbench.results.store import RunStore
 from orbench.running.slices import slice_orders, slice_sizes
 from orbench.stats.launches import over_launches, sliced_or_trial_pairs
@@ -175,6 +176,9 @@ def test_a_point_of_client_threads_is_sliced_too(write_campaign, results_root):
                 if p["target"] == "omniorb" and p["clients"] == 4]
     assert "slices" in added["ci_method"] and added["pairs"] == 3
     assert {c["target"] for c in summary["capacities"]} >= {"omniorb", "c-socket"}
+    # A first slice carries its trial's full warm-up, and the time account says so.
+    account = time_account(json.loads((run_dir / "manifest.json").read_text()))
+    assert account is not None and account.seconds.get("full_warmup", 0) > 0
 
 
 MADE_PHASES = """

@@ -863,7 +863,7 @@ class Runner:
             except WorkerError as exc:
                 out[t.name] = self._finish(point, trial, self._failed(lane, session, exc), started)
                 continue
-            sliced.append(SliceMember(session, point, plan))
+            sliced.append(SliceMember(session, point, plan, clock.warmup_phase))
         clock.warmup_phase = "rewarm"
         if len(sliced) + (len(companions) if sliced else 0) >= 2:
             s = self.campaign.settings

@@ -64,6 +64,7 @@ class SliceMember:
     session: TargetSession
     point: Point
     plan: TrialPlan
+    first_warmup: str = "rewarm"  # the time accounting's phase of the first slice's warm-up (full_warmup or rewarm)
 
 
 class Companion(Protocol):
@@ -130,6 +131,7 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
             path = member.plan.samples_file.with_name(f"{member.plan.samples_file.stem}.s{k}.i64")
             plan = replace(member.plan, calls=sizes[k], warmup=warmup, samples_file=path, anatomy="off")
             got.files.append(path)
+            member.plan.phases.warmup_phase = member.first_warmup if k == 0 else "rewarm"
             before_slice(member)
             try:
                 _run_slice(member, plan, got)
