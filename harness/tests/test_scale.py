@@ -4,6 +4,7 @@ each on several threads, a paced run on threads, a server's many objects called 
 
 from __future__ import annotations
 
+import json
 import threading
 
 import numpy as np
@@ -13,7 +14,7 @@ from orbench.targets.descriptor import read_targets
 from orbench.targets.scale_checks import random_objects
 from orbench.targets.workers import ClientWorker, ServerWorker
 
-from tests.conftest import require_targets
+from tests.conftest import require_targets, run_cli
 
 PAYLOAD = 64
 
@@ -178,3 +179,29 @@ def test_references_from_another_language(client_name, server_name, tmp_path):
     finally:
         client.stop()
         server.stop()
+
+
+OBJECTS = """
+name = "objects-anatomy"
+targets = ["omniorb"]
+modes = ["twoway"]
+payload_bytes = [64]
+objects = [2000]
+launches = 1
+trials = 1
+calls = 300
+warmup = 100
+"""
+
+
+def test_the_anatomy_of_a_first_trial_at_many_objects_leaves_the_references_out(write_campaign, results_root):
+    """The client fetches the 2000 references it does not hold (a remote call each) in an untimed call before the
+    first trial, so the trial's anatomy is its calls' own: about one context switch per call on each side, where
+    the fetch inside the trial would add some 10 per call (2000 calls' switches over 400)."""
+    require_targets("omniorb")
+    code, out, err = run_cli("run", str(write_campaign(OBJECTS)), "--no-report")
+    assert code == 0, err
+    summary = json.loads((results_root / "objects-anatomy" / "latest" / "summary.json").read_text())
+    (point,) = [p for p in summary["points"] if p["target"] == "omniorb"]
+    anatomy = point["anatomy"]
+    assert anatomy["client_vcsw"]["median"] < 2.0 and anatomy["server_vcsw"]["median"] < 2.0, anatomy
