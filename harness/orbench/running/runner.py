@@ -882,10 +882,21 @@ class Runner:
         if len(sliced) + (len(companions) if sliced else 0) >= 2:
             s = self.campaign.settings
             rng = random.Random(trial_seed(self.launch_seed, group.with_target("slices"), trial))
-            # Each slice with only its own target's workers running: the other JVMs' JIT, GC and timer threads
-            # off the CPU, as during a whole trial (pause_idle_workers).
-            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng,
-                                     lambda member: self._hold(lane, member.point.target), companions)
+            # A unit with a JVM: each slice with only its own target's workers running, the other JVMs' JIT, GC and
+            # timer threads off the CPU, as during a whole trial (pause_idle_workers). Without one, the unit's
+            # workers all run through the trial: stopping and continuing them around every slice read omniORB
+            # 3-5 us faster per call at split-core than whole trials did (the campaigns README, "How a campaign
+            # runs").
+            names = [m.point.target for m in sliced]
+            if any(lane.sessions[n].target.is_jvm for n in names):
+                def before_slice(member: SliceMember) -> None:
+                    self._hold(lane, member.point.target)
+            else:
+                self._hold(lane, *names)
+
+                def before_slice(member: SliceMember) -> None:
+                    return None
+            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng, before_slice, companions)
         else:  # the others failed their warm-up: the one left runs its trial whole, its workers running again
             results = []
             for m in sliced:
