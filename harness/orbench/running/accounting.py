@@ -70,6 +70,11 @@ class PhaseClock:
                            "anatomy": "steady_chunks"})
         return view
 
+    def setup(self) -> PhaseClock:
+        """A view for an untimed setup call (a client fetching its objects' references): all of it full_warmup."""
+        return PhaseClock(self.seconds, "full_warmup",
+                          dict.fromkeys(("timed_calls", "samples", "rewarm", "anatomy"), "full_warmup"))
+
     def placed(self) -> float:
         return sum(self.seconds.values())
 

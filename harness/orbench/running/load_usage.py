@@ -170,19 +170,51 @@ class LoadSampler:
         start = start_ns if start_ns is not None else self.readings[0].at_ns
         end = end_ns if end_ns is not None else self.readings[-1].at_ns
         threads = [r.server_threads for r in self.readings if r.server_threads is not None]
-        out: dict = {"server_threads": threads[-1] if threads else None,
-                     "server_threads_max": max(threads) if threads else None}
-        if end <= start:
-            return out
         utils = {}
-        for side, cpus in (("server", self.server_cpus), ("client", self.client_cpus)):
-            a, b = self._at(start, f"{side}_cpu_ns"), self._at(end, f"{side}_cpu_ns")
-            if a is not None and b is not None and cpus:
-                utils[side] = round((b - a) / (end - start) / cpus, 4)
-                out[f"{side}_cpu_util"] = utils[side]
-        if len(utils) == 2:
-            out["bottleneck"] = bottleneck(utils["server"], utils["client"], self.shared)
-        return out
+        if end > start:
+            for side, cpus in (("server", self.server_cpus), ("client", self.client_cpus)):
+                a, b = self._at(start, f"{side}_cpu_ns"), self._at(end, f"{side}_cpu_ns")
+                if a is not None and b is not None and cpus:
+                    utils[side] = round((b - a) / (end - start) / cpus, 4)
+        return busy_fields(threads, utils, self.shared)
+
+
+class LoadOverWindows:
+    """Who was busy over several windows of one target's calls, each read by a LoadSampler of its own (a sliced
+    trial's slices, running/slices.py): each side's utilisation weighted by the windows' spans, so what ran
+    between them (the other side's slices) does not count."""
+
+    def __init__(self) -> None:
+        self.busy: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.span: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.threads: list[int] = []
+        self.shared = False
+
+    def add(self, sampler: LoadSampler, start_ns: int | None, end_ns: int | None, span_ns: int) -> None:
+        fields = sampler.fields(start_ns, end_ns)
+        self.shared = sampler.shared
+        for side in self.busy:
+            util = fields.get(f"{side}_cpu_util")
+            if util is not None and span_ns > 0:
+                self.busy[side] += float(util) * span_ns
+                self.span[side] += span_ns
+        if fields.get("server_threads") is not None:
+            self.threads.append(int(fields["server_threads"]))
+
+    def fields(self) -> dict:
+        utils = {side: round(self.busy[side] / self.span[side], 4) for side in self.busy if self.span[side] > 0}
+        return busy_fields(self.threads, utils, self.shared)
+
+
+def busy_fields(threads: list[int], utils: dict[str, float], shared: bool) -> dict:
+    """A trial's load fields: the server's threads (at the end, the most seen), each side's CPU utilisation, and
+    which side saturated where both are known."""
+    out: dict = {"server_threads": threads[-1] if threads else None,
+                 "server_threads_max": max(threads) if threads else None}
+    out.update({f"{side}_cpu_util": util for side, util in utils.items()})
+    if len(utils) == 2:
+        out["bottleneck"] = bottleneck(utils["server"], utils["client"], shared)
+    return out
 
 
 def bottleneck(server_util: float, client_util: float, shared: bool) -> str:

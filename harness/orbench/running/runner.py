@@ -815,10 +815,8 @@ class Runner:
         the anatomy would otherwise spread over the trial's calls (10,000 objects read as 726 us of client CPU and
         30 context switches per call in a 700-call trial of omniORB, where the calls took 23 us and 1)."""
         path = self.store.warmup_samples_path(point, self.launch, 0).with_name(f"{point.slug}-l{self.launch}-objects.i64")
-        setup = PhaseClock(clock.seconds, "full_warmup", dict.fromkeys(("timed_calls", "samples", "rewarm", "anatomy"),
-                                                                       "full_warmup"))
         measure_for(point)(session, point, self._trial_plan(calls=1, warmup=0, samples_file=path, anatomy="off",
-                                                             clock=setup))
+                                                             clock=clock.setup()))
         path.unlink(missing_ok=True)
 
     def _sliced(self, group: PointGroup, trial: int) -> bool:
@@ -885,17 +883,13 @@ class Runner:
             # A unit with a JVM: each slice with only its own target's workers running, the other JVMs' JIT, GC and
             # timer threads off the CPU, as during a whole trial (pause_idle_workers). Without one, the unit's
             # workers all run through the trial: stopping and continuing them around every slice read omniORB
-            # 3-5 us faster per call at split-core than whole trials did (the campaigns README, "How a campaign
-            # runs").
+            # about 4 us faster per call at split-core than whole trials did (the campaigns README, "How a
+            # campaign runs").
             names = [m.point.target for m in sliced]
-            if any(lane.sessions[n].target.is_jvm for n in names):
-                def before_slice(member: SliceMember) -> None:
-                    self._hold(lane, member.point.target)
-            else:
+            per_slice = any(lane.sessions[n].target.is_jvm for n in names)
+            if not per_slice:
                 self._hold(lane, *names)
-
-                def before_slice(member: SliceMember) -> None:
-                    return None
+            before_slice = (lambda m: self._hold(lane, m.point.target)) if per_slice else (lambda m: None)
             results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng, before_slice, companions)
         else:  # the others failed their warm-up: the one left runs its trial whole, its workers running again
             results = []

@@ -36,7 +36,7 @@ from orbench.errors import WorkerError
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
-from orbench.running.load_usage import bottleneck
+from orbench.running.load_usage import LoadOverWindows
 from orbench.running.measure import (
     ServiceReading,
     TrialPlan,
@@ -102,7 +102,7 @@ class _Collected:
     ended: Measurement | WorkerError | None = None  # a failed slice ends the member's trial
     files: list[Path] = field(default_factory=list)
     thread_calls: list[int] = field(default_factory=list)  # a point of N clients as threads: each one's calls
-    load: SlicesLoad | None = None  # ... and who was busy during its slices
+    load: LoadOverWindows = field(default_factory=LoadOverWindows)  # ... and who was busy during its slices
     service: ServiceReading | None = None
 
 
@@ -177,9 +177,8 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
         got.thread_calls = [a + b for a, b in zip(got.thread_calls, each)] if got.thread_calls else each
     if sampler is not None:
         start, end = answer.get("start_ns"), answer.get("end_ns")
-        got.load = got.load or SlicesLoad(sampler.shared)
-        got.load.add(sampler.fields(int(start) if start is not None else None,
-                                    int(end) if end is not None else None), elapsed)
+        got.load.add(sampler, int(start) if start is not None else None, int(end) if end is not None else None,
+                     elapsed)
     received = answer.get("received") or {}
     got.elapsed_ns += elapsed
     got.messages += int(received.get("messages") or 0)
@@ -189,35 +188,6 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
         if "warmup_sync" in answer:
             done = bool(answer["warmup_sync"].get("complete"))
             got.warmup_sync_complete = done if got.warmup_sync_complete is None else got.warmup_sync_complete and done
-
-
-class SlicesLoad:
-    """Who was busy during a member's slices (running/load_usage.py, read per slice): each side's CPU
-    utilisation weighted by the slices' spans, so the other side's slices in between do not count."""
-
-    def __init__(self, shared: bool):
-        self.shared = shared
-        self.busy: dict[str, float] = {"server": 0.0, "client": 0.0}
-        self.span: dict[str, float] = {"server": 0.0, "client": 0.0}
-        self.threads: list[int] = []
-
-    def add(self, fields: dict[str, Any], span_ns: int) -> None:
-        for side in self.busy:
-            util = fields.get(f"{side}_cpu_util")
-            if util is not None and span_ns > 0:
-                self.busy[side] += float(util) * span_ns
-                self.span[side] += span_ns
-        if fields.get("server_threads") is not None:
-            self.threads.append(int(fields["server_threads"]))
-
-    def fields(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"server_threads": self.threads[-1] if self.threads else None,
-                               "server_threads_max": max(self.threads) if self.threads else None}
-        utils = {side: round(self.busy[side] / self.span[side], 4) for side in self.busy if self.span[side] > 0}
-        out.update({f"{side}_cpu_util": util for side, util in utils.items()})
-        if len(utils) == 2:
-            out["bottleneck"] = bottleneck(utils["server"], utils["client"], self.shared)
-        return out
 
 
 def _threads(point: Point) -> int:
@@ -245,10 +215,9 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)
-    if got.thread_calls:
+    if got.thread_calls:  # a point of N threads: each one's calls, and who was busy over its slices
         fields["client_calls"] = tuple(got.thread_calls)
         fields["fairness"] = jain_fairness([float(n) for n in got.thread_calls])
-    if got.load is not None:
         fields.update(got.load.fields())
     if got.service is not None:
         fields.update(got.service.fields())

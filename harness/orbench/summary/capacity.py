@@ -1,8 +1,9 @@
 """Capacities: how many calls per second a target serves, from a run's trials (summary.json `capacities`).
 
 - **Closed-loop capacity**: per launch, each client count's calls/s (the mean of that launch's trials, a
-  sliced trial's at its median slice: trial_rates), and the most of them; the capacity is the mean over launches of that maximum, with a Student-t interval over
-  launches (the launch is the level that repeats: stats/launches.py). Points with 1 client count for every
+  sliced trial's at its median slice: trial_rates), and the most of them; the capacity is the mean over
+  launches of that maximum, with a Student-t interval over launches (the launch is the level that repeats:
+  stats/launches.py). Points with 1 client count for every
   way of making clients (one process is one thread).
 - **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
   load at which the p99 crosses the SLO bound, interpolated linearly between the last step under it and the
