@@ -18,10 +18,11 @@ from orbench.campaign.load import SWEEP_LOADS, LoadPlan, Slo
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.point import Point, PointGroup
-from orbench.results.trial import Trial
+from orbench.results.trial import Measurement, Trial
 from orbench.running.load_usage import LoadSampler, bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
-from orbench.running.schedule import sweep_last
+from orbench.running.schedule import sweep_last, sweep_step_runs
+from orbench.running.sweep import SweepState
 from orbench.summary.capacity import crossing, trial_rates, with_floor_notes
 from orbench.summary.model import Capacity
 from orbench.summary.queueing import predicted_wait_ns, sent_path_wait_ns
@@ -105,6 +106,43 @@ def test_the_plan_adds_the_probe_and_the_unloaded_point_and_puts_steps_last(writ
     order = sweep_last(groups, tuple(reversed(range(len(groups)))), seed=3)
     steps = [groups[i].offered_load for i in order if groups[i].is_sweep_step]
     assert steps == sorted(steps) and order[-len(steps):] == tuple(i for i in order if groups[i].is_sweep_step)
+
+
+def test_a_paired_step_runs_beside_its_middleware_at_its_rate_and_while_its_sweep_runs():
+    """The baseline's paired step sits right before or after its middleware's step (either, over rounds), offers
+    the middleware's share of the middleware's capacity, and stops pairing once the middleware's sweep stopped
+    at a lighter step (not at the step where it stopped: that step ran and pairs)."""
+    group = PointGroup(placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64, clients=4,
+                       clients_as="threads", arrivals="poisson", offered_load=0.5)
+    unit, baselines = ["jacorb", "omniorb", "c-socket", "ice-cpp"], {"omniorb": "c-socket", "ice-cpp": "c-socket"}
+    sides = set()
+    for round_number in range(8):
+        runs = sweep_step_runs(unit, group, round_number, 7, baselines)
+        assert [t for t, load_of in runs if not load_of] == unit and len(runs) == 6
+        for orb in ("omniorb", "ice-cpp"):
+            at, paired = runs.index((orb, "")), runs.index(("c-socket", orb))
+            assert abs(at - paired) == 1
+            sides.add(paired - at)
+    assert sides == {-1, 1}
+
+    plan = LoadPlan.from_settings({"clients": [1], "clients_as": ["processes"], "rates_hz": [0], "threading":
+                                   ["default"], "objects": [1], "object_order": "round-robin",
+                                   "sweep": {"clients": 4}})
+    assert plan.sweep is not None and plan.sweep.paired
+    state = SweepState(plan)
+    probe = group.replace(arrivals="fixed", offered_load=0.0)
+    for seq, (target, rate) in enumerate((("omniorb", 40_000.0), ("c-socket", 100_000.0))):
+        state.note(Trial.of(seq, probe.with_target(target), 0, Measurement(status="ok", aggregate_calls_per_s=rate)))
+    paired = group.with_target("c-socket").replace(load_of="omniorb")
+    assert state.rate_for(paired) == (pytest.approx(20_000.0), None)
+    assert state.rate_for(group.with_target("c-socket")) == (pytest.approx(50_000.0), None)
+    # omniORB's clients fall behind at 0.5x: its sweep stops there; the pair at 0.5x still runs, 0.65x does not.
+    state.note(Trial.of(3, group.with_target("omniorb"), 0, Measurement(
+        status="ok", offered_rate_hz=20_000.0, achieved_rate_hz=15_000.0, p50_ns=50_000.0, p99_ns=90_000.0)))
+    assert state.rate_for(paired) == (pytest.approx(20_000.0), None)
+    rate, why = state.rate_for(paired.replace(offered_load=0.65))
+    assert rate is None and "nothing to pair with: omniorb's sweep stopped (past saturation" in why
+    assert state.rate_for(group.with_target("c-socket").replace(offered_load=0.65))[0] == pytest.approx(65_000.0)
 
 
 def test_a_sweep_limited_to_some_server_settings_runs_only_there(write_campaign):
@@ -201,7 +239,9 @@ def test_a_sweep_with_threads_objects_and_a_pool_through_the_runner(write_campai
     """c-socket and omniORB: 1 and 4 client threads, 1 and 20 objects, as shipped and with a pool of 2, and a
     Poisson sweep at 4 threads. Every step's rate is its share of the same launch's probe, the steps run after
     the probe in rising order, the baselines run the objects points unchanged, and summary.json has the
-    capacities and the manifest each server setting in omniORB's words."""
+    capacities and the manifest each server setting in omniORB's words. Beside each of omniORB's steps c-socket
+    runs at omniORB's rate (a paired step, next to it), and omniORB's steps carry the ORB-added latency from
+    those pairs."""
     require_targets("c-socket", "omniorb")
     path = write_campaign(BASE.replace('["c-socket"]', '["omniorb"]') + """
 clients = [1, 4]
@@ -221,10 +261,22 @@ step_min_s = 0.05
     assert "offered_load" in header and "threading" in header and "objects" in header
     failed = [r for r in rows if r["status"] == "failed"]
     assert not failed, [(r["target"], r["error"]) for r in failed]
+    paired = [r for r in rows if r["load_of"]]
+    assert paired and {r["load_of"] for r in paired} == {"omniorb"} and {r["target"] for r in paired} == {"c-socket"}
+    for r in paired:
+        orb = [o for o in rows if o["target"] == "omniorb" and not o["load_of"] and all(
+            o[k] == r[k] for k in ("threading", "objects", "offered_load", "launch"))]
+        assert len(orb) == 1, r
+        assert abs(int(orb[0]["seq"]) - int(r["seq"])) == 1  # right before or after it
+        if r["status"] == "ok":
+            assert float(r["offered_rate_hz"]) == pytest.approx(float(orb[0]["offered_rate_hz"]), rel=1e-6)
+        else:
+            assert r["status"] == "skipped" and ("past saturation" in r["error"] or "nothing to pair" in r["error"])
     for target in ("omniorb", "c-socket"):
         for threading in ("default", "pool-2"):
             for objects in ("1", "20"):
-                mine = [r for r in rows if (r["target"], r["threading"], r["objects"]) == (target, threading, objects)]
+                mine = [r for r in rows if (r["target"], r["threading"], r["objects"]) == (target, threading, objects)
+                        and not r["load_of"]]
                 probe = [r for r in mine if r["clients"] == "4" and float(r["offered_load"] or 0) == 0]
                 assert len(probe) == 1 and probe[0]["status"] == "ok", (target, threading, objects)
                 capacity = float(probe[0]["aggregate_calls_per_s"])
@@ -247,7 +299,13 @@ step_min_s = 0.05
     for c in summary["capacities"]:
         ci = c.get("capacity_closed_loop_calls_per_s") or c.get("capacity_at_slo_calls_per_s")
         assert ci["estimate"] > 0 and math.isfinite(ci["estimate"])
-    assert not any(p.get("orb_added_latency_ns") for p in summary["points"] if p.get("offered_load"))
+    assert not any(c.get("load_of") for c in summary["capacities"])
+    ok_steps = {(r["threading"], r["objects"], r["offered_load"]) for r in paired if r["status"] == "ok"}
+    for p in summary["points"]:
+        if p.get("offered_load") and p["target"] == "omniorb" and (
+                p["threading"], str(p["objects"]), str(p["offered_load"])) in ok_steps:
+            added = p["orb_added_latency_ns"]
+            assert added["baseline"] == "c-socket" and added["estimate"] is not None, p
     manifest = json.loads((run_dir / "manifest.json").read_text())
     words = [w["server_setting"]["words"] for w in manifest["targets"]["omniorb"]["workers"].values()]
     assert any("maxServerThreadPoolSize=2" in w for w in words)

@@ -109,7 +109,8 @@ def orb_added(points: list[PointSummary], out_dir: Path) -> list[Figure]:
     """The headline: middleware latency (every family's) minus the same-language socket baseline, per payload,
     with 95% intervals; one row of panels per language, one panel per mode."""
     figures = []
-    added = [p for p in points if p.added is not None]
+    # A sweep step's ORB-added latency (at the same offered rate) is drawn against the offered load instead.
+    added = [p for p in points if p.added is not None and not p.point.is_sweep_step]
     for key, pts in sorted(_by_place(added).items()):
         rows = language_rows()
         order = list(rows)

@@ -4,7 +4,8 @@
   way of making clients and server threading setting, with intervals, each point's bottleneck, and Jain's
   fairness index below;
 - latency against offered load, one figure per middleware, a panel per sweep (threading, arrivals): p50 and p99
-  with the SLO bound, the capacity at the SLO and the closed-loop capacity marked;
+  with the SLO bound, the capacity at the SLO and the closed-loop capacity marked, and the baseline's p50 at the
+  middleware's rates (its paired steps); and the added latency under load from those pairs;
 - latency (and throughput) against the number of objects the server activates;
 - the capacity table and the queueing known answer.
 """
@@ -173,6 +174,9 @@ def _calls(value: float | None) -> str:
 def latency_vs_offered_load(points: list[PointSummary], capacities: tuple[Capacity, ...],
                             out_dir: Path) -> list[Figure]:
     steps = [p for p in points if p.point.is_sweep_step and p.latency_ns and p.load and p.load.offered_rate_hz]
+    # A baseline's paired steps, by the middleware step they ran beside (same rate): drawn in its panel.
+    paired = {p.point.replace(target=p.point.load_of, load_of=""): p for p in steps if not p.point.own_load}
+    steps = [p for p in steps if p.point.own_load]
     figures = []
     for key, group in sorted(grouped(steps, *LOAD_DIMS, "threading").items()):
         target = key.of.target
@@ -189,6 +193,12 @@ def latency_vs_offered_load(points: list[PointSummary], capacities: tuple[Capaci
                 y = [value(p) / 1e3 for p in series]
                 ax.errorbar(x, y, yerr=_yerr(y, [ci(p) for p in series], 1e3), marker=marker, capsize=3,
                             color=colour(target), alpha=alpha, label=f"{name} ({threading})")
+            beside = [(p.load.offered_rate_hz, paired[p.point]) for p in series if p.point in paired and p.load]
+            if beside:
+                y = [b.p50 / 1e3 for _, b in beside]
+                ax.errorbar([r for r, _ in beside], y, yerr=_yerr(y, [b.p50_ci95_ns for _, b in beside], 1e3),
+                            marker="o", mfc="none", capsize=3, color=colour(beside[0][1].point.target), alpha=0.8,
+                            ls=":", label=f"p50 of {beside[0][1].point.target} at these rates")
             shape = shape_key(series[0].point)
             slo = _capacity(capacities, shape, "slo", arrivals=arrivals)
             closed = _capacity(capacities, shape, "closed-loop", clients_as=way)
@@ -227,7 +237,48 @@ def latency_vs_offered_load(points: list[PointSummary], capacities: tuple[Capaci
             "the bound, interpolated per launch; censored: beyond the steps run), the dashed line and shade the "
             "closed-loop capacity. A step past saturation was not run once the target's latency had run away "
             "(its clients could not keep up, or its p99 was far over the bound twice in a row): such steps are "
-            "absent, not zero."))
+            "absent, not zero. Open circles, dotted: the socket baseline's p50 at the middleware's own offered "
+            "rates, run beside each step (the paired steps the ORB-added latency under load comes from)."))
+    return figures + orb_added_vs_offered_load(points, out_dir)
+
+
+def orb_added_vs_offered_load(points: list[PointSummary], out_dir: Path) -> list[Figure]:
+    """Per middleware, its p50 less its baseline's at the same offered rate (the paired steps), against the
+    offered rate, with 95% intervals over launches; below its closed-loop capacity, where both queues settle."""
+    steps = [p for p in points if p.point.is_sweep_step and p.point.own_load and p.point.offered_load < 1
+             and p.load and p.load.offered_rate_hz and p.added is not None]
+    figures = []
+    for key, group in sorted(grouped(steps, *LOAD_DIMS, "threading").items()):
+        target, base = key.of.target, group[0].orb_added_latency_ns.baseline
+        sweeps = sorted({(p.point.threading, p.point.arrivals, p.point.clients, p.point.clients_as) for p in group})
+        fig, axes = plt.subplots(1, len(sweeps), figsize=(6.0 * len(sweeps) + 1.5, 4.2), squeeze=False)
+        for ax, sweep in zip(axes[0], sweeps, strict=True):
+            series = sorted((p for p in group if (p.point.threading, p.point.arrivals, p.point.clients,
+                                                   p.point.clients_as) == sweep), key=lambda p: p.point.offered_load)
+            x = [p.load.offered_rate_hz for p in series if p.load]
+            added = [p.orb_added_latency_ns for p in series]
+            y = [a.estimate / 1e3 for a in added]
+            lows = [a.estimate if a.ci95_low is None else a.ci95_low for a in added]
+            highs = [a.estimate if a.ci95_high is None else a.ci95_high for a in added]
+            ax.errorbar(x, y, yerr=[[v - lo / 1e3 for v, lo in zip(y, lows)], [hi / 1e3 - v for v, hi in zip(y, highs)]],
+                        marker="o", capsize=3, color=colour(target))
+            ax.axhline(0, color="black", lw=0.8)
+            # Linear to 10 µs, log beyond: a few µs at light load and milliseconds near capacity both read.
+            ax.set_yscale("symlog", linthresh=10.0)
+            ax.set_xlim(0, max(x) * 1.1)
+            ax.set_xlabel("offered load, calls per second (all clients)")
+            ax.set_ylabel(f"p50 of {target} − p50 of {base}, µs (log beyond 10)")
+            threading, arrivals, clients, way = sweep
+            ax.set_title(f"{threading}, {arrivals} arrivals, {clients} clients as {way}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+        fig.suptitle(f"{target}: added latency under load ({_where(key)})")
+        figures.append(saved(
+            fig, out_dir / f"{SCALE_PREFIX}added-under-load-{key.slug}.png",
+            f"{target}: added latency under load, {_where(key)}",
+            f"At each sweep step below {target}'s closed-loop capacity, {target}'s p50 less the p50 of {base} "
+            f"offered the same rate right before or after it in the same launch (a paired step), with the 95% "
+            "interval over launches: what the middleware adds at that load, queueing in its own threads "
+            "included. A step at or past its capacity is left out: there the queues do not settle."))
     return figures
 
 

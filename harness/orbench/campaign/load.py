@@ -63,6 +63,8 @@ class Sweep:
     # The server settings the sweep runs at (None: every one); a sweep per setting multiplies the run's length.
     threading: tuple[str, ...] | None = None
     objects: tuple[int, ...] | None = None
+    # Each middleware's steps paired with its baseline's at the same offered rate (running/sweep.py).
+    paired: bool = True
 
     def applies(self, threading: str, objects: int) -> bool:
         return ((self.threading is None or threading in self.threading)
@@ -106,7 +108,8 @@ class LoadPlan:
                           slo=Slo.parse(raw.get("slo_p99", "10x")), step_calls=int(raw.get("step_calls", 3000)),
                           step_min_s=float(raw.get("step_min_s", 0.5)),
                           threading=tuple(raw["threading"]) if "threading" in raw else None,
-                          objects=tuple(int(k) for k in raw["objects"]) if "objects" in raw else None)
+                          objects=tuple(int(k) for k in raw["objects"]) if "objects" in raw else None,
+                          paired=bool(raw.get("paired", True)))
         return cls(clients=tuple(sorted(settings["clients"])), clients_as=tuple(settings["clients_as"]),
                    rates_hz=tuple(float(r) for r in settings["rates_hz"]), threading=tuple(settings["threading"]),
                    objects=tuple(settings["objects"]), object_order=settings["object_order"], sweep=sweep,
@@ -121,7 +124,8 @@ class LoadPlan:
         if self.sweep is not None:
             s = self.sweep
             out["sweep"] = {"clients": s.clients, "clients_as": s.clients_as, "arrivals": list(s.arrivals),
-                            "slo_p99": s.slo.text, "step_calls": s.step_calls, "step_min_s": s.step_min_s}
+                            "slo_p99": s.slo.text, "step_calls": s.step_calls, "step_min_s": s.step_min_s,
+                            "paired": s.paired}
             if s.threading is not None:
                 out["sweep"]["threading"] = list(s.threading)
             if s.objects is not None:

@@ -168,6 +168,9 @@ class Point(PointGroup):
     """One group and one target: what one trial measures."""
 
     target: str = dim(slug=path_safe)
+    # A baseline's sweep step run at a middleware's offered rate (that middleware's share of its own capacity, in
+    # the same launch and step) so the two pair at the same offered load (running/sweep.py); "": its own rate.
+    load_of: str = dim("", text=lambda v: f"at {v}'s rate", slug=lambda v: f"at-{path_safe(v)}")
 
     @property
     def workers_slug(self) -> str:
@@ -178,6 +181,11 @@ class Point(PointGroup):
     @property
     def group(self) -> PointGroup:
         return PointGroup(**{name: getattr(self, name) for name in PointGroup.dimensions()})
+
+    @property
+    def own_load(self) -> bool:
+        """Whether the point ran at its own load, not at a middleware's rate beside it (load_of)."""
+        return not self.load_of
 
     def without(self, *names: str) -> PointSlice:
         """The point with some dimensions left open: what one figure or table section shows, e.g.

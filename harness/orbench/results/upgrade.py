@@ -164,10 +164,17 @@ def update_to_15(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, slice_calls="", slice_p50s_ns="", slice_means_ns="")
 
 
+def update_to_16(manifest: dict[str, Any], rows: Rows) -> None:
+    """16: points gain `load_of` (point.py): a baseline's sweep step run at a middleware's offered rate, to pair
+    the two at the same offered load. An older run ran every step at its target's own rate: the default, ""."""
+    _add_columns(rows, load_of="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
     11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
+    16: update_to_16,
 }
 SCHEMA_VERSION = max(UPDATES)
 

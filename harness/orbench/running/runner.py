@@ -68,6 +68,7 @@ from orbench.running.schedule import (
     round_units,
     steps,
     sweep_last,
+    sweep_step_runs,
     total_group_runs,
     trial_seed,
 )
@@ -832,6 +833,8 @@ class Runner:
     def _run_unit(self, lane: Lane, group: PointGroup, unit: list[Target], trial: int) -> dict[str, Trial]:
         """One round's trials of a unit (a baseline and its middleware): sliced when the design and the group
         allow and two or more of them run (or one with its companions), else one after the other."""
+        if group.is_sweep_step:
+            return self._run_sweep_step(lane, group, unit, trial)
         out: dict[str, Trial] = {}
         members: list[Target] = []
         sliced = self._sliced(group, trial)
@@ -855,6 +858,26 @@ class Runner:
         elif members:
             out.update(self._run_sliced(lane, group, members, trial, companions))
         return {t.name: out[t.name] for t in unit}
+
+    def _run_sweep_step(self, lane: Lane, group: PointGroup, unit: list[Target], trial: int) -> dict[str, Trial]:
+        """One round of a unit at a sweep step: each target's trial at its own rate and, where the sweep pairs,
+        each baseline's at its middleware's rate beside it (schedule.sweep_step_runs). The paired trials are the
+        sweep's to note here; the round's own trials go back to the stopping rule."""
+        sweep = self.campaign.load_plan.sweep
+        runs = (sweep_step_runs(unit, group, trial, self.launch_seed, self.baselines)
+                if sweep is not None and sweep.paired else [(t, "") for t in unit])
+        out: dict[str, Trial] = {}
+        for t, load_of in runs:
+            point = group.with_target(t.name).replace(load_of=load_of)
+            done = self.finished.get((point, self.launch, trial))
+            if done is None:
+                self._hold(lane, t.name)
+                done = self._run_trial(lane, point, t, trial)
+                if load_of:
+                    self.sweeps.note(done)
+            if not load_of:
+                out[t.name] = done
+        return out
 
     def _run_sliced(self, lane: Lane, group: PointGroup, members: list[Target], trial: int,
                     companions: tuple[Companion, ...] = ()) -> dict[str, Trial]:

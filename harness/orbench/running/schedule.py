@@ -192,6 +192,27 @@ def round_units(targets: Sequence[T], group: PointGroup, round_number: int, seed
     return units
 
 
+def sweep_step_runs(unit: Sequence[T], group: PointGroup, round_number: int, seed: int,
+                    baselines: Mapping[str, str]) -> list[tuple[T, str]]:
+    """A unit's trials at a sweep step, as (target, load_of): each target at its own rate in the unit's order,
+    and beside each middleware (right before or after it, at random) its baseline at the middleware's rate
+    (running/sweep.py, paired steps), so the pair shares the host's phase as a unit's trials do."""
+    rng = _rng(seed, group.slug, round_number, "paired")
+    names = {getattr(t, "name", t) for t in unit}
+    by_name = {getattr(t, "name", t): t for t in unit}
+    out: list[tuple[T, str]] = []
+    for t in unit:
+        name = getattr(t, "name", t)
+        base = baselines.get(name)
+        if base not in names:
+            out.append((t, ""))
+            continue
+        pair = [(t, ""), (by_name[base], name)]
+        rng.shuffle(pair)
+        out += pair
+    return out
+
+
 def total_group_runs(campaign: Campaign, pairs: list[HostPair]) -> int:
     """How many point-group runs a campaign makes (every block's groups, once per launch): what progress counts,
     since the stopping rule decides each group's trials as it goes."""

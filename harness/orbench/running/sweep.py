@@ -11,6 +11,12 @@ cost nothing. Runaway is any of:
   so that the capacity at the SLO can be read between the last step under it and the first over it).
 A relative SLO ("10x") multiplies the unloaded p50: the sweep's lightest step's (slo_bound_ns says why).
 The probe's and the steps' trials are fed here as they end (and, on a resume, as they are read back).
+
+Paired steps: beside each middleware's step, its baseline runs the same step at the middleware's offered rate (a
+point with `load_of`, running next to the middleware's trial in the round), so the two pair at the same offered
+load in the same launch and step (the ORB-added latency under load, summary/pairing.py); the baseline's own steps
+still offer shares of its own capacity. A paired step runs while its middleware's sweep runs, and stops on its own
+runaway as any step.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class _TargetSweep:
     lightest_p50: dict[str, float] = field(default_factory=dict)  # by arrivals: the first (lightest) step's p50
     over_slo: dict[str, int] = field(default_factory=dict)    # by arrivals: steps in a row far over the SLO
     stopped: dict[str, str] = field(default_factory=dict)     # by arrivals: why the rest of the steps are skipped
+    stopped_at: dict[str, float] = field(default_factory=dict)  # by arrivals: the offered load of the last step run
 
 
 class SweepState:
@@ -76,6 +83,7 @@ class SweepState:
         if offered and achieved and achieved < RUNAWAY_ACHIEVED * offered:
             state.stopped[point.arrivals] = (f"past saturation: at {point.offered_load:g}x the clients sent "
                                              f"{achieved:.0f} of {offered:.0f} calls/s")
+            state.stopped_at[point.arrivals] = point.offered_load
             return
         bound = self.slo_bound_ns(point)
         if bound is not None and trial.p99_ns and trial.p99_ns > RUNAWAY_SLO_MULTIPLE * bound:
@@ -84,6 +92,7 @@ class SweepState:
                 state.stopped[point.arrivals] = (f"past saturation: p99 {trial.p99_ns / 1e3:.0f} us at "
                                                  f"{point.offered_load:g}x, over {RUNAWAY_SLO_MULTIPLE:g} x the SLO "
                                                  f"({bound / 1e3:.0f} us) twice in a row")
+                state.stopped_at[point.arrivals] = point.offered_load
         else:
             state.over_slo[point.arrivals] = 0
 
@@ -103,7 +112,14 @@ class SweepState:
         state = self._of(point)
         if point.arrivals in state.stopped:
             return None, state.stopped[point.arrivals]
+        if point.load_of:
+            # At the middleware's rate while its sweep runs: its step at this load ran or is about to.
+            orb = self._of(point.replace(target=point.load_of, load_of=""))
+            if orb.stopped_at.get(point.arrivals, point.offered_load) < point.offered_load:
+                return None, f"nothing to pair with: {point.load_of}'s sweep stopped ({orb.stopped[point.arrivals]})"
+            state = orb
         if not state.capacity:
-            return None, "no capacity to offer a share of: the sweep's probe point has no ok trial in this launch"
+            whose = f"{point.load_of}'s" if point.load_of else "the sweep's"
+            return None, f"no capacity to offer a share of: {whose} probe point has no ok trial in this launch"
         capacity = sum(state.capacity) / len(state.capacity)
         return point.offered_load * capacity, None

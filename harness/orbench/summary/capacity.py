@@ -182,6 +182,8 @@ def slo_capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any])
     unloaded: dict[tuple[Point, int], list[float]] = defaultdict(list)
     probe: dict[tuple[Point, int], list[float]] = defaultdict(list)
     for point, trials in by_point.items():
+        if not point.own_load:
+            continue  # a baseline's paired step at a middleware's rate: not a sweep of its own
         key = _shape_key(point)
         for t in trials:
             if point.is_sweep_step:

@@ -1,8 +1,8 @@
 """The pairing: each ORB point against its baseline in the same point group (same host pair, so the same link;
-same placement, mode, payload, load and option set); a point of another invocation shape against the
-baseline's `in` call that carries the same bytes (results/shapes.py, baseline_shape). ORB-added latency from the
-trials both ran, paired by (launch, trial); the known answer where the target's added latency is known; the CPU
-the ORB adds."""
+same placement, mode, payload, load and option set; at a sweep step, the baseline's paired step at the ORB's
+offered rate, running/sweep.py); a point of another invocation shape against the baseline's `in` call that
+carries the same bytes (results/shapes.py, baseline_shape). ORB-added latency from the trials both ran, paired
+by (launch, trial); the known answer where the target's added latency is known; the CPU the ORB adds."""
 
 from __future__ import annotations
 
@@ -49,9 +49,9 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base_name = info.get("baseline")
         if summary.kind not in MEASURED_AGAINST_BASELINE or not base_name:
             continue
-        if point.is_sweep_step:
-            # Each target's step offers a share of its own capacity: the ORB and its baseline ran at different
-            # rates, so their difference is not the ORB's added latency (summary/capacity.py compares sweeps).
+        if point.is_sweep_step and point.group.with_target(base_name).replace(load_of=point.target) not in points:
+            # Each target's own step offers a share of its own capacity: the ORB and its baseline ran at different
+            # rates, so their difference is not the ORB's added latency; a paired step (running/sweep.py) is.
             continue
         if point.mode == "oneway" and info.get("oneway_call") == "queued":
             out[point] = summary.replace(orb_added_latency_ns=OrbAdded(baseline=base_name, estimate=None,
@@ -64,6 +64,8 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
                 why_missing=f"shape {point.shape} crosses no socket: no baseline call is like it"))
             continue
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
+        if point.is_sweep_step:
+            base = base.replace(load_of=point.target)  # the baseline at this ORB's offered rate
         # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
         reads_speed = point.mode != "oneway"
         added = None
