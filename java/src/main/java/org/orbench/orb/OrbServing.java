@@ -4,9 +4,12 @@ import com.google.gson.JsonObject;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.omg.CORBA.BAD_INV_ORDER;
 import org.omg.CORBA.ORB;
 import org.omg.PortableServer.POA;
 import org.omg.PortableServer.POAHelper;
+import org.omg.PortableServer.POAManager;
+import org.omg.PortableServer.POAManagerPackage.AdapterInactive;
 import org.orbench.worker.Args;
 import org.orbench.worker.MessageCounter;
 import org.orbench.worker.ServerEvents;
@@ -37,8 +40,8 @@ final class OrbServing {
     MessageCounter counter = new MessageCounter();
     counter.trackObjects(objects);
     events.reportReceived(counter);
-    Runnable stop = StopTriggers.install(new OrbStopper(orb), events);
     POA rootPoa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
+    Runnable stop = StopTriggers.install(new OrbStopper(orb, rootPoa.the_POAManager()), events);
     // K servants of the one class, each activated in the root POA with a system id: its active object map
     // holds K entries, which is what a request's object key is demultiplexed against.
     ObjectDirectory directory = new ObjectDirectory(orb);
@@ -61,19 +64,22 @@ final class OrbServing {
 
   /**
    * Stops the ORB from a thread of its own: the shutdown() request calls this before its reply is sent,
-   * and ORB.shutdown must not be called from a request's own dispatch thread. The thread first gives the
-   * reply time to leave: stopped at once, the ORB could close the connection before the reply was written
-   * (the client's COMM_FAILURE, completed MAYBE, once in a loaded test run of JacORB's contract check).
-   * REPLY_GRACE_MS is a bound, not a measurement: the reply is a few dozen bytes on an open connection, and
-   * 200 ms leaves room for a machine loaded well beyond its CPUs.
+   * and ORB.shutdown must not be called from a request's own dispatch thread. The thread first deactivates the
+   * POA manager waiting for completion: that returns once no request is executing, so the shutdown() request's
+   * reply has been written; stopped at once, the ORB could close the connection before it was (the client's
+   * COMM_FAILURE, completed MAYBE, once in a loaded test run of JacORB's contract check). A request that never
+   * completes (a client that stopped reading) must not keep the worker up: after STUCK_REQUEST_MS the ORB stops
+   * anyway.
    */
   private static final class OrbStopper implements Runnable {
+    private static final long STUCK_REQUEST_MS = 5000;
     private final ORB orb;
-    private static final long REPLY_GRACE_MS = 200;
+    private final POAManager manager;
     private final AtomicBoolean started = new AtomicBoolean();
 
-    OrbStopper(ORB orb) {
+    OrbStopper(ORB orb, POAManager manager) {
       this.orb = orb;
+      this.manager = manager;
     }
 
     @Override
@@ -82,8 +88,17 @@ final class OrbServing {
         return;
       }
       Thread thread = new Thread(() -> {
+        Thread drain = new Thread(() -> {
+          try {
+            manager.deactivate(false, true);
+          } catch (AdapterInactive | BAD_INV_ORDER e) {
+            // already inactive, or the ORB is stopping: nothing left to wait for
+          }
+        }, "orbench-poa-drain");
+        drain.setDaemon(true);
+        drain.start();
         try {
-          Thread.sleep(REPLY_GRACE_MS);
+          drain.join(STUCK_REQUEST_MS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
