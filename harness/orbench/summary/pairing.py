@@ -49,10 +49,6 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         base_name = info.get("baseline")
         if summary.kind not in MEASURED_AGAINST_BASELINE or not base_name:
             continue
-        if point.is_sweep_step and point.group.with_target(base_name).replace(load_of=point.target) not in points:
-            # Each target's own step offers a share of its own capacity: the ORB and its baseline ran at different
-            # rates, so their difference is not the ORB's added latency; a paired step (running/sweep.py) is.
-            continue
         if point.mode == "oneway" and info.get("oneway_call") == "queued":
             out[point] = summary.replace(orb_added_latency_ns=OrbAdded(baseline=base_name, estimate=None,
                                                                        why_missing=ONEWAY_QUEUED))
@@ -65,7 +61,11 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             continue
         base = point.group.replace(shape=matched[0], mode=matched[1]).with_target(base_name)
         if point.is_sweep_step:
-            base = base.replace(load_of=point.target)  # the baseline at this ORB's offered rate
+            # The baseline's own step offers a share of its own capacity, not the ORB's rate: only its paired step
+            # at this ORB's rate (running/sweep.py) gives the ORB's added latency there.
+            base = base.replace(load_of=point.target)
+            if base not in points:
+                continue
         # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
         reads_speed = point.mode != "oneway"
         added = None
