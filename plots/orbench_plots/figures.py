@@ -13,7 +13,7 @@ from orbench.summary.model import PointSummary
 from orbench.targets.families import read_families
 from orbench.targets.languages import read_languages
 
-from orbench_plots.style import Figure, _bytes_label, _us_axis, colour, grouped, saved
+from orbench_plots.style import Figure, _bytes_label, _us_axis, added_bars, colour, grouped, saved
 
 
 def _groups(points: list[PointSummary]) -> dict[PointSlice, list[PointSummary]]:
@@ -145,12 +145,9 @@ def _added_series(ax, target: str, series: list[PointSummary]) -> list[int]:
     """One target's added latency per payload with its interval as error bars; returns the payloads."""
     x = [p.point.payload_bytes for p in series]
     added = [p.orb_added_latency_ns for p in series if p.orb_added_latency_ns and p.orb_added_latency_ns.estimate is not None]
-    est = [a.estimate / 1e3 for a in added]
-    lo = [(a.ci95_low if a.ci95_low is not None else a.estimate) / 1e3 for a in added]
-    hi = [(a.ci95_high if a.ci95_high is not None else a.estimate) / 1e3 for a in added]
+    est, bars = added_bars(added)
     family = read_families().get(series[0].family) if series[0].family else None
-    ax.errorbar(x, est, yerr=[[e - a for e, a in zip(est, lo)], [b - e for e, b in zip(est, hi)]],
-                marker="o", ms=4, capsize=3, color=colour(target),
+    ax.errorbar(x, est, yerr=bars, marker="o", ms=4, capsize=3, color=colour(target),
                 label=f"{target}{f' ({family.label})' if family else ''} − {added[0].baseline}")
     return x
 

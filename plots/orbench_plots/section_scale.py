@@ -23,7 +23,7 @@ from orbench.summary.model import Capacity, PointSummary, QueueingCheck, RunSumm
 from orbench.summary.table import columns
 
 from orbench_plots.load_figures import clients_axis
-from orbench_plots.style import Figure, _us_axis, colour, grouped, saved
+from orbench_plots.style import Figure, _us_axis, added_bars, colour, grouped, saved
 
 # The file names of this section's figures start with it (report.py shows them in this section).
 SCALE_PREFIX = "scale-"
@@ -256,12 +256,8 @@ def orb_added_vs_offered_load(points: list[PointSummary], out_dir: Path) -> list
             series = sorted((p for p in group if (p.point.threading, p.point.arrivals, p.point.clients,
                                                    p.point.clients_as) == sweep), key=lambda p: p.point.offered_load)
             x = [p.load.offered_rate_hz for p in series if p.load]
-            added = [p.orb_added_latency_ns for p in series]
-            y = [a.estimate / 1e3 for a in added]
-            lows = [a.estimate if a.ci95_low is None else a.ci95_low for a in added]
-            highs = [a.estimate if a.ci95_high is None else a.ci95_high for a in added]
-            ax.errorbar(x, y, yerr=[[v - lo / 1e3 for v, lo in zip(y, lows)], [hi / 1e3 - v for v, hi in zip(y, highs)]],
-                        marker="o", capsize=3, color=colour(target))
+            y, bars = added_bars([p.orb_added_latency_ns for p in series])
+            ax.errorbar(x, y, yerr=bars, marker="o", capsize=3, color=colour(target))
             ax.axhline(0, color="black", lw=0.8)
             # Linear to 10 µs, log beyond: a few µs at light load and milliseconds near capacity both read.
             ax.set_yscale("symlog", linthresh=10.0)

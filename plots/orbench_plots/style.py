@@ -15,7 +15,7 @@ matplotlib.use("Agg")  # files only, no display: runs the same on a headless CI 
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 from orbench.results.point import PointSlice  # noqa: E402
-from orbench.summary.model import PointSummary  # noqa: E402
+from orbench.summary.model import OrbAdded, PointSummary  # noqa: E402
 
 from orbench_plots.drawing import draw  # noqa: E402
 
@@ -85,6 +85,15 @@ def saved(fig, path: Path, title: str, caption: str, dpi: int = 110) -> Figure:
     """Save fig (see save) and return it as the report lists it."""
     save(fig, path, dpi)
     return Figure(path, title, caption)
+
+
+def added_bars(added: list[OrbAdded], scale: float = 1e3) -> tuple[list[float], list[list[float]]]:
+    """ORB-added estimates in units of `scale` (ns by default to us) and their error bars below and above (none
+    where an estimate has no interval)."""
+    y = [a.estimate / scale for a in added]
+    low = [(a.estimate if a.ci95_low is None else a.ci95_low) / scale for a in added]
+    high = [(a.estimate if a.ci95_high is None else a.ci95_high) / scale for a in added]
+    return y, [[v - lo for v, lo in zip(y, low)], [hi - v for v, hi in zip(y, high)]]
 
 
 def grouped(points: list[PointSummary], *open_dims: str) -> dict[PointSlice, list[PointSummary]]:
