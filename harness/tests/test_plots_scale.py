@@ -129,8 +129,9 @@ def test_skipped_steps_read_as_skipped_not_failed(scale_run):
     assert all(p.trials_failed == 0 for p in skipped)
     lines = format_table(summary).splitlines()
     for p in skipped:
-        # The whole row, anchored: one step's label is inside another's ("c2 ..." in "o2 c2 ...").
-        row = re.compile(r"\s+".join(re.escape(c) for c in columns(p.point)) + r"(\s|$)")
+        # The whole row, anchored: one step's label is inside another's ("c2 ..." in "o2 c2 ..."), and a paired
+        # step's label goes on ("... offered 0.5x at c-socket-serial@20000's rate"); columns part by two spaces.
+        row = re.compile(r"\s+".join(re.escape(c) for c in columns(p.point)) + r"(\s\s|$)")
         line = next(line for line in lines if row.match(line))
         assert "skipped" in line and "past saturation" in line and "failed" not in line, line
     report = (scale_run / "report.html").read_text()
