@@ -12,7 +12,22 @@ from orbench.errors import UserError
 from orbench.hosts.placement import resolve
 from orbench.paths import repo_root
 from orbench.results.store import RunStore
-from orbench.running.fidelity import GOAL_RATIO, ReferenceRun, _row, format_result, run_fidelity, verdict
+from orbench.running.fidelity import (
+    EXTRA_BATCH,
+    GOAL_RATIO,
+    Design,
+    ReferenceRun,
+    _extend,
+    _row,
+    _RowRun,
+    at_goal,
+    decided,
+    format_result,
+    format_stability,
+    run_fidelity,
+    stability,
+    verdict,
+)
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import missing, require_targets
@@ -44,7 +59,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
     store, result = run_fidelity([16, 1024], pairs=6, slices=2, calls=300, warmup=500, rewarm=100,
-                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS, slice_calls=150)
+                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS, slice_calls=150, max_pairs=6)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
@@ -140,7 +155,8 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
     require_targets("c-socket")
     require_references()
     store, result = run_fidelity([16], placement=["same-core", "split-core"], pairs=3, slices=2, calls=300,
-                                 warmup=300, root=tmp_path, rows=("c-pingpong",), awake_cpus=True, slice_calls=150)
+                                 warmup=300, root=tmp_path, rows=("c-pingpong",), awake_cpus=True, slice_calls=150,
+                                 max_pairs=3)
     pinned = [resolve(p) for p in ("same-core", "split-core")]
     assert result["awake_cpus"]["cpus"] == sorted(set().union(*(p.cpus("server") | p.cpus("client") for p in pinned)))
     assert "kept awake" in format_result(result)
@@ -151,3 +167,91 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
     assert len(runs) == 2 and all((store.path / r).is_dir() for r in runs)
     page = section(store.path)
     assert "(same-core)" in page and "(split-core)" in page
+
+
+@pytest.mark.slow  # a row's launches at one size, then three more
+def test_more_launches_count_on_from_the_first_run(tmp_path):
+    """A row run again at a size gets launches numbered on from its first run's (fresh processes, no anatomy
+    trial), and the size's interval is over all of them: at 9 launches the second-smallest and second-largest."""
+    require_targets("c-socket")
+    require_references()
+    store = RunStore.create("fidelity", tmp_path)
+    design = Design(pairs=6, slices=2, calls=300, warmup=300, jvm_warmup=300, rewarm=100, slice_calls=150,
+                    slice_rewarm=20, sockperf_seconds=1.0)
+    row = _RowRun("c-pingpong", store, resolve("same-core"), "same-core", design)
+    row.run([16, 1024], 6)
+    row.run([16], EXTRA_BATCH)
+    cells = {r["payload_bytes"]: r for r in row.rows()}
+    assert cells[16]["pairs"] == 9 and cells[1024]["pairs"] == 6
+    ratios = sorted(cells[16]["launch_ratios"])
+    assert len(ratios) == 9 and cells[16]["ratio_ci"] == pytest.approx([ratios[1], ratios[7]])
+    first, more = (RunStore(run.path) for run in row.runs)
+    assert {t.launch for t in first.read_trials()} == set(range(6))
+    extra = [t for t in more.read_trials() if t.ok]
+    # Three launches of `slices` paired trials at the one size: no anatomy trial, every trial paired.
+    assert {t.launch for t in extra} == {0, 1, 2} and len(extra) == 3 * 2 and all(t.slice_p50s_ns for t in extra)
+    assert 'anatomy = "off"' in (store.path / "c-pingpong-more1.toml").read_text()
+    assert sorted(p.name for p in (store.samples_dir / "c-pingpong").glob("*16B-l8-*")) == [
+        "c-pingpong-16B-l8-t0-s0.i64", "c-pingpong-16B-l8-t0-s1.i64",
+        "c-pingpong-16B-l8-t1-s0.i64", "c-pingpong-16B-l8-t1-s1.i64"]
+    assert row.result()["runs"] == [str(r.path.relative_to(store.path)) for r in row.runs]
+
+
+class _Open:
+    """A row for _extend's schedule alone: its cells open until they have `settle` launches."""
+
+    def __init__(self, name: str, sizes: list[int], seconds: float, settle: int, log: list):
+        self.name, self.placement, self.seconds, self.settle, self.log = name, "same-core", seconds, settle, log
+        self.launches = dict.fromkeys(sizes, 6)
+
+    def undecided(self, max_pairs: int) -> list[int]:
+        return [s for s, n in self.launches.items() if n < self.settle and n + EXTRA_BATCH <= max_pairs]
+
+    def seconds_per_size_launch(self) -> float:
+        return self.seconds
+
+    def run(self, sizes: list[int], launches: int) -> None:
+        self.log.append((self.name, tuple(sizes)))
+        for s in sizes:
+            self.launches[s] += launches
+
+
+def test_more_launches_go_to_open_cells_cheapest_first_within_the_time():
+    log: list = []
+    now = [0.0]
+    cheap, dear = _Open("cheap", [1, 16], 1.0, 9, log), _Open("dear", [1], 10.0, 12, log)
+    batches = _extend([dear, cheap], max_pairs=12, deadline=None, clock=lambda: now[0])
+    assert log == [("cheap", (1, 16)), ("dear", (1,)), ("dear", (1,))]
+    assert [b["estimated_s"] for b in batches] == [6.0, 30.0, 30.0]
+    # A deadline the dear row's batch would pass: the cheap row's still runs, the dear one's does not.
+    log.clear()
+    cheap, dear = _Open("cheap", [1, 16], 1.0, 9, log), _Open("dear", [1], 10.0, 12, log)
+    assert len(_extend([dear, cheap], max_pairs=12, deadline=20.0, clock=lambda: now[0])) == 1
+    assert log == [("cheap", (1, 16))]
+    # No more than max_pairs launches, however open a cell stays.
+    log.clear()
+    _extend([_Open("open", [1], 1.0, 99, log)], max_pairs=11, deadline=None, clock=lambda: now[0])
+    assert log == [("open", (1,))]
+
+
+def test_two_runs_tell_decided_stable_and_unstable_cells_apart():
+    def run(rows):
+        return {"run_dir": "/r/x", "placement": "same-core", "comparisons": [
+            {"reference": "c-pingpong", "mode": "twoway", "placement": "same-core", "rows": rows}]}
+
+    def cell(size, ratio, ci):
+        return {"payload_bytes": size, "ratio": ratio, "ratio_ci": ci, "verdict": verdict(*ci)}
+
+    a = run([cell(1, 1.00, [0.99, 1.01]), cell(16, 1.030, [1.027, 1.033]), cell(128, 1.01, [1.00, 1.035]),
+             cell(4096, 1.01, [0.99, 1.02])])
+    b = run([cell(1, 1.00, [0.98, 1.02]), cell(16, 1.031, [1.028, 1.034]), cell(128, 1.05, [1.04, 1.06]),
+             cell(4096, 1.05, [1.04, 1.06])])
+    status = {c["payload_bytes"]: c["status"] for c in stability(a, b)}
+    assert status == {1: "decided", 16: "stable", 128: "unstable", 4096: "contradicted"}
+    # Intervals too narrow to hold each other's ratio, the ratios 0.2% apart: stable all the same.
+    c = run([cell(16, 1.032, [1.0315, 1.0325])])
+    assert [x["status"] for x in stability(a, c)] == ["stable"]
+    assert decided(a["comparisons"][0]["rows"][0]) and not decided(a["comparisons"][0]["rows"][1])
+    # Open at 1.030 [1.027, 1.033]: more launches would not move it off the goal.
+    assert at_goal(a["comparisons"][0]["rows"][1]) and not at_goal(a["comparisons"][0]["rows"][2])
+    assert "1 decided alike in both, 1 open but stable" in format_stability(a, b)

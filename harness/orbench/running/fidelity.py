@@ -18,7 +18,9 @@ pairs within about 5%), while each client's own slices ranged over a factor of t
 Why launches: a ping-pong's p50 also moves with the process and its connection (the same plain C client, launched
 eight times in a row against one server, read 5.9 to 10.9 us at 1 B, each run steady within itself). So each
 launch is fresh processes on both sides (new orbench workers, the reference's server and client restarted), and
-the row's interval is over launches.
+the row's interval is over launches. Those 6 launches run at every size; the sizes whose verdict they leave open
+get more, three at a time up to `max_pairs` (_extend), while the run is under its time: a launch a few percent off
+keeps a cell open at 6 launches, where the interval is the launches' range; at 9 or 12 the interval leaves it out.
 
 - `sockperf`: orbench's C socket baseline (`c-socket`) in echo mode, its p50 halved, against sockperf's TCP
   ping-pong, which reports half the round trip (RTT/2). On the wire, orbench sends P + 12 bytes (OBSK header and
@@ -52,6 +54,7 @@ its own).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import select
@@ -59,6 +62,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -69,7 +73,7 @@ from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.hosts.placement import Placement, resolve
 from orbench.hosts.readiness import unavailable_reason
-from orbench.paths import repo_root
+from orbench.paths import repo_root, results_dir
 from orbench.results.point import Point
 from orbench.results.store import RunStore, write_json_atomic
 from orbench.results.trial import Trial
@@ -113,6 +117,7 @@ jvm_rewarm = {rewarm}
 slice_calls = {slice_calls}
 slice_rewarm = {slice_rewarm}
 anatomy_trials = "first-launch"
+anatomy = "{anatomy}"
 """
 
 
@@ -478,24 +483,53 @@ ROWS = {"sockperf": ("c-socket", "echo"), "c-pingpong": ("c-socket", "twoway"),
         "omniorb-loop-oneway": ("omniorb", "oneway")}
 
 
+def decided(row: dict[str, Any]) -> bool:
+    """Whether a cell has its verdict: its p50 ratio's interval, or a oneway cell's mean's, wholly on one side of
+    the goal."""
+    return row.get("verdict", "unresolved") != "unresolved" or row.get("mean_verdict", "unresolved") != "unresolved"
+
+
+def at_goal(row: dict[str, Any]) -> bool:
+    """Whether a twoway cell's interval is at most AT_GOAL_WIDTH wide: if it is open, it straddles the goal because
+    its ratio is the goal's, which more launches would not change (the C twoway row at same-core read 1.029-1.030,
+    intervals within [1.027, 1.032], at 1 B to 4 KB after 9 launches)."""
+    ci = row.get("ratio_ci") or [None, None]
+    return row.get("mean_ratio") is None and ci[0] is not None and ci[1] - ci[0] <= AT_GOAL_WIDTH
+
+
+# An interval this narrow that straddles the goal stays open however many launches it gets.
+AT_GOAL_WIDTH = 0.01
+# What a run's end takes after its last batch (fidelity.json, and `orbench fidelity` writes each campaign run's
+# summary): the deadline for extra launches leaves it out of `max_minutes`.
+SUMMARY_RESERVE_S = 30.0
+# Extra launches come three at a time: the median's distribution-free 95% interval leaves one more launch out at
+# each end at 9 and at 12 launches (it is the outermost pair at 6 to 8).
+EXTRA_BATCH = 3
+
+
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
-                 slices: int = 20, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
+                 slices: int = 10, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
                  sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
                  awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
-                 jvm_warmup: int = 10000) -> tuple[RunStore, dict[str, Any]]:
+                 jvm_warmup: int = 10000, max_pairs: int = 12,
+                 max_minutes: float | None = 20.0) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
-    results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and one campaign run per row
+    results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and the campaign runs of each row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
-    call also wakes the other CPU, which the plain programs pay too). `pairs` launches, each of `slices` paired
-    orbench trials per size of `calls` calls, in which the target and the reference alternate slices of
-    `slice_calls` (ABBA, the runner's sliced design), each slice after the first with `slice_rewarm` untimed
-    calls; a launch's first trial at a size `warmup` untimed calls on each side (`jvm_warmup` on a JVM). With `awake_cpus` both sides run with the pinned CPUs kept from halting (running/awake.py), as a
-    campaign with that key does."""
+    call also wakes the other CPU, which the plain programs pay too). `pairs` launches at every size, each of
+    `slices` paired orbench trials per size of `calls` calls, in which the target and the reference alternate
+    slices of `slice_calls` (ABBA, the runner's sliced design), each slice after the first with `slice_rewarm`
+    untimed calls; a launch's first trial at a size `warmup` untimed calls on each side (`jvm_warmup` on a JVM).
+    Then the sizes whose verdict is still open get more launches (_extend), up to `max_pairs`, while the run is
+    under `max_minutes`. With `awake_cpus` both sides run with the pinned CPUs kept from halting
+    (running/awake.py), as a campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
         resolve(name)
     if len(slice_sizes(calls, slice_calls)) < 2:
         raise UserError(f"--slice-calls {slice_calls} leaves {calls} calls one slice: the sides could not alternate")
+    if max_pairs < pairs:
+        raise UserError(f"--max-pairs {max_pairs} is under --pairs {pairs}: a row gets at least --pairs launches")
     missing: dict[str, str] = {}
     for name in rows:
         if name not in ROWS:
@@ -507,22 +541,63 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     if not runnable:
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
+    started = time.monotonic()
+    deadline = None if max_minutes is None else started + max_minutes * 60 - SUMMARY_RESERVE_S
     store = RunStore.create("fidelity", root)
     awake = AwakeCPUs(set().union(*(resolve(pl).worker_cpus() for pl in placements)) if awake_cpus else ())
     design = Design(pairs, slices, calls, warmup, jvm_warmup, rewarm, slice_calls, slice_rewarm, sockperf_seconds)
+    row_runs = [_RowRun(name, store, resolve(pl), pl, design, suffix=f"-{pl}" if len(placements) > 1 else "")
+                for pl in placements for name in runnable]
     with awake:
-        comparisons = [{**_run_row(name, store, resolve(pl), pl, sizes, design,
-                                   suffix=f"-{pl}" if len(placements) > 1 else ""), "placement": pl}
-                       for pl in placements for name in runnable]
+        for row in row_runs:
+            row.run(sizes, pairs)
+        extra = _extend(row_runs, max_pairs, deadline)
+    comparisons = [{**row.result(), "placement": row.placement} for row in row_runs]
     result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
               **({"awake_cpus": awake.as_dict()} if awake_cpus else {}),
               "calls": calls, "warmup": warmup, "jvm_warmup": jvm_warmup, "rewarm": rewarm, "pairs": pairs,
-              "slices": slices,
+              "max_pairs": max_pairs, "max_minutes": max_minutes, "slices": slices,
               "slice_calls": slice_calls, "slice_rewarm": slice_rewarm,
-              "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "missing": missing, "note": __doc__}
+              "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "extra_launches": extra,
+              "elapsed_s": round(time.monotonic() - started, 1), "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
     return store, result
+
+
+class ExtendableRow(Protocol):
+    """What _extend needs of a row (a _RowRun)."""
+
+    name: str
+    placement: str
+
+    def undecided(self, max_pairs: int) -> list[int]: ...
+    def seconds_per_size_launch(self) -> float: ...
+    def run(self, sizes: list[int], launches: int) -> None: ...
+
+
+def _extend(rows: list[ExtendableRow], max_pairs: int, deadline: float | None,
+            clock: Callable[[], float] = time.monotonic) -> list[dict[str, Any]]:
+    """More launches, EXTRA_BATCH at a time, at the sizes each row has not decided, in passes over the rows, the
+    cheapest per size and launch first, until every cell is decided or has `max_pairs` launches, or no row's next
+    batch fits before `deadline` (estimated from the row's own seconds per size and launch so far). Why launches
+    and not trials: what leaves a cell open is mostly launches disagreeing (a process or connection that runs a
+    few percent off), which more trials of the same launches do not narrow. Returns the batches run."""
+    batches: list[dict[str, Any]] = []
+    while True:
+        todo = sorted(((row, sizes) for row in rows if (sizes := row.undecided(max_pairs))),
+                      key=lambda pair: pair[0].seconds_per_size_launch())
+        ran = False
+        for row, sizes in todo:
+            cost = row.seconds_per_size_launch() * len(sizes) * EXTRA_BATCH
+            if deadline is not None and clock() + cost > deadline:
+                continue
+            row.run(sizes, EXTRA_BATCH)
+            batches.append({"reference": row.name, "placement": row.placement, "payload_bytes": sizes,
+                            "launches": EXTRA_BATCH, "estimated_s": round(cost, 1)})
+            ran = True
+        if not ran:
+            return batches
 
 
 @dataclass(frozen=True)
@@ -541,94 +616,151 @@ class Design:
     sockperf_seconds: float
 
 
-def _run_row(name: str, store: RunStore, pl: Placement, placement: str, sizes: list[int], design: Design,
-             suffix: str = "") -> dict[str, Any]:
-    """One row: a campaign of its one target and mode (its baseline not added: nothing is subtracted here).
-    A sliced reference takes turns with the target inside each trial (the runner's companions); the first
-    launch's first trial at a size reads the anatomy, runs whole and is not paired, so the campaign runs one
-    trial more than `slices` (the later launches pair it too). sockperf runs once after each trial. The reference's server and client restart with every
-    launch."""
-    target_name, mode = ROWS[name]
-    slices, trials = design.slices, design.slices + 1
-    if name == "sockperf":
-        sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
-        slices = trials = 1  # one sockperf process per pair: it cannot alternate with orbench on one connection
-    path = store.path / f"{name}{suffix}.toml"
-    path.write_text(CAMPAIGN.format(name=name, targets=[target_name], modes=[mode], sizes=sizes, placement=placement,
-                                    pairs=design.pairs, trials=trials, calls=design.calls, warmup=design.warmup,
-                                    jvm_warmup=design.jvm_warmup, rewarm=design.rewarm, slice_calls=design.slice_calls if name != "sockperf" else 0,
-                                    slice_rewarm=design.slice_rewarm))
-    campaign = read_campaign(path, targets={target_name: replace(get_target(target_name), baseline=None)})
-    host = campaign.host_pairs()[0].bind_address  # where the orbench server binds: the reference binds there too
-    samples = store.samples_dir / f"{name}{suffix}"
-    ref: Reference
-    if name == "sockperf":
-        ref = Sockperf(pl, host, design.sockperf_seconds, store.logs_dir)
-    elif "pingpong" in name:
-        ref = Pingpong(name, mode, pl, host, design.calls, store.logs_dir, samples)
-    else:
-        ref = OmniorbLoop(name, mode, pl, host, design.calls, store.logs_dir, samples)
-    measured: dict[tuple[int, int, int], ReferenceRun] = {}  # (size, launch, trial)
-    turns: dict[tuple[int, int, int], ReferenceTurns] = {}
-    warmed: set[tuple[int, int]] = set()  # (size, launch) the reference has had its full warm-up at
-    server_launch = 0  # the orbench launch the reference was started for
+class _RowRun:
+    """One row at one placement: a campaign of its one target and mode (its baseline not added: nothing is
+    subtracted here), first at every size, then again with more launches at the sizes still open, each run's
+    launches numbered on from the last's. A sliced reference takes turns with the target inside each trial (the
+    runner's companions); the first run's first launch's first trial at a size reads the anatomy, runs whole and is
+    not paired, so that run has one trial more than `slices` (its later launches pair it too). sockperf runs once
+    after each trial. The reference's server and client restart with every launch."""
 
-    def reference_for(launch: int) -> None:
-        nonlocal server_launch
-        if launch != server_launch:
-            ref.stop()
-            ref.start()
-            server_launch = launch
+    def __init__(self, name: str, store: RunStore, pl: Placement, placement: str, design: Design, suffix: str = ""):
+        self.name, self.store, self.pl, self.placement, self.design, self.suffix = name, store, pl, placement, design, suffix
+        self.target_name, self.mode = ROWS[name]
+        self.target = get_target(self.target_name)  # read once: every read parses the descriptors again
+        self.is_sockperf = name == "sockperf"
+        # sockperf is a process per pair: it cannot alternate with orbench on one connection.
+        self.slices = 1 if self.is_sockperf else design.slices
+        self.sizes: list[int] = []
+        self.runs: list[RunStore] = []
+        self.launches_at: dict[int, int] = {}
+        self.next_launch = 0
+        self.seconds, self.size_launches = 0.0, 0
+        self.ref: Reference | None = None
+        self.server_launch = 0  # the launch the reference was started for
+        self.warmed: set[tuple[int, int]] = set()  # (size, launch) the reference has had its full warm-up at
+        self.measured: dict[tuple[int, int, int], ReferenceRun] = {}  # (size, launch, trial)
+        self.p50: dict[tuple[int, int, int], float] = {}
+        self.tput: dict[tuple[int, int, int], float] = {}
+        self.mean: dict[tuple[int, int, int], float] = {}
 
-    def warmup_at(size: int, launch: int) -> int:
-        first = (size, launch) not in warmed
-        warmed.add((size, launch))
-        full = design.jvm_warmup if get_target(target_name).is_jvm else design.warmup
-        return full if first else design.rewarm
+    def _reference(self, host: str) -> Reference:
+        samples = self.store.samples_dir / f"{self.name}{self.suffix}"
+        if self.is_sockperf:
+            return Sockperf(self.pl, host, self.design.sockperf_seconds, self.store.logs_dir)
+        if "pingpong" in self.name:
+            return Pingpong(self.name, self.mode, self.pl, host, self.design.calls, self.store.logs_dir, samples)
+        return OmniorbLoop(self.name, self.mode, self.pl, host, self.design.calls, self.store.logs_dir, samples)
 
-    def after_trial(runner: Runner, trial: Trial) -> None:
-        # sockperf: a process after the trial, the orbench workers idle (blocked in a read) while it runs.
-        if not trial.ok or name != "sockperf":
-            return
-        reference_for(trial.launch)
-        size = trial.point.payload_bytes
-        measured[(size, trial.launch, trial.trial)] = ref.measure(size, trial.launch, trial.trial,
-                                                                  warmup_at(size, trial.launch))
+    def _reference_for(self, launch: int) -> Reference:
+        assert self.ref is not None
+        if launch != self.server_launch:
+            self.ref.stop()
+            self.ref.start()
+            self.server_launch = launch
+        return self.ref
 
-    def companions(point: Point, launch: int, trial: int) -> tuple[ReferenceTurns, ...]:
-        assert isinstance(ref, _Sliced)
-        reference_for(launch)
-        key = (point.payload_bytes, launch, trial)
-        turns[key] = ref.turns(point.payload_bytes, launch, trial, warmup_at(point.payload_bytes, launch))
-        return (turns[key],)
+    def _warmup_at(self, size: int, launch: int) -> int:
+        first = (size, launch) not in self.warmed
+        self.warmed.add((size, launch))
+        full = self.design.jvm_warmup if self.target.is_jvm else self.design.warmup
+        return full if first else self.design.rewarm
 
-    run = RunStore.create(f"{name}{suffix}", store.path)
-    try:
-        ref.start()
-        Runner(campaign, run, on_trial_done=after_trial,
-               companions=companions if name != "sockperf" else None).run()
-    finally:
-        ref.stop()
-    measured |= {key: got for key, t in turns.items() if (got := t.result()) is not None}
-    ok = [t for t in run.read_trials() if t.ok and t.p50_ns]
-    p50 = {(t.point.payload_bytes, t.launch, t.trial): float(t.p50_ns) for t in ok}
-    tput = {(t.point.payload_bytes, t.launch, t.trial): t.throughput_msgs_per_s for t in ok if t.throughput_msgs_per_s}
-    mean = {(t.point.payload_bytes, t.launch, t.trial): float(t.mean_ns) for t in ok if t.mean_ns}
-    per_size = []
-    for size in sizes:
-        launches: dict[int, list[tuple[float, ReferenceRun]]] = {}
-        throughputs: dict[int, list[tuple[float, float]]] = {}
-        means: dict[int, list[tuple[float, float]]] = {}
-        for key in sorted(k for k in measured if k[0] == size and k in p50):
-            launches.setdefault(key[1], []).append((p50[key] / (2 if ref.halve_orbench else 1), measured[key]))
-            if key in tput and measured[key].throughput_msgs_per_s:
-                throughputs.setdefault(key[1], []).append((tput[key], measured[key].throughput_msgs_per_s))
-            if mode == "oneway" and key in mean and measured[key].mean_ns:
-                means.setdefault(key[1], []).append((mean[key], measured[key].mean_ns))
-        per_size.append(_row(size, launches, throughputs, means))
-    return {"reference": name, "target": target_name, "mode": mode, "halved": ref.halve_orbench,
-            "slices": slices, "slice_calls": design.slice_calls if name != "sockperf" else None,
-            "what": ref.describe, "run": str(run.path.relative_to(store.path)), "rows": per_size}
+    def run(self, sizes: list[int], launches: int) -> None:
+        """A campaign run of `launches` launches at `sizes`: the first reads the anatomy, later ones do not."""
+        if self.is_sockperf:
+            sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
+        first = not self.runs
+        if first:
+            self.sizes = list(sizes)
+        design, offset = self.design, self.next_launch
+        path = self.store.path / f"{self.name}{self.suffix}{'' if first else f'-more{len(self.runs)}'}.toml"
+        path.write_text(CAMPAIGN.format(
+            name=self.name, targets=[self.target_name], modes=[self.mode], sizes=sizes, placement=self.placement,
+            pairs=launches, trials=self.slices + (first and not self.is_sockperf), calls=design.calls,
+            warmup=design.warmup, jvm_warmup=design.jvm_warmup, rewarm=design.rewarm,
+            slice_calls=0 if self.is_sockperf else design.slice_calls, slice_rewarm=design.slice_rewarm,
+            anatomy="counters" if first else "off"))
+        campaign = read_campaign(path, targets={self.target_name: replace(self.target, baseline=None)})
+        if self.ref is None:  # the reference binds where the orbench server binds
+            self.ref = self._reference(campaign.host_pairs()[0].bind_address)
+        turns: dict[tuple[int, int, int], ReferenceTurns] = {}
+
+        def after_trial(runner: Runner, trial: Trial) -> None:
+            # sockperf: a process after the trial, the orbench workers idle (blocked in a read) while it runs.
+            if not trial.ok or not self.is_sockperf:
+                return
+            launch, size = trial.launch + offset, trial.point.payload_bytes
+            self.measured[(size, launch, trial.trial)] = self._reference_for(launch).measure(
+                size, launch, trial.trial, self._warmup_at(size, launch))
+
+        def companions(point: Point, launch: int, trial: int) -> tuple[ReferenceTurns, ...]:
+            launch += offset
+            ref = self._reference_for(launch)
+            assert isinstance(ref, _Sliced)
+            key = (point.payload_bytes, launch, trial)
+            turns[key] = ref.turns(point.payload_bytes, launch, trial, self._warmup_at(point.payload_bytes, launch))
+            return (turns[key],)
+
+        run = RunStore.create(f"{self.name}{self.suffix}", self.store.path)
+        began = time.monotonic()
+        try:
+            self.ref.start()
+            self.server_launch = offset
+            Runner(campaign, run, on_trial_done=after_trial,
+                   companions=None if self.is_sockperf else companions).run()
+        finally:
+            self.ref.stop()
+        self.seconds += time.monotonic() - began
+        self.size_launches += len(sizes) * launches
+        self.runs.append(run)
+        self.next_launch += launches
+        for size in sizes:
+            self.launches_at[size] = self.launches_at.get(size, 0) + launches
+        self.measured |= {key: got for key, t in turns.items() if (got := t.result()) is not None}
+        for t in run.read_trials():
+            if t.ok and t.p50_ns:
+                key = (t.point.payload_bytes, t.launch + offset, t.trial)
+                self.p50[key] = float(t.p50_ns)
+                if t.throughput_msgs_per_s:
+                    self.tput[key] = t.throughput_msgs_per_s
+                if t.mean_ns:
+                    self.mean[key] = float(t.mean_ns)
+
+    def seconds_per_size_launch(self) -> float:
+        return self.seconds / max(1, self.size_launches)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Each size's cell from every launch so far."""
+        assert self.ref is not None
+        per_size = []
+        for size in self.sizes:
+            launches: dict[int, list[tuple[float, ReferenceRun]]] = {}
+            throughputs: dict[int, list[tuple[float, float]]] = {}
+            means: dict[int, list[tuple[float, float]]] = {}
+            for key in sorted(k for k in self.measured if k[0] == size and k in self.p50):
+                ref = self.measured[key]
+                launches.setdefault(key[1], []).append((self.p50[key] / (2 if self.ref.halve_orbench else 1), ref))
+                if key in self.tput and ref.throughput_msgs_per_s:
+                    throughputs.setdefault(key[1], []).append((self.tput[key], ref.throughput_msgs_per_s))
+                if self.mode == "oneway" and key in self.mean and ref.mean_ns:
+                    means.setdefault(key[1], []).append((self.mean[key], ref.mean_ns))
+            per_size.append(_row(size, launches, throughputs, means))
+        return per_size
+
+    def undecided(self, max_pairs: int) -> list[int]:
+        """The sizes whose verdict is open, not for want of launches only (at_goal), and that have room for
+        another batch of launches under `max_pairs`."""
+        return [row["payload_bytes"] for row in self.rows() if not decided(row) and not at_goal(row)
+                and self.launches_at.get(row["payload_bytes"], 0) + EXTRA_BATCH <= max_pairs]
+
+    def result(self) -> dict[str, Any]:
+        assert self.ref is not None
+        runs = [str(run.path.relative_to(self.store.path)) for run in self.runs]
+        return {"reference": self.name, "target": self.target_name, "mode": self.mode,
+                "halved": self.ref.halve_orbench, "slices": self.slices,
+                "slice_calls": None if self.is_sockperf else self.design.slice_calls, "what": self.ref.describe,
+                "run": runs[0], "runs": runs, "seconds": round(self.seconds, 1), "rows": self.rows()}
 
 
 def _interval_text(ci: list[float | None] | None) -> str:
@@ -656,8 +788,78 @@ def format_result(result: dict[str, Any]) -> str:
                          f"{r.get('mean_verdict', '')}")
             lines.append(f"{r['payload_bytes']:>8}B {r['orbench_p50_ns'] / 1e3:>13.2f} us {r['reference_p50_ns'] / 1e3:>9.2f} us "
                          f"{r['ratio']:>6.3f}  {_interval_text(r.get('ratio_ci')):<15} {r['pairs']:>8} x {comp.get('slices', 1):<6}"
-                         f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}{tput}")
+                         f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}"
+                         f"{' (at the goal)' if not decided(r) and at_goal(r) else ''}{tput}")
         lines.append("")
+    cells = [r for comp in result["comparisons"] for r in comp["rows"] if r.get("ratio") is not None]
+    if cells:
+        within = sum("within" in (r.get("verdict"), r.get("mean_verdict")) for r in cells)
+        beyond = sum(decided(r) for r in cells) - within
+        batches = result.get("extra_launches") or []
+        lines.append(f"{len(cells)} cells: {within} within {result['goal_ratio']}, {beyond} beyond, "
+                     f"{len(cells) - within - beyond} open (a oneway cell judged by its p50 or its mean); "
+                     f"{len(batches)} batches of extra launches at {sum(len(b['payload_bytes']) for b in batches)} "
+                     f"cells" + (f"; {result['elapsed_s'] / 60:.1f} min" if result.get("elapsed_s") else ""))
     for name, why in result.get("missing", {}).items():
         lines.append(f"{name}: not measured: {why}")
+    return "\n".join(lines).rstrip()
+
+
+def read_fidelity(run: str, root: Path | None = None) -> dict[str, Any]:
+    """A fidelity run's fidelity.json, by its directory or its run id in the results store."""
+    for path in (Path(run), (root or results_dir()) / "fidelity" / run):
+        if (path / "fidelity.json").is_file():
+            return {**json.loads((path / "fidelity.json").read_text()), "run_dir": str(path.resolve())}
+    raise UserError(f"{run}: no fidelity.json there, nor under {(root or results_dir()) / 'fidelity'}")
+
+
+def _cells(result: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    return {(comp["reference"], comp.get("placement") or result.get("placement", ""), row["payload_bytes"]): row
+            | {"mode": comp["mode"]} for comp in result["comparisons"] for row in comp["rows"]}
+
+
+def _holds(estimate: float | None, ci: list[float | None] | None) -> bool:
+    return estimate is not None and bool(ci) and ci[0] is not None and ci[0] <= estimate <= ci[1]
+
+
+# Two runs' ratios this close read alike against a goal of 3%, however narrow their intervals.
+STABLE_WITHIN = 0.01
+
+
+def stability(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each cell of two fidelity runs: `decided` (the same verdict in both), `contradicted` (within in one, beyond
+    in the other), else `stable` when a statistic (the p50 ratio; a oneway cell's mean ratio too) has each run's
+    estimate inside the other's interval, or the two within STABLE_WITHIN of each other (the C twoway row at
+    same-core read 1.030 [1.029, 1.031] and 1.032 [1.029, 1.033]), or `unstable`."""
+    cells_a, cells_b = _cells(a), _cells(b)
+    out = []
+    for key in sorted(cells_a.keys() & cells_b.keys()):
+        x, y = cells_a[key], cells_b[key]
+        verdicts = {(v.get("verdict"), v.get("mean_verdict")) for v in (x, y)}
+        decided_both = decided(x) and decided(y)
+        best = {("within" if "within" in v else "beyond" if "beyond" in v else "unresolved") for v in verdicts}
+        stable = [name for name in ("ratio", "mean_ratio") if x.get(name) is not None and y.get(name) is not None
+                  and ((_holds(x[name], y.get(f"{name}_ci")) and _holds(y[name], x.get(f"{name}_ci")))
+                       or abs(x[name] - y[name]) <= STABLE_WITHIN)]
+        status = (("decided" if len(best) == 1 else "contradicted") if decided_both
+                  else "stable" if stable else "unstable")
+        out.append({"reference": key[0], "placement": key[1], "payload_bytes": key[2], "status": status,
+                    "stable_in": stable, "a": x, "b": y})
+    return out
+
+
+def format_stability(a: dict[str, Any], b: dict[str, Any]) -> str:
+    cells = stability(a, b)
+    counts = {s: sum(c["status"] == s for c in cells) for s in ("decided", "stable", "unstable", "contradicted")}
+    lines = [f"fidelity runs {Path(a['run_dir']).name} and {Path(b['run_dir']).name}: {len(cells)} cells in both; "
+             f"{counts['decided']} decided alike in both, {counts['stable']} open but stable (each run's ratio inside "
+             f"the other's interval, or the two within {STABLE_WITHIN:.0%}), {counts['unstable']} unstable, {counts['contradicted']} contradicted", ""]
+    for c in cells:
+        if c["status"] == "decided":
+            continue
+        x, y = c["a"], c["b"]
+        said = ", ".join(f"{name.replace('_', ' ')} {x[name]:.3f} {_interval_text(x.get(name + '_ci'))} / "
+                         f"{y[name]:.3f} {_interval_text(y.get(name + '_ci'))}"
+                         for name in ("ratio", "mean_ratio") if x.get(name) is not None and y.get(name) is not None)
+        lines.append(f"{c['reference']:<22} {c['placement']:<10} {c['payload_bytes']:>6} B  {c['status']:<12} {said}")
     return "\n".join(lines).rstrip()
