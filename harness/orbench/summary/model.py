@@ -46,7 +46,9 @@ from orbench.stats.phases import ModeAdded
 #    how many, and the launches left out with none).
 # 12: ORB-added latency's within-run standard error (`se_ns`) and its interval widened by the run-to-run variation
 #    of earlier runs on the host (`run_to_run`, summary/run_to_run.py).
-SUMMARY_VERSION = 12
+# 13: an ORB-added interval from at most 4 launches no narrower than its target's launch spread at its other sizes
+#    gives (summary/pooled_spread.py; its ci_method says so).
+SUMMARY_VERSION = 13
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 

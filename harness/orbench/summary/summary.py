@@ -40,6 +40,7 @@ from orbench.summary.model import (
 )
 from orbench.summary.pairing import pair_with_baselines
 from orbench.summary.point_summary import TrialKey, slice_p50s, summarize_point
+from orbench.summary.pooled_spread import with_pooled_spread
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
 from orbench.summary.run_to_run import with_run_to_run
@@ -71,6 +72,7 @@ def summarize(store: RunStore) -> RunSummary:
             trial_p50[point] = p50s
     slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
     points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices)
+    points = with_pooled_spread(points)
     points = with_run_to_run(points, store.path)
     points = with_interop(points)
     points = _with_stopping(points, manifest)
