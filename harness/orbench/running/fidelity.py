@@ -61,11 +61,12 @@ import select
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 import numpy as np
 
@@ -577,7 +578,7 @@ class ExtendableRow(Protocol):
 
 
 def _extend(rows: list[ExtendableRow], max_pairs: int, deadline: float | None,
-            clock: Callable[[], float] = time.monotonic) -> list[dict[str, Any]]:
+            clock: Callable[[], float] = time.monotonic, stream: TextIO = sys.stderr) -> list[dict[str, Any]]:
     """More launches, EXTRA_BATCH at a time, at the sizes each row has not decided, in passes over the rows, the
     cheapest per size and launch first, until every cell is decided or has `max_pairs` launches, or no row's next
     batch fits before `deadline` (estimated from the row's own seconds per size and launch so far). Why launches
@@ -592,6 +593,8 @@ def _extend(rows: list[ExtendableRow], max_pairs: int, deadline: float | None,
             cost = row.seconds_per_size_launch() * len(sizes) * EXTRA_BATCH
             if deadline is not None and clock() + cost > deadline:
                 continue
+            print(f"fidelity: {EXTRA_BATCH} more launches of {row.name} ({row.placement}) at "
+                  f"{', '.join(map(str, sizes))} B, whose verdict is open (about {cost:.0f} s)", file=stream)
             row.run(sizes, EXTRA_BATCH)
             batches.append({"reference": row.name, "placement": row.placement, "payload_bytes": sizes,
                             "launches": EXTRA_BATCH, "estimated_s": round(cost, 1)})
