@@ -108,6 +108,11 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     html = section(store.path)
     assert "c-socket echo vs sockperf" in html and "omniorb twoway vs omniorb-loop" in html
     assert "c-socket oneway vs c-pingpong-oneway" in html and "java-socket twoway vs java-pingpong" in html
+    cells = result["cells"]
+    assert cells["cells"] == sum(len(c["rows"]) for c in result["comparisons"]) and cells["batches"] == 0
+    assert cells["within"] + cells["beyond"] + cells["open"] == cells["cells"]
+    assert f"{cells['cells']} cells: {cells['within']} within the goal" in html
+    assert f"{cells['cells']} cells: {cells['within']} within" in format_result(result)
 
 
 def test_unknown_row_is_refused_before_anything_runs(tmp_path):

@@ -82,4 +82,11 @@ def section(fidelity_dir: Path) -> str:
              "unresolved: it straddles the goal) and the range of the launches' ratios. A ratio near 1 means the "
              "harness adds nothing "
              "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
-    return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{tables}{missing}"
+    cells = data.get("cells")
+    counts = (f"<p>{cells['cells']} cells: {cells['within']} within the goal, {cells['beyond']} beyond it, "
+              f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} "
+              f"launches at every size, {cells['batches']} batches of 3 more launches went to {cells['extended']} "
+              f"open cells, the rows whose launches cost least first, within {data.get('max_minutes')} minutes; "
+              "<code>orbench fidelity --compare</code> says which open cells hold still across two runs.</p>"
+              if cells else "")
+    return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{counts}{tables}{missing}"

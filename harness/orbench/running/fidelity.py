@@ -508,6 +508,16 @@ SUMMARY_RESERVE_S = 30.0
 EXTRA_BATCH = 3
 
 
+def cell_counts(comparisons: list[dict[str, Any]], batches: list[dict[str, Any]]) -> dict[str, int]:
+    """How many cells (rows' sizes with a ratio) are within the goal, beyond it and open (a oneway cell by its p50
+    or its mean), and how many batches of extra launches ran at how many cells."""
+    cells = [r for comp in comparisons for r in comp["rows"] if r.get("ratio") is not None]
+    within = sum("within" in (r.get("verdict"), r.get("mean_verdict")) for r in cells)
+    beyond = sum(decided(r) for r in cells) - within
+    return {"cells": len(cells), "within": within, "beyond": beyond, "open": len(cells) - within - beyond,
+            "batches": len(batches), "extended": sum(len(b["payload_bytes"]) for b in batches)}
+
+
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
                  slices: int = 10, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
                  sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
@@ -560,6 +570,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
               "max_pairs": max_pairs, "max_minutes": max_minutes, "slices": slices,
               "slice_calls": slice_calls, "slice_rewarm": slice_rewarm,
               "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "extra_launches": extra,
+              "cells": cell_counts(comparisons, extra),
               "elapsed_s": round(time.monotonic() - started, 1), "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
     store.mark_latest()
@@ -794,15 +805,11 @@ def format_result(result: dict[str, Any]) -> str:
                          f"  {min(load):.1f}-{max(load):.1f}  {r.get('verdict', '')}"
                          f"{' (at the goal)' if not decided(r) and at_goal(r) else ''}{tput}")
         lines.append("")
-    cells = [r for comp in result["comparisons"] for r in comp["rows"] if r.get("ratio") is not None]
-    if cells:
-        within = sum("within" in (r.get("verdict"), r.get("mean_verdict")) for r in cells)
-        beyond = sum(decided(r) for r in cells) - within
-        batches = result.get("extra_launches") or []
-        lines.append(f"{len(cells)} cells: {within} within {result['goal_ratio']}, {beyond} beyond, "
-                     f"{len(cells) - within - beyond} open (a oneway cell judged by its p50 or its mean); "
-                     f"{len(batches)} batches of extra launches at {sum(len(b['payload_bytes']) for b in batches)} "
-                     f"cells" + (f"; {result['elapsed_s'] / 60:.1f} min" if result.get("elapsed_s") else ""))
+    if cells := result.get("cells"):
+        lines.append(f"{cells['cells']} cells: {cells['within']} within {result['goal_ratio']}, {cells['beyond']} "
+                     f"beyond, {cells['open']} open (a oneway cell judged by its p50 or its mean); "
+                     f"{cells['batches']} batches of extra launches at {cells['extended']} cells"
+                     + (f"; {result['elapsed_s'] / 60:.1f} min" if result.get("elapsed_s") else ""))
     for name, why in result.get("missing", {}).items():
         lines.append(f"{name}: not measured: {why}")
     return "\n".join(lines).rstrip()
