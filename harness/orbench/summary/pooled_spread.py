@@ -8,12 +8,14 @@ oneway rows and 0.89 of the twoway rows, capnp-cpp oneway 0.66: most misses were
 launch spread relative to its call's own p50 is much alike across its sizes at one mode and placement, so each of
 its points with at most FEW_LAUNCHES launches takes the larger of its own spread and the group's pooled one (the
 root mean square of the points' relative launch standard deviations, weighted by their degrees of freedom, times
-its own p50), and with the pooled one its degrees of freedom, where that gives the wider interval. It borrows variance from points measured alike, as
-a moderated t does (Smyth, "Linear models and empirical Bayes methods for assessing differential expression in
-microarray experiments", 2004), but only ever widens. The same two runs read 0.94 and 0.92 with it.
+its own p50), and with the pooled one its degrees of freedom, where that gives the wider interval. It borrows
+variance from points measured alike, as a moderated t does (Smyth, "Linear models and empirical Bayes methods for
+assessing differential expression in microarray experiments", 2004), but only ever widens. The same two runs read
+0.94 and 0.92 with it.
 
 Points with more launches keep their own interval (quick's C++ targets run 6: their standard error is less rough,
-and the floor there would double omniORB's 1 B half-width); so does a group of fewer than MIN_POINTS points.
+and over four quick runs the floor would have widened omniORB's 1 B half-width in two of them, 74 to 93 ns and 72
+to 325 ns); so does a group of fewer than MIN_POINTS points.
 """
 
 from __future__ import annotations
