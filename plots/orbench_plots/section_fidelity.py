@@ -82,11 +82,11 @@ def section(fidelity_dir: Path) -> str:
              "unresolved: it straddles the goal) and the range of the launches' ratios. A ratio near 1 means the "
              "harness adds nothing "
              "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
-    cells = data.get("cells")
-    counts = (f"<p>{cells['cells']} cells: {cells['within']} within the goal, {cells['beyond']} beyond it, "
-              f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} "
-              f"launches at every size, {cells['batches']} batches of 3 more launches went to {cells['extended']} "
-              f"open cells, the rows whose launches cost least first, within {data.get('max_minutes')} minutes; "
-              "<code>orbench fidelity --compare</code> says which open cells hold still across two runs.</p>"
-              if cells else "")
+    cells, minutes = data.get("cells"), data.get("max_minutes")
+    counts = "" if not cells else (
+        f"<p>{cells['cells']} cells: {cells['within']} within the goal, {cells['beyond']} beyond it, "
+        f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} launches at "
+        f"every size, {cells['batches']} batches of 3 more launches went to {cells['extended']} open cells, the rows "
+        "whose launches cost least first, " + (f"within {minutes:g} minutes" if minutes else "with no time limit")
+        + "; <code>orbench fidelity --compare</code> says which open cells hold still across two runs.</p>")
     return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{counts}{tables}{missing}"
