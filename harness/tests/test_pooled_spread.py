@@ -7,7 +7,7 @@ import pytest
 from orbench.results.point import Point
 from orbench.stats.launches import LaunchValue, over_launches
 from orbench.stats.tdist import quantile
-from orbench.summary.model import Latency, OrbAdded, PointSummary
+from orbench.summary.model import Latency, OrbAdded, PointSummary, VarianceSplit, from_json
 from orbench.summary.pooled_spread import with_pooled_spread
 
 
@@ -20,7 +20,8 @@ def _summary(point: Point, launches: list[float], p50: float) -> PointSummary:
     assert found is not None
     added = OrbAdded(baseline="c-socket", estimate=found["estimate"], ci95_low=found["ci95_low"],
                      ci95_high=found["ci95_high"], ci_method=found["ci_method"], se_ns=found["se"], se_df=found["df"],
-                     n_launches=found["n_launches"], launches=tuple(LaunchValue(**v) for v in found["launches"]))
+                     n_launches=found["n_launches"], launches=tuple(LaunchValue(**v) for v in found["launches"]),
+                     variance=from_json(VarianceSplit, found["variance"]))
     latency = Latency(p50=p50, p90=p50, p99=p50, min=p50, max=p50, mean=p50, stdev=0.0, count=1000)
     return PointSummary(point=point, latency_ns=latency, orb_added_latency_ns=added)
 

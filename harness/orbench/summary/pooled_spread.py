@@ -23,8 +23,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-import numpy as np
-
 from orbench.results.point import Point
 from orbench.stats.tdist import quantile
 from orbench.summary.model import OrbAdded, PointSummary
@@ -40,13 +38,12 @@ def _group(point: Point) -> Point:
 
 
 def _relative_spread(summary: PointSummary) -> tuple[float, int] | None:
-    """The launches' standard deviation over the point's p50, with its degrees of freedom; None without two
+    """The launches' standard deviation (stats/launches.variance_split's) over the point's p50, with its degrees of freedom; None without two
     launches or a p50."""
     added, p50 = summary.orb_added_latency_ns, summary.p50
-    if added is None or not added.launches or len(added.launches) < 2 or not p50:
+    if added is None or not added.launches or len(added.launches) < 2 or added.variance is None or not p50:
         return None
-    values = [v.estimate for v in added.launches]
-    return float(np.std(values, ddof=1)) / p50, len(values) - 1
+    return added.variance.launch_values_sd_ns / p50, len(added.launches) - 1
 
 
 def with_pooled_spread(points: dict[Point, PointSummary]) -> dict[Point, PointSummary]:
