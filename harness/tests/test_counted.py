@@ -5,6 +5,7 @@ two runs of the same build counting the same, and compare flagging a 1% change o
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 
 import pytest
@@ -17,15 +18,17 @@ from orbench.anatomy.callgrind import (
     parse_dump,
 )
 from orbench.campaign.spec import read_campaign
+from orbench.results.counted import CountRecord, append_record
 from orbench.results.point import Point
 from orbench.results.store import RunStore
-from orbench.running.counted import CountPlan, valgrind_version
+from orbench.running.counted import CALLGRIND_OPTIONS, CountPlacement, CountPlan, Workers, valgrind_version, worker_env
 from orbench.summary.compare import compare_runs
 from orbench.summary.envdiff import environment_differences
 from orbench.summary.history import build_history
-from orbench.summary.instructions import INSTRUCTION_TOLERANCE_PCT, compare_instructions
+from orbench.summary.instructions import INSTRUCTION_TOLERANCE_PCT, compare_instructions, instruction_counts
 from orbench.summary.model import InstructionCount, MachineLoad, RunSummary
 from orbench.summary.summary import summarize
+from orbench.targets.descriptor import read_targets
 
 from tests.conftest import campaign_error, missing, require_targets, run_cli
 
@@ -365,4 +368,50 @@ def test_compare_names_a_change_of_pace_or_counting_arguments():
     texts = [d.text() for d in environment_differences(old, new)]
     assert "c-socket's counted calls per second (0: closed loop): 0.0 vs 1000.0" in texts
     assert "omniorb's counting-mode server arguments: [] vs ['-ORBconnectionWatchPeriod', '10000000']" in texts
+    placed = {"counting": {**new["counting"], "placement": "client and server on CPU 1, ..."}}
+    assert [d.text() for d in environment_differences(new, placed)] == [
+        "the counted workers' placement: 'unplaced (before placement was recorded)' vs 'client and server on CPU 1, ...'"]
     assert environment_differences(new, new) == [] and environment_differences({}, new) == []
+
+
+def test_a_rare_path_in_one_repeat_of_three_is_left_out_by_the_median(tmp_path):
+    """Three repeats: the record's figures are the median repeat's (by its count outside the allocators), so a
+    read that found two oneway requests in one process does not move the run's figure; two repeats: the mean."""
+    point = Point(placement="unpinned", mode="oneway", payload_type="octets", payload_bytes=1, target="c-socket")
+    # Outside the allocators 268.0, 267.3 and 278.0: the middle one is the first repeat, and its allocator comes along.
+    three = CountRecord(point, "server", "callgrind", "v", 1500, (100, 600), per_call=(300.0, 299.3, 320.0),
+                        allocator=(32.0, 32.0, 42.0), allocator_calls=(1.0, 1.0, 1.0))
+    assert three.central == (0,) and three.instructions_per_call == 300.0
+    assert three.central_mean(three.allocator) == 32.0
+    odd = replace(three, per_call=(268.0, 267.5, 268.0), allocator=(0.0, 0.0, 0.0))
+    assert odd.instructions_per_call == 268.0
+    two = replace(three, per_call=(268.0, 267.5), allocator=(0.0, 0.0), allocator_calls=(1.0, 1.0))
+    assert two.central == (0, 1) and two.instructions_per_call == 267.75
+    four = replace(three, per_call=(1.0, 9.0, 3.0, 5.0), allocator=(0.0,) * 4, allocator_calls=(1.0,) * 4)
+    assert four.instructions_per_call == 4.0
+    # The summary's split into the allocators and the rest comes from the same repeat: they add up.
+    append_record(tmp_path, three)
+    (count,) = instruction_counts(tmp_path, {})
+    assert count.per_call == 300.0 and count.allocator_per_call == 32.0 and count.outside_allocator_per_call == 268.0
+    assert count.spread_pct == pytest.approx((320.0 - 299.3) / 300.0 * 100, abs=1e-3)  # every repeat's range
+
+
+@pytest.mark.slow
+def test_counted_workers_share_a_cpu_with_the_server_at_batch_policy(tmp_path):
+    """The counted server runs at SCHED_BATCH on its client's CPU, so it reads only once the client waits: what
+    CountPlacement starts is checked on the live processes (policy and affinity), not on the command line."""
+    _require_valgrind()
+    require_targets("c-socket")
+    placement = CountPlacement.choose()
+    if placement.worker_cpu is None:
+        pytest.skip("one CPU: the counting mode leaves its workers unplaced")
+    workers = Workers(read_targets()["c-socket"], tmp_path, tmp_path, ["valgrind", *CALLGRIND_OPTIONS],
+                      worker_env(), placement)
+    try:
+        server, client = workers.server.pid, workers.client.pid
+        assert os.sched_getscheduler(server) == os.SCHED_BATCH
+        assert os.sched_getscheduler(client) == os.SCHED_OTHER
+        assert os.sched_getaffinity(server) == os.sched_getaffinity(client) == {placement.worker_cpu}
+        assert placement.worker_cpu not in placement.harness_cpus
+    finally:
+        workers.stop()

@@ -41,12 +41,31 @@ class CountRecord:
     error: str | None = None                   # why there is no count
 
     @property
+    def central(self) -> tuple[int, ...]:
+        """The repeats the record's figures come from: all of one or two; of more, the middle one (or two) by their
+        count outside the allocators. A path that timing changes now and then (a read that finds two oneway
+        requests, a write the socket takes in part) moves one repeat, and the median leaves it out, where a mean
+        would carry it into the run's figure."""
+        n = len(self.per_call)
+        if n <= 2:
+            return tuple(range(n))
+        by = self.outside_allocator or self.per_call
+        order = sorted(range(n), key=lambda i: by[i])
+        return tuple(order[(n - 1) // 2:n // 2 + 1])
+
+    def central_mean(self, values: tuple[float, ...]) -> float | None:
+        """The mean of values (one per repeat) over the central repeats."""
+        if len(values) != len(self.per_call) or not values:
+            return None
+        return sum(values[i] for i in self.central) / len(self.central)
+
+    @property
     def instructions_per_call(self) -> float | None:
-        return sum(self.per_call) / len(self.per_call) if self.per_call else None
+        return self.central_mean(self.per_call)
 
     @property
     def spread_pct(self) -> float | None:
-        """How far the repeats' per-call counts lie apart, % of their mean (0: the same to the instruction)."""
+        """How far all the repeats' per-call counts lie apart, % of per_call (0: the same to the instruction)."""
         mean = self.instructions_per_call
         if not mean or len(self.per_call) < 2:
             return None

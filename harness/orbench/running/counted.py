@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -70,6 +71,9 @@ TIMER_READS = "1000"
 # What every counted worker's environment sets (and the manifest records): see the module's docstring.
 COUNTING_ENV = {"PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_BIND_NOW": "1",
                 "ORBENCH_PACING_SPIN_NS": "0"}
+# vgdb makes a worker blocked in a system call (waiting for the next command) dump after this long: 100 ms as
+# vgdb ships, which made each dump take 0.32 s; at 1 ms, 0.12 s (c-socket and omniORB, this VM).
+VGDB_INVOKE_MS = 1
 CALLGRIND_OPTIONS = ("--tool=callgrind", "--compress-pos=no", "--vgdb=yes")
 
 
@@ -131,6 +135,40 @@ def _no_aslr() -> list[str]:
     return prefix if ok else []
 
 
+@dataclass(frozen=True)
+class CountPlacement:
+    """Where the counted workers run, so that each read finds a whole message: both on one CPU, the server at
+    SCHED_BATCH, the harness (and the vgdb it starts) on the other CPUs. A batch task that wakes does not preempt
+    the task running (the scheduler leaves its wake-up preemption to normal tasks), so the server, woken by the
+    first part of a request, waits until its client waits (for a reply, or in its pacing's sleep) and then finds
+    the whole request; nor does it fall behind into reading two oneway requests at once. Thrift's twoway 1 KB
+    server, whose client writes a call in three parts, counted 2,969.7-2,980.1 instructions per call in four
+    processes unplaced; placed, 2,967.0 in all six of two runs. SCHED_IDLE did as well on a quiet machine but
+    starved the server behind any other load (the known-answer test beside three busy loops: 300 s, against 9 s at
+    SCHED_BATCH and 5 s quiet). With one CPU it stays unplaced (the manifest says so)."""
+
+    worker_cpu: int | None = None
+    harness_cpus: frozenset[int] = frozenset()
+
+    @classmethod
+    def choose(cls) -> CountPlacement:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2 or shutil.which("taskset") is None or shutil.which("chrt") is None:
+            return cls()
+        return cls(cpus[-1], frozenset(cpus[:-1]))
+
+    def prefix(self, role: str) -> list[str]:
+        if self.worker_cpu is None:
+            return []
+        return ["taskset", "-c", str(self.worker_cpu), *(["chrt", "--batch", "0"] if role == "server" else [])]
+
+    def words(self) -> str:
+        if self.worker_cpu is None:
+            return "unplaced: one CPU, or no taskset or chrt"
+        return (f"client and server on CPU {self.worker_cpu}, the server at SCHED_BATCH (it does not preempt its "
+                f"client when a request wakes it); the harness on CPU {','.join(map(str, sorted(self.harness_cpus)))}")
+
+
 def counted_target(target: Target) -> Target:
     """The target as the counting mode runs it: its descriptor's [count] server arguments appended."""
     return target.with_server_args(target.count_server_args)
@@ -152,8 +190,8 @@ class CountedWorker:
         self.dumps = 0
 
     def dump(self) -> Dump:
-        done = subprocess.run(["vgdb", f"--pid={self.process.pid}", "dump"], capture_output=True, text=True,
-                              timeout=120, check=False)
+        done = subprocess.run(["vgdb", f"--pid={self.process.pid}", f"--max-invoke-ms={VGDB_INVOKE_MS}", "dump"],
+                              capture_output=True, text=True, timeout=120, check=False)
         self.dumps += 1
         path = Path(f"{self.out_file}.{self.dumps}")
         if done.returncode != 0 or not path.is_file():
@@ -170,11 +208,13 @@ class CountedWorker:
 class Workers:
     """A target's server and client, started under callgrind (or as they are, for a JVM), connected."""
 
-    def __init__(self, target: Target, logs: Path, raw: Path, prefix: list[str], env: dict[str, str]):
+    def __init__(self, target: Target, logs: Path, raw: Path, prefix: list[str], env: dict[str, str],
+                 placement: CountPlacement = CountPlacement()):
         target = counted_target(target)
         self.target = target
         wrap = (lambda role, argv: argv) if not prefix else (
-            lambda role, argv: [*prefix, f"--callgrind-out-file={raw / f'{target.name}.{role}'}.%p", *argv])
+            lambda role, argv: [*placement.prefix(role), *prefix,
+                                f"--callgrind-out-file={raw / f'{target.name}.{role}'}.%p", *argv])
         server = ServerWorker(target.name, wrap("server", target.server_command("127.0.0.1", 0)),
                               logs / f"{target.name}-count-server.log", env=env, ready_timeout=READY_TIMEOUT_S)
         self.server = server
@@ -203,7 +243,10 @@ class Workers:
             timeout=COMMAND_TIMEOUT_S, watch=[self.server]))
 
     def dump_both(self) -> dict[str, Dump]:
-        return {role: self.counted[role].dump() for role in ROLES}
+        # At once: each vgdb's dump takes 0.1 s or more, most of it vgdb's own waiting.
+        with ThreadPoolExecutor(len(ROLES)) as pool:
+            dumps = {role: pool.submit(self.counted[role].dump) for role in ROLES}
+            return {role: dumps[role].result() for role in ROLES}
 
     def stop(self) -> None:
         client = getattr(self, "client", None)
@@ -334,6 +377,7 @@ class CountedRun:
         self.argv = argv or sys.argv
         self.stream = stream
         self.failed = 0
+        self.placement = CountPlacement()
 
     def note(self, line: str) -> None:
         print(f"orbench: {line}", file=self.stream, flush=True)
@@ -349,6 +393,7 @@ class CountedRun:
             raise UserError(f"valgrind and vgdb are not installed, which the counting mode needs for "
                             f"{', '.join(needs_valgrind)} (make deps-system installs valgrind)")
         prefix = [*_no_aslr(), "valgrind", *CALLGRIND_OPTIONS]
+        self.placement = CountPlacement.choose()
         manifest = Manifest.start(
             "campaign", self.store.run_id, self.argv, collect_environment(None), campaign=self.campaign.as_run(),
             targets={t.name: {"kind": t.kind, "language": t.language, "baseline": t.baseline,
@@ -364,13 +409,17 @@ class CountedRun:
                       "rates_hz": {t.name: CountPlan.for_target(self.campaign, t).rate_hz for t in self.campaign.targets},
                       "server_args": {t.name: {"args": list(t.count_server_args), "why": t.count_why}
                                       for t in self.campaign.targets if t.count_server_args},
-                      "warmup": s.count_warmup, "repeats": s.count_repeats},
+                      "warmup": s.count_warmup, "repeats": s.count_repeats,
+                      "placement": self.placement.words()},
             hosts={}, skipped_targets={}, stopping=[], launches=[], steady_state=[], warnings=[])
         self.store.write_manifest(manifest)
         raw = self.store.path / "counts" / "raw"
         raw.mkdir(parents=True, exist_ok=True)
         status = "failed"
         started = time.monotonic()
+        own_cpus = os.sched_getaffinity(0)
+        if self.placement.harness_cpus:
+            os.sched_setaffinity(0, self.placement.harness_cpus)
         try:
             for target in self.campaign.targets:
                 self._count_target(target, manifest, [] if target.is_jvm else prefix, version or "")
@@ -379,6 +428,7 @@ class CountedRun:
             status = "interrupted"
             raise
         finally:
+            os.sched_setaffinity(0, own_cpus)
             shutil.rmtree(raw, ignore_errors=True)
             manifest["counting"]["seconds"] = round(time.monotonic() - started, 1)
             manifest.finish(status)
@@ -414,7 +464,8 @@ class CountedRun:
         """The target's workers, started and connected; the first start's words go into the manifest."""
         self.note(f"starting {target.name}{note}")
         began = time.monotonic()
-        workers = Workers(target, self.store.logs_dir, self.store.path / "counts" / "raw", prefix, worker_env())
+        workers = Workers(target, self.store.logs_dir, self.store.path / "counts" / "raw", prefix, worker_env(),
+                          self.placement)
         # Keyed like a campaign's workers (by the block they ran in), so compare's environment check reads them.
         manifest["targets"][target.name]["workers"].setdefault("counted", {
             "server": workers.server.ready.get("worker"), "client": workers.hello.get("worker"),

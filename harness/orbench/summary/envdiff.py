@@ -69,10 +69,14 @@ def environment_differences(a: dict, b: dict) -> list[Difference]:
 def _counting_differences(a: dict | None, b: dict | None) -> list[Difference]:
     """Two counting-mode runs' pace and counting-only server arguments per target: a oneway server's count moves
     with the pace (closed loop it reads requests in batches), so instructions compared across them differ for
-    that reason too. A run from before pacing has no rates_hz: its calls ran closed loop (0)."""
+    that reason too. A run from before pacing has no rates_hz: its calls ran closed loop (0); one from before the
+    workers' placement has none: they ran where the kernel put them."""
     if a is None or b is None:
         return []
     out = []
+    pa, pb = (c.get("placement", "unplaced (before placement was recorded)") for c in (a, b))
+    if pa != pb:
+        out.append(Difference("the counted workers' placement", pa, pb))
     for target in sorted(set(a.get("runs") or {}) & set(b.get("runs") or {})):
         ra, rb = ((c.get("rates_hz") or {}).get(target, 0.0) for c in (a, b))
         if ra != rb:

@@ -45,7 +45,7 @@ TOP_FUNCTIONS = 12
 # A flagged row's word, in compare's lines and on the history page.
 FLAG_WORDS = {"more": "MORE", "fewer": "FEWER"}
 CALLGRIND_METHOD = ("callgrind Ir (user-space instructions), (I(N2) - I(N1)) / (N2 - N1) over count_repeats "
-                    "pairs of runs, each in worker processes of its own")
+                    "pairs of runs, each in worker processes of its own; of three or more, the median repeat")
 KERNEL_NOT_COUNTED = ("kernel work (system calls, the network stack): callgrind counts user space only; the "
                       "anatomy's system calls per call are its measure")
 JVM_NOT_COUNTED = ("instructions: a JVM's JIT compiles and recompiles as it runs, so an instruction count under "
@@ -126,11 +126,12 @@ def _allocator_split(r: CountRecord) -> dict[str, float | None]:
     outside, total = r.outside_allocator, r.instructions_per_call
     if not outside or not total or len(r.allocator_calls) != len(outside):
         return {}
-    n = len(outside)
-    return {"allocator_per_call": round(sum(r.allocator) / n, 3),
-            "allocator_calls_per_call": round(sum(r.allocator_calls) / n, 4),
+    allocator, calls, outside_mean = (r.central_mean(v) for v in (r.allocator, r.allocator_calls, outside))
+    assert allocator is not None and calls is not None and outside_mean is not None
+    return {"allocator_per_call": round(allocator, 3),
+            "allocator_calls_per_call": round(calls, 4),
             "allocator_calls_spread": round(_range(r.allocator_calls), 4),
-            "outside_allocator_per_call": round(sum(outside) / n, 3),
+            "outside_allocator_per_call": round(outside_mean, 3),
             "outside_allocator_spread_pct": round(_range(outside) / total * 100, 4)}
 
 
