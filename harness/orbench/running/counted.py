@@ -417,9 +417,6 @@ class CountedRun:
         raw.mkdir(parents=True, exist_ok=True)
         status = "failed"
         started = time.monotonic()
-        own_cpus = os.sched_getaffinity(0)
-        if self.placement.harness_cpus:
-            os.sched_setaffinity(0, self.placement.harness_cpus)
         try:
             for target in self.campaign.targets:
                 self._count_target(target, manifest, [] if target.is_jvm else prefix, version or "")
@@ -428,7 +425,6 @@ class CountedRun:
             status = "interrupted"
             raise
         finally:
-            os.sched_setaffinity(0, own_cpus)
             shutil.rmtree(raw, ignore_errors=True)
             manifest["counting"]["seconds"] = round(time.monotonic() - started, 1)
             manifest.finish(status)
@@ -508,6 +504,18 @@ class CountedRun:
         """Each repeat in a pair of worker processes of its own, every point in each: what a process's timing
         sets once and keeps (its heap's state, a oneway server's pattern of batched reads, CPython's) differs
         from one process to the next, so repeats in one process would show a spread that two runs exceed."""
+        # The harness (and the vgdb it starts) off the workers' CPU while they count; a JVM's workers, started
+        # elsewhere, inherit the harness's CPUs, so it is pinned here only.
+        own_cpus = os.sched_getaffinity(0)
+        if self.placement.harness_cpus:
+            os.sched_setaffinity(0, self.placement.harness_cpus)
+        try:
+            self._count_callgrind_repeats(target, points, manifest, prefix, version)
+        finally:
+            os.sched_setaffinity(0, own_cpus)
+
+    def _count_callgrind_repeats(self, target: Target, points: list[Point], manifest: Manifest, prefix: list[str],
+                                 version: str) -> None:
         plan = CountPlan.for_target(self.campaign, target)
         one = replace(plan, repeats=1)
         samples = self.store.path / "counts" / "raw" / "samples.i64"
