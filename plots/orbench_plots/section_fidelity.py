@@ -83,10 +83,13 @@ def section(fidelity_dir: Path) -> str:
              "harness adds nothing "
              "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
     cells, minutes = data.get("cells"), data.get("max_minutes")
+    # Each batch's size as the run recorded it (running/fidelity.py EXTRA_BATCH), not repeated here.
+    sizes = sorted({b["launches"] for b in data.get("extra_launches") or []})
+    more = f"{' or '.join(map(str, sizes))} more launches" if sizes else "more launches"
     counts = "" if not cells else (
         f"<p>{cells['cells']} cells: {cells['within']} within the goal, {cells['beyond']} beyond it, "
         f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} launches at "
-        f"every size, {cells['batches']} batches of 3 more launches went to {cells['extended']} open cells, the rows "
+        f"every size, {cells['batches']} batches of {more} went to {cells['extended']} open cells, the rows "
         "whose launches cost least first, " + (f"within {minutes:g} minutes" if minutes else "with no time limit")
         + "; <code>orbench fidelity --compare</code> says which open cells hold still across two runs.</p>")
     return f"<h2>Fidelity: is the harness invisible?</h2><p>{intro}</p>{counts}{tables}{missing}"

@@ -38,8 +38,8 @@ def _group(point: Point) -> Point:
 
 
 def _relative_spread(summary: PointSummary) -> tuple[float, int] | None:
-    """The launches' standard deviation (stats/launches.variance_split's) over the point's p50, with its degrees of freedom; None without two
-    launches or a p50."""
+    """The launches' standard deviation (stats/launches.variance_split's) over the point's p50, with its degrees
+    of freedom; None without two launches or a p50."""
     added, p50 = summary.orb_added_latency_ns, summary.p50
     if added is None or not added.launches or len(added.launches) < 2 or added.variance is None or not p50:
         return None
