@@ -138,6 +138,13 @@ void paced_wait_sets_a_precise_timer_slack() {
   CHECK(other == 50'000);
 }
 
+// A late call still sleeps the least sleep it is given (the counting mode's, pacing.hpp says why).
+void late_paced_wait_sleeps_the_least_sleep() {
+  const int64_t start = monotonic_ns();
+  wait_until(start - 1'000'000, 2'000'000);  // a deadline 1 ms past: without the least sleep, no wait at all
+  CHECK(monotonic_ns() - start >= 2'000'000);
+}
+
 }  // namespace
 
 int main() {
@@ -145,5 +152,6 @@ int main() {
   shared_sequence();
   paced_loop_times_from_intended_send();
   paced_wait_sets_a_precise_timer_slack();
+  late_paced_wait_sleeps_the_least_sleep();
   return orbench_test::finish("test_load");
 }

@@ -22,6 +22,14 @@ def test_splitmix64_gives_the_protocols_first_outputs():
     assert [rng.next(), rng.next()] == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4]
 
 
+def test_a_late_paced_call_still_sleeps_the_least_sleep():
+    """The counting mode's least sleep (pacing.py says why): a deadline 1 ms past, a least sleep of 2 ms."""
+    import time
+    start = time.monotonic_ns()
+    wait_until(start - 1_000_000, 2_000_000)
+    assert time.monotonic_ns() - start >= 2_000_000
+
+
 def test_a_paced_wait_sets_a_precise_timer_slack():
     """Each pacing thread sets its own timer slack to 1 ns (pacing.py says why); another thread keeps its own."""
     import threading

@@ -16,6 +16,10 @@ SPIN_NS = 50_000
 # a varying number of instructions in every counted call; a pure sleep costs the same each time.
 if (_spin := os.environ.get("ORBENCH_PACING_SPIN_NS", "")).isdigit():
     SPIN_NS = int(_spin)
+# The counting mode sets ORBENCH_PACING_MIN_SLEEP_NS (half the target's period): a late call then still sleeps that
+# long, so a server sharing the client's CPU reads the call before it first (sent at once, a late oneway landed with
+# the one before it in one read).
+MIN_SLEEP_NS = int(_least) if (_least := os.environ.get("ORBENCH_PACING_MIN_SLEEP_NS", "")).isdigit() else 0
 
 
 class SplitMix64:
@@ -86,9 +90,13 @@ def precise_timer_slack() -> bool:
         return False
 
 
-def wait_until(deadline_ns: int) -> None:
+def wait_until(deadline_ns: int, least_ns: int | None = None) -> None:
+    """Waits until deadline_ns, and at least least_ns (default MIN_SLEEP_NS) from now when that is above 0."""
     if not hasattr(_precise, "set"):
         _precise.set = precise_timer_slack()
+    least = MIN_SLEEP_NS if least_ns is None else least_ns
+    if least > 0:
+        deadline_ns = max(deadline_ns, time.monotonic_ns() + least)
     left = deadline_ns - time.monotonic_ns()
     if SPIN_NS == 0:  # every call sleeps, a late one too: one that skipped its sleep would run fewer instructions
         time.sleep(max(left, 0) / 1e9)
