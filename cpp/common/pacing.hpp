@@ -64,7 +64,7 @@ inline int64_t spin_ns() {
 
 // The counting mode sets ORBENCH_PACING_MIN_SLEEP_NS (half the target's period): a late call then still sleeps
 // that long, so a server sharing the client's CPU reads the call before it first; sent at once, a late oneway
-// landed with the one before it in one read, one recv fewer (c-socket's server under callgrind, this VM).
+// landed with the one before it in one read, one recv fewer (c-socket's server under callgrind, 2-vCPU VM).
 inline int64_t min_sleep_ns() {
   static const int64_t least = [] {
     const char* value = std::getenv("ORBENCH_PACING_MIN_SLEEP_NS");
