@@ -76,6 +76,9 @@ COUNTING_ENV = {"PYTHONHASHSEED": "0", "ORBENCH_TIMER_READS": TIMER_READS, "LD_B
 # vgdb ships, which made each dump take 0.32 s; at 1 ms, 0.12 s (c-socket and omniORB, this VM).
 VGDB_INVOKE_MS = 1
 MIN_SLEEP_VARIABLE = "ORBENCH_PACING_MIN_SLEEP_NS"
+# A late call's least sleep, as a share of the target's period: count_rate_hz_for sets each period to a few times
+# what a call takes under callgrind (instructions.toml), so half of it is time enough for the server to read.
+MIN_SLEEP_SHARE = 0.5
 CALLGRIND_OPTIONS = ("--tool=callgrind", "--compress-pos=no", "--vgdb=yes")
 
 
@@ -184,7 +187,7 @@ def worker_env(rate_hz: float = 0.0) -> dict[str, str]:
     # A paced call sleeps at least half a period, a late one too: sent at once after the one before, a oneway met a
     # server that had not read that one, and one recv took both (c-socket's oneway server: a run with one late
     # call made 602 recv calls for 603 messages, 0.36 fewer instructions per call in its difference).
-    least = {MIN_SLEEP_VARIABLE: str(int(0.5e9 / rate_hz))} if rate_hz > 0 else {}
+    least = {MIN_SLEEP_VARIABLE: str(int(MIN_SLEEP_SHARE * 1e9 / rate_hz))} if rate_hz > 0 else {}
     return {**env, **COUNTING_ENV, **least}
 
 
@@ -411,7 +414,7 @@ class CountedRun:
                               "client_argv": t.client_command(), "workers": {}}
                      for t in self.campaign.targets},
             counting={"valgrind": version, "command": prefix,
-                      "environment": {**COUNTING_ENV, "LD_PRELOAD": "unset", MIN_SLEEP_VARIABLE: "half a period"},
+                      "environment": {**COUNTING_ENV, "LD_PRELOAD": "unset", MIN_SLEEP_VARIABLE: f"{MIN_SLEEP_SHARE:g} of the period"},
                       "aslr": "off (setarch -R)" if prefix[0] == "setarch" else "on: setarch -R was refused",
                       "runs": {t.name: list(CountPlan.for_target(self.campaign, t).runs) for t in self.campaign.targets},
                       "rates_hz": {t.name: CountPlan.for_target(self.campaign, t).rate_hz for t in self.campaign.targets},
