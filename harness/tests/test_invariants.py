@@ -244,3 +244,40 @@ def test_a_warning_names_waiting_when_the_slower_side_works_no_more_per_call():
     entries[c] = counters(socket("c++", 62_900, 62_000, 63_800), 33.2, 35.9)
     (w,) = invariant_warnings(with_points(entries), p50s)
     assert "cause unexplained (voluntary context switches per call" in w.text
+
+
+def test_a_warning_names_coalescing_in_the_trials_where_the_faster_client_sent_fewer_segments():
+    """omniORB and c-socket at split-core oneway 128 B on a 2-vCPU VM, trials of 500 calls, three launches of
+    eight (run 20261130-145601-vm): omniORB's trials read 1.0-1.1 us where its client sent 0.09-0.40 TCP segments
+    per call, 3.7-5.1 us at 0.43-1.0; c-socket's 3.7-5.5 us at 1.007 in every trial. Without the coalesced trials
+    the pairing reaches zero: coalescing. With no such trial, or with the coalesced trials no faster than the
+    others, it is not named."""
+    from orbench.results.trial import Trial
+
+    omni_p50 = [5.07, 3.86, 1.02, 3.70, 3.75, 1.01, 3.84, 3.96, 3.82, 3.85, 3.88, 3.81, 3.96, 3.89, 3.89, 1.02,
+                1.03, 3.79, 1.04, 3.81, 1.07, 3.95, 3.86, 3.75]
+    omni_segs = [0.934, 0.893, 0.199, 0.434, 0.483, 0.327, 0.711, 0.773, 0.741, 0.89, 0.943, 0.843, 0.976, 0.933,
+                 0.91, 0.183, 0.087, 0.577, 0.293, 0.574, 0.4, 1.007, 0.681, 0.499]
+    c_p50 = [5.47, 4.64, 3.76, 4.72, 3.70, 3.77, 3.83, 3.70, 4.42, 3.92, 4.46, 3.78, 4.01, 3.70, 3.75, 3.71, 3.82,
+             3.90, 3.88, 3.89, 4.19, 3.88, 4.76, 3.88]
+    omni, base = point("omniorb", 128, "oneway"), point("c-socket", 128, "oneway")
+    keys = [(launch, k) for launch in range(3) for k in range(8)]
+
+    def rows(p: Point, p50s: list[float], segs: list[float]) -> list[Trial]:
+        return [Trial(seq=i, point=p, launch=key[0], trial=key[1], status="ok", p50_ns=v * 1e3, out_segs_per_call=s)
+                for i, (key, v, s) in enumerate(zip(keys, p50s, segs))]
+
+    entries = {omni: orb(-1_240.0, -2_150.0, -320.0), base: socket("c++", 3_900, 3_800, 4_000)}
+    p50s = {omni: dict(zip(keys, [v * 1e3 for v in omni_p50])), base: dict(zip(keys, [v * 1e3 for v in c_p50]))}
+    trials_of = {omni: rows(omni, omni_p50, omni_segs), base: rows(base, c_p50, [1.007] * 24)}
+    (w,) = invariant_warnings(with_points(entries), p50s, trials_of)
+    assert "cause: coalescing in 15 of 24 trials (omniorb's client sent 0.09-0.77 TCP segments per call" in w.text
+    assert "c-socket's 1.01); without those trials omniorb less c-socket reads -0.18 us [-1.07, +0.72]" in w.text
+    # No trial below 0.8 of c-socket's segments: not this cause (no anatomy either: unexplained).
+    trials_of[omni] = rows(omni, omni_p50, [0.95] * 24)
+    (w,) = invariant_warnings(with_points(entries), p50s, trials_of)
+    assert "coalescing" not in w.text and "cause unexplained" in w.text
+    # The coalesced trials no faster than the others: dropping them is not what closes the gap.
+    trials_of[omni] = rows(omni, omni_p50, [0.95 if v < 2 else 0.5 if k % 2 else 0.95 for k, v in enumerate(omni_p50)])
+    (w,) = invariant_warnings(with_points(entries), p50s, trials_of)
+    assert "coalescing" not in w.text

@@ -84,6 +84,9 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      slices one after the other, and trials.csv gains slice_calls (calls per slice, empty for a sequential
      trial), slice_p50s_ns and slice_means_ns (each slice's p50 and mean, in order); slice k of a middleware
      pairs with slice k of its baseline. Older runs' trials are sequential.
+  16: points gain `load_of` (point.py): a baseline's sweep step run at a middleware's offered rate.
+  17: trials.csv gains out_segs_per_call: the TCP data segments the client sent per call, read around every
+     trial with a local client (running/wire_reading.py); empty in older runs.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
 compute on is a UserError naming the file.

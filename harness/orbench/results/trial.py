@@ -87,6 +87,10 @@ class Measurement:
     slice_calls: int | None = None
     slice_p50s_ns: tuple[float, ...] | None = None
     slice_means_ns: tuple[float, ...] | None = None
+    # The TCP data segments the client sent per call over the trial's warm-up and timed calls (since schema 17;
+    # running/wire_reading.py), every trial with a client on this machine: below 1 for oneways, its sends joined
+    # data already queued (coalescing), which can change from trial to trial.
+    out_segs_per_call: float | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.

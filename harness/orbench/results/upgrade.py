@@ -170,11 +170,18 @@ def update_to_16(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, load_of="")
 
 
+def update_to_17(manifest: dict[str, Any], rows: Rows) -> None:
+    """17: trials gain out_segs_per_call (running/wire_reading.py): the TCP data segments the client sent per
+    call over every trial, not only those that read the anatomy. An older run's trials read it only in the
+    anatomy's wire_out_segs: the column is empty."""
+    _add_columns(rows, out_segs_per_call="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
     11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
-    16: update_to_16,
+    16: update_to_16, 17: update_to_17,
 }
 SCHEMA_VERSION = max(UPDATES)
 

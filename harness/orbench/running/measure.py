@@ -26,6 +26,7 @@ from orbench.running.cpu_usage import UsageReading
 from orbench.running.load_usage import LoadSampler
 from orbench.running.session import TargetSession
 from orbench.running.watchdog import Watchdog
+from orbench.running.wire_reading import WireReading
 from orbench.stats.stats import latency_summary, read_samples
 from orbench.targets.descriptor import Target
 from orbench.targets.workers import ClientWorker, ServerWorker
@@ -190,6 +191,15 @@ def start_anatomy(session: TargetSession, plan: TrialPlan) -> AnatomyReading | N
         raise WorkerError(str(exc), "anatomy") from None
 
 
+def local_client_pid(session: TargetSession) -> int | None:
+    """The client's pid when it runs on this machine (wire_reading.py reads its sockets here), else None."""
+    assert session.client is not None
+    if session.client.via or not session.runtime.client_host.spec.is_local:
+        return None
+    pid = session.hello.get("pid") or session.client.pid
+    return int(pid) if pid else None
+
+
 def start_watchdog(session: TargetSession, clients: list[ClientWorker], plan: TrialPlan) -> Watchdog | None:
     """The trial's progress watchdog (watchdog.py), or None when the plan has none, or when the server's stats
     do not count messages and a client is remote (nothing left to read)."""
@@ -298,6 +308,7 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
     with clock.phase("anatomy"):
         anatomy = start_anatomy(session, plan)
         reading = UsageReading(session.runtime.usage_hosts())
+        wire = WireReading(local_client_pid(session))
     watchdog = start_watchdog(session, [session.client], plan)
     with clock.phase("anatomy"):
         service = ServiceReading(session.server)
@@ -315,6 +326,7 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
     trial_end_unix = time.time()
     with clock.phase("anatomy"):
         usage = reading.end()
+        segs = wire.per_call(threads * (plan.calls + plan.warmup))
         anatomy_fields = (end_anatomy(anatomy, plan, answer, threads) if anatomy is not None and answer["ok"]
                           else {})
     failed = failed_answer(answer, session.server)
@@ -332,7 +344,7 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
         "status": "ok", "calls": calls, "warmup": plan.warmup, "samples_file": plan.samples_record,
         **latency, "elapsed_ns": elapsed or None,
         "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
-        "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(),
+        "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(), "out_segs_per_call": segs,
     }
     if elapsed:
         fields["aggregate_calls_per_s"] = round(calls / elapsed * 1e9, 1)

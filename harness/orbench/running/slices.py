@@ -44,6 +44,7 @@ from orbench.running.measure import (
     fetched_samples,
     jain_fairness,
     latency_fields,
+    local_client_pid,
     local_warmup_s,
     oneway_fields,
     run_command,
@@ -51,6 +52,7 @@ from orbench.running.measure import (
     trial_timeout_s,
 )
 from orbench.running.session import TargetSession
+from orbench.running.wire_reading import WireReading
 
 # Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
 SLICED_MODES = ("twoway", "oneway", "echo")
@@ -104,6 +106,8 @@ class _Collected:
     thread_calls: list[int] = field(default_factory=list)  # a point of N clients as threads: each one's calls
     load: LoadOverWindows = field(default_factory=LoadOverWindows)  # ... and who was busy during its slices
     service: ServiceReading | None = None
+    wire: WireReading | None = None
+    run_calls: int = 0  # warm-up and timed calls of its slices' run commands, every thread's
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
@@ -117,6 +121,8 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
     sizes = slice_sizes(members[0].plan.calls, slice_calls)
     collected = [_Collected() for _ in members]
     reading = UsageReading(members[0].session.runtime.usage_hosts())
+    for member, got in zip(members, collected):
+        got.wire = WireReading(local_client_pid(member.session))
     for k, order in enumerate(slice_orders(len(members) + len(companions), len(sizes), rng)):
         for i in order:
             if i >= len(members):
@@ -181,6 +187,7 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
                      elapsed)
     received = answer.get("received") or {}
     got.elapsed_ns += elapsed
+    got.run_calls += threads * (plan.warmup + plan.calls)
     got.messages += int(received.get("messages") or 0)
     got.received_bytes += int(received.get("bytes") or 0)
     if member.point.mode == "oneway":
@@ -212,6 +219,7 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
         "trial_end_unix": round(end_unix, 4), **usage,
         "slice_calls": max(sizes), "slice_p50s_ns": tuple(float(np.median(s)) for s in got.samples),
         "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
+        "out_segs_per_call": got.wire.per_call(got.run_calls) if got.wire is not None else None,
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)

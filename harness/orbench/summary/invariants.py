@@ -29,7 +29,10 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
 - Coalescing (oneway): a sender whose messages mostly join data already queued on its connection sends them in
   fewer TCP segments, and each send costs it less of the loopback path (omniORB's client at split-core: 0.16-0.26
   segments per 1 B message and 1.9-2.4 us of CPU per call, where c-socket's sent 1.0 and spent 4.6 us; at
-  same-core c-socket's coalesced too, 0.04-0.18 segments, and spent 1.1-1.6 us).
+  same-core c-socket's coalesced too, 0.04-0.18 segments, and spent 1.1-1.6 us). It can hold in some trials and
+  not others (omniORB at split-core 128 B: trial p50s of 1.0-1.4 us at 0.09-0.48 segments per message, 3.7-5.4
+  us at 0.43-1.0), so every trial's segments (trials.csv out_segs_per_call) are read: coalescing is named when
+  the pairing without the faster side's coalesced trials no longer puts the slower side's number in doubt.
 - Waiting, not work (twoway): the slower side's two workers spent no more CPU per call than the faster side's, so
   its extra latency is time neither of them ran, waiting to be woken, which the host decides (c-socket at
   split-core twoway 4 KB: 62.9 us against java-socket's 58.9 us, for 49.1 us of CPU per call, client and server,
@@ -38,11 +41,15 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from statistics import median
+
 from orbench.results.point import Point
 from orbench.results.run_warnings import RunWarning
+from orbench.results.trial import Trial
 from orbench.summary.model import Anatomy, PointSummary
 from orbench.summary.pairing import paired_difference
-from orbench.summary.point_summary import TrialKey
+from orbench.summary.point_summary import SliceKey, TrialKey, slice_p50s
 
 SOCKET_KIND = "socket"
 # Voluntary context switches per call (both workers; per message of the receiver in oneway) by which the slower
@@ -57,21 +64,40 @@ BACKPRESSURE_SHARE = 0.5
 COALESCING_SHARE = 0.8
 
 
-def invariant_warnings(points: dict[Point, PointSummary],
-                       trial_p50: dict[Point, dict[TrialKey, float]]) -> list[RunWarning]:
-    """The warnings of both invariants over the summary's points (kind, language, orb_added_latency_ns) and
-    their trials' p50s."""
-    return _below_baseline(points) + _c_slower_than_other_languages(points, trial_p50)
+@dataclass(frozen=True)
+class TrialEvidence:
+    """Per point, what its trials say one by one: their p50s and slice p50s (for the pairing) and the TCP
+    segments their client sent per call."""
+
+    p50: dict[Point, dict[TrialKey, float]]
+    slices: dict[Point, dict[SliceKey, float]] = field(default_factory=dict)
+    segs: dict[Point, dict[TrialKey, float]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, trial_p50: dict[Point, dict[TrialKey, float]],
+           trials: dict[Point, list[Trial]] | None = None) -> TrialEvidence:
+        trials = trials or {}
+        segs = {p: {(t.launch, t.trial): t.out_segs_per_call for t in ts if t.ok and t.out_segs_per_call is not None}
+                for p, ts in trials.items()}
+        return cls(trial_p50, {p: slice_p50s(ts) for p, ts in trials.items()}, segs)
 
 
-def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
+def invariant_warnings(points: dict[Point, PointSummary], trial_p50: dict[Point, dict[TrialKey, float]],
+                       trials: dict[Point, list[Trial]] | None = None) -> list[RunWarning]:
+    """The warnings of both invariants over the summary's points (kind, language, orb_added_latency_ns),
+    their trials' p50s and (for the causes) the trials themselves."""
+    evidence = TrialEvidence.of(trial_p50, trials)
+    return _below_baseline(points, evidence) + _c_slower_than_other_languages(points, evidence)
+
+
+def _below_baseline(points: dict[Point, PointSummary], evidence: TrialEvidence) -> list[RunWarning]:
     out = []
     for point, summary in points.items():
         added = summary.orb_added_latency_ns
         if not point.is_base_load or added is None or added.ci95_high is None or added.ci95_high >= 0:
             continue
         high, low, estimate = added.ci95_high, added.ci95_low or 0.0, added.estimate or 0.0
-        cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point)
+        cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point, evidence=evidence)
         out.append(RunWarning(
             "baseline suspect", point.label,
             f"faster than its baseline {added.baseline}: added latency {estimate / 1e3:+.2f} us, "
@@ -80,8 +106,8 @@ def _below_baseline(points: dict[Point, PointSummary]) -> list[RunWarning]:
     return out
 
 
-def _c_slower_than_other_languages(points: dict[Point, PointSummary],
-                                   trial_p50: dict[Point, dict[TrialKey, float]]) -> list[RunWarning]:
+def _c_slower_than_other_languages(points: dict[Point, PointSummary], evidence: TrialEvidence) -> list[RunWarning]:
+    trial_p50 = evidence.p50
     sockets = [p for p, s in points.items() if p.is_base_load and s.kind == SOCKET_KIND and p in trial_p50]
     out = []
     for point in sockets:
@@ -98,7 +124,7 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary],
             theirs = points[other].p50_ci95_ns
             if theirs is None or not theirs.estimate:
                 continue
-            cause = cause_text(points, slow=point, fast=other)
+            cause = cause_text(points, slow=point, fast=other, evidence=evidence)
             out.append(RunWarning(
                 "baseline suspect", point.label,
                 f"C socket baseline slower than {other.target}: its p50 {estimate / 1e3:+.2f} us over theirs "
@@ -107,13 +133,17 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary],
     return out
 
 
-def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point) -> str:
-    """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput
-    and the anatomy counters tell."""
+def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point,
+               evidence: TrialEvidence | None = None) -> str:
+    """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput,
+    the trials' TCP segments and the anatomy counters tell."""
     slow_summary, fast_summary = points.get(slow), points.get(fast)
     backpressure = _backpressure(slow, slow_summary, fast, fast_summary)
     if backpressure:
         return backpressure
+    coalesced = _coalesced_trials(slow, fast, evidence) if evidence is not None else None
+    if coalesced:
+        return coalesced
     oneway = slow.mode == "oneway"
     slow_switches = _switches_per_call(slow_summary, oneway)
     fast_switches = _switches_per_call(fast_summary, oneway)
@@ -166,6 +196,42 @@ def _coalescing(slow: Point, slow_summary: PointSummary | None, fast: Point,
             f"{slow.target}'s {slow_segs:.2f}; client CPU {fast_cpu:.2f} us per call against {slow_cpu:.2f}): "
             f"{fast.target}'s sends mostly join data already queued on its connection, so each costs its sender "
             f"less of the loopback path")
+
+
+def _coalesced_trials(slow: Point, fast: Point, evidence: TrialEvidence) -> str | None:
+    """Coalescing, trial by trial: the faster side's trials whose client sent under COALESCING_SHARE of the
+    slower side's (median) segments per call, when the pairing without them no longer lies entirely below zero
+    (the faster side less the slower)."""
+    slow_segs, fast_segs = evidence.segs.get(slow, {}), evidence.segs.get(fast, {})
+    if slow.mode != "oneway" or not slow_segs or not fast_segs or fast not in evidence.p50 or slow not in evidence.p50:
+        return None
+    typical = median(slow_segs.values())
+    coalesced = {k for k, v in fast_segs.items() if v < COALESCING_SHARE * typical}
+    if not coalesced:
+        return None
+
+    def kept(values: dict) -> dict:
+        return {k: v for k, v in values.items() if k[:2] not in coalesced}
+
+    # The coalesced trials must be where the faster side gained: their paired differences below the others'
+    # (else dropping them only left too few pairs for an interval that excludes zero).
+    fast_p50, slow_p50 = evidence.p50[fast], evidence.p50[slow]
+    gaps = {k: fast_p50[k] - slow_p50[k] for k in set(fast_p50) & set(slow_p50)}
+    inside = [v for k, v in gaps.items() if k in coalesced]
+    outside = [v for k, v in gaps.items() if k not in coalesced]
+    if not inside or not outside or median(inside) >= median(outside):
+        return None
+    rest = paired_difference(kept(fast_p50), kept(slow_p50),
+                             kept(evidence.slices.get(fast, {})), kept(evidence.slices.get(slow, {})))
+    if rest is None or rest.get("ci95_high") is None or rest["ci95_high"] < 0:
+        return None
+    low, high = rest["ci95_low"], rest["ci95_high"]
+    in_them = sorted(v for k, v in fast_segs.items() if k in coalesced)
+    return (f"cause: coalescing in {len(coalesced)} of {len(fast_segs)} trials ({fast.target}'s client sent "
+            f"{in_them[0]:.2f}-{in_them[-1]:.2f} TCP segments per call in them, {slow.target}'s {typical:.2f}); "
+            f"without those trials {fast.target} less {slow.target} reads {rest['estimate'] / 1e3:+.2f} us "
+            f"[{low / 1e3:+.2f}, {high / 1e3:+.2f}]: in them its sends joined data already queued on its "
+            f"connection, each costing its sender less of the loopback path")
 
 
 def _backpressure(slow: Point, slow_summary: PointSummary | None, fast: Point,

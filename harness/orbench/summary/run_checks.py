@@ -53,7 +53,7 @@ def run_warnings(points: dict[Point, PointSummary], manifest: dict[str, Any], tr
             "values; the percentile spectrum draws such tails hollow and summary.json leaves them null"))
     out += _stopping_warnings(manifest)
     out += _launch_warnings(manifest, points)
-    out += invariant_warnings(points, trial_p50)
+    out += invariant_warnings(points, trial_p50, trials)
     out += _load_warnings(list(trials.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.
