@@ -32,7 +32,8 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
   same-core c-socket's coalesced too, 0.04-0.18 segments, and spent 1.1-1.6 us). It can hold in some trials and
   not others (omniORB at split-core 128 B: trial p50s of 1.0-1.4 us at 0.09-0.48 segments per message, 3.7-5.4
   us at 0.43-1.0), so every trial's segments (trials.csv out_segs_per_call) are read: coalescing is named when
-  the pairing without the faster side's coalesced trials no longer puts the slower side's number in doubt.
+  the faster side's median trial coalesced, or when the pairing without its coalesced trials no longer puts the
+  slower side's number in doubt.
 - Waiting, not work (twoway): the slower side's two workers spent no more CPU per call than the faster side's, so
   its extra latency is time neither of them ran, waiting to be woken, which the host decides (c-socket at
   split-core twoway 4 KB: 62.9 us against java-socket's 58.9 us, for 49.1 us of CPU per call, client and server,
@@ -200,21 +201,27 @@ def _coalescing(slow: Point, slow_summary: PointSummary | None, fast: Point,
 
 def _coalesced_trials(slow: Point, fast: Point, evidence: TrialEvidence) -> str | None:
     """Coalescing, trial by trial: the faster side's trials whose client sent under COALESCING_SHARE of the
-    slower side's (median) segments per call, when the pairing without them no longer lies entirely below zero
-    (the faster side less the slower)."""
+    slower side's (median) segments per call. Named when that is the faster side's usual state (its median
+    trial), or when those trials are where it gained and the pairing without them is no longer entirely below
+    zero (the faster side less the slower)."""
     slow_segs, fast_segs = evidence.segs.get(slow, {}), evidence.segs.get(fast, {})
     if slow.mode != "oneway" or not slow_segs or not fast_segs or fast not in evidence.p50 or slow not in evidence.p50:
         return None
-    typical = median(slow_segs.values())
+    typical, theirs = median(slow_segs.values()), median(fast_segs.values())
     coalesced = {k for k, v in fast_segs.items() if v < COALESCING_SHARE * typical}
     if not coalesced:
         return None
+    why = (f"{fast.target}'s sends joined data already queued on its connection, each costing its sender less of "
+           f"the loopback path")
+    if theirs < COALESCING_SHARE * typical:
+        return (f"cause: coalescing in {len(coalesced)} of {len(fast_segs)} trials ({fast.target}'s client sent "
+                f"{theirs:.2f} TCP segments per call in its median trial, {slow.target}'s {typical:.2f}): {why}")
 
     def kept(values: dict) -> dict:
         return {k: v for k, v in values.items() if k[:2] not in coalesced}
 
-    # The coalesced trials must be where the faster side gained: their paired differences below the others'
-    # (else dropping them only left too few pairs for an interval that excludes zero).
+    # A minority of trials coalesced: they must be where the faster side gained, their paired differences below
+    # the others' (else dropping them would only leave too few pairs for an interval that excludes zero).
     fast_p50, slow_p50 = evidence.p50[fast], evidence.p50[slow]
     gaps = {k: fast_p50[k] - slow_p50[k] for k in set(fast_p50) & set(slow_p50)}
     inside = [v for k, v in gaps.items() if k in coalesced]
@@ -230,8 +237,7 @@ def _coalesced_trials(slow: Point, fast: Point, evidence: TrialEvidence) -> str 
     return (f"cause: coalescing in {len(coalesced)} of {len(fast_segs)} trials ({fast.target}'s client sent "
             f"{in_them[0]:.2f}-{in_them[-1]:.2f} TCP segments per call in them, {slow.target}'s {typical:.2f}); "
             f"without those trials {fast.target} less {slow.target} reads {rest['estimate'] / 1e3:+.2f} us "
-            f"[{low / 1e3:+.2f}, {high / 1e3:+.2f}]: in them its sends joined data already queued on its "
-            f"connection, each costing its sender less of the loopback path")
+            f"[{low / 1e3:+.2f}, {high / 1e3:+.2f}]: in them {why}")
 
 
 def _backpressure(slow: Point, slow_summary: PointSummary | None, fast: Point,
