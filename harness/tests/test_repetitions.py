@@ -18,6 +18,7 @@ from orbench.stats.repetitions import (
     launch_ratio,
     plan_for_budget,
     plan_for_target,
+    plan_with_room,
 )
 
 SD_LAUNCH, SD_TRIAL, SD_CALL = 300.0, 200.0, 4000.0   # ns
@@ -133,3 +134,23 @@ def test_a_budget_spends_first_where_a_target_is_missed_and_reachable():
     plan = plan_for_budget(groups, 1.0, 120, range(2, 11), range(2, 21), (1000,))
     assert plan is not None
     assert plan.groups["close"].ratio < 1.5 and plan.groups["close"].trials >= plan.groups["hopeless"].trials
+
+
+def test_a_budget_plan_keeps_room_for_a_launch_that_runs_long():
+    """With two or more launches to run, the plan keeps a share of one launch's seconds unspent, at the same number
+    of launches (a middleware run's third launch took 1.23 times its plan and left no room for the fourth); with
+    one launch left, it spends the budget."""
+    rng = np.random.default_rng(7)
+    groups = [group(LevelVariances(float(rng.uniform(50, 400)) ** 2, float(rng.uniform(50, 400)) ** 2, 1e9, 4, 12,
+                                   True), 300, cost(float(rng.uniform(0.5, 2)), float(rng.uniform(0.1, 0.4))),
+                    key=f"g{i}") for i in range(12)]
+    grid = dict(launches=range(1, 5), trials=range(2, 11), calls=(500, 1000, 2000))
+    full = plan_for_budget(groups, 2.0, 100, **grid, done=1)
+    roomy, kept = plan_with_room(groups, 2.0, 100, **grid, done=1, overrun=0.25)
+    assert full is not None and roomy is not None and full.launches - 1 >= 2
+    assert roomy.launches == full.launches and kept == pytest.approx(0.25 * full.seconds / (full.launches - 1))
+    assert roomy.seconds <= 100 - kept < full.seconds
+    # A plan that leaves the room already is kept as it is.
+    assert plan_with_room(groups, 2.0, 1000, **grid, done=1, overrun=0.25)[1] == 0.0
+    last, none_kept = plan_with_room(groups, 2.0, 60, range(4, 5), grid["trials"], grid["calls"], done=3, overrun=0.25)
+    assert last is not None and none_kept == 0.0 and last.seconds > 0.8 * 60

@@ -285,3 +285,18 @@ def plan_for_budget(groups: Sequence[GroupInput], launch_fixed_s: float, budget_
         if best is None or total < best[0]:
             best = (total, choice)
     return None if best is None else best[1]
+
+
+def plan_with_room(groups: Sequence[GroupInput], launch_fixed_s: float, budget_s: float, launches: Sequence[int],
+                   trials: Sequence[int], calls: Sequence[int], done: int, overrun: float) -> tuple[Choice | None, float]:
+    """plan_for_budget, and when it leaves two or more launches to run, the same number of launches each a little
+    smaller, so that `overrun` of one launch's seconds stays unspent: one launch running that much longer than
+    planned still leaves the last its room. Also the seconds kept (0 when none were)."""
+    choice = plan_for_budget(groups, launch_fixed_s, budget_s, launches, trials, calls, done)
+    if choice is None or choice.launches - done < 2:
+        return choice, 0.0
+    kept = overrun * choice.seconds / (choice.launches - done)
+    if choice.seconds <= budget_s - kept:  # the plan leaves that much already
+        return choice, 0.0
+    safer = plan_for_budget(groups, launch_fixed_s, budget_s - kept, [choice.launches], trials, calls, done)
+    return (safer, kept) if safer is not None else (choice, 0.0)
