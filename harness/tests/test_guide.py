@@ -124,6 +124,15 @@ def test_make_reference_copies_summary_report_and_figures_only(tmp_path):
     assert quoted and re.fullmatch(r"omniORB adds -?\d+\.\d+ µs( \[-?\d+\.\d+, -?\d+\.\d+\])?\.", text), text
 
 
+def test_the_reference_machine_is_named_from_the_recorded_host():
+    """Without --machine, the name comes from the manifest's environment.host as a run records it."""
+    host = {"logical_cpus": 2, "cpu_model": "AMD EPYC", "os": "Debian GNU/Linux 12 (bookworm)",
+            "kernel": "Linux 6.18.44-fc-v857 #1 SMP PREEMPT_DYNAMIC @0 x86_64", "hypervisor": "yes"}
+    assert reference_set.machine_of({"environment": {"host": host}}) == "2-vCPU AMD EPYC VM, Debian 12, kernel 6.18"
+    bare = {**host, "hypervisor": "", "logical_cpus": 8}
+    assert reference_set.machine_of({"environment": {"host": bare}}) == "8-CPU AMD EPYC machine, Debian 12, kernel 6.18"
+
+
 def test_included_texts_read_as_python_markdown_reads_lists_and_fences():
     github = "text\n- a\n- b\n  more of b\n\n  ```sh\n  x\n  ```\n\n  para of b\n  its second line\n- c\n"
     assert as_python_markdown(github) == ("text\n\n- a\n- b\n  more of b\n\n```sh\nx\n```\n\npara of b\n"

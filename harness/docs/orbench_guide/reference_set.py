@@ -85,15 +85,15 @@ def load(path: Path | None = None) -> ReferenceSet:
 
 
 def machine_of(manifest: dict[str, Any]) -> str:
-    """A machine's name from the run's recorded environment: "2-vCPU AMD EPYC VM, Debian 12, kernel 6.18"."""
-    env = manifest.get("environment", {})
-    cpu, kernel = env.get("cpu", {}), env.get("kernel", {})
-    os_name = env.get("os", {}).get("pretty_name", "")
-    os_short = re.sub(r"GNU/Linux | \(.*\)", "", os_name).strip()
-    cpus = f"{cpu.get('logical_cpus', '?')}-{'vCPU' if cpu.get('hypervisor') else 'CPU'}"
-    kind = "VM" if cpu.get("hypervisor") else "machine"
-    release = ".".join(str(kernel.get("release", "?")).split(".")[:2])
-    return f"{cpus} {cpu.get('model', 'unknown CPU')} {kind}, {os_short}, kernel {release}"
+    """A machine's name from the run's recorded environment (manifest environment.host, hosts/environment.py):
+    "2-vCPU AMD EPYC VM, Debian 12, kernel 6.18"."""
+    host = manifest.get("environment", {}).get("host", {})
+    virtual = str(host.get("hypervisor", "")).lower() not in ("", "no", "none", "false")
+    os_short = re.sub(r"GNU/Linux | \(.*\)", "", str(host.get("os", ""))).strip() or "unknown OS"
+    words = str(host.get("kernel", "")).split()  # "Linux 6.18.44-fc-v595 #1 SMP ...": the release is the second
+    release = ".".join(words[1].split(".")[:2]) if len(words) > 1 else "?"
+    cpus = f"{host.get('logical_cpus', '?')}-{'vCPU' if virtual else 'CPU'}"
+    return f"{cpus} {host.get('cpu_model') or 'unknown CPU'} {'VM' if virtual else 'machine'}, {os_short}, kernel {release}"
 
 
 def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) -> ReferenceSet:
