@@ -7,7 +7,8 @@ import os
 import socket
 import threading
 
-from orbench.anatomy.sockdiag import process_socket_inodes, socket_counters, socket_ids, tcp_sockets
+from orbench.anatomy.snapshot import process_socket_inodes
+from orbench.anatomy.sockdiag import socket_counters, socket_ids, tcp_sockets
 from orbench.running.wire_reading import WireReading
 
 
@@ -47,3 +48,12 @@ def test_a_closed_loop_of_one_byte_calls_reads_one_segment_per_call():
 
 def test_a_client_not_on_this_machine_is_not_read():
     assert WireReading(None).per_call(100) is None
+
+
+def test_an_older_run_keeps_the_segments_its_anatomy_trials_read():
+    """Before schema 17 only the trials that read the anatomy had the figure (wire_out_segs, over the same warm-up
+    and timed calls): upgraded, they carry it as out_segs_per_call, and the others read none."""
+    from orbench.results.upgrade import upgrade
+
+    _, rows = upgrade({"schema_version": 16}, [{"wire_out_segs": "0.161"}, {"wire_out_segs": ""}, {}])
+    assert [r["out_segs_per_call"] for r in rows] == ["0.161", "", ""]

@@ -144,6 +144,27 @@ def _grep_h(pid: int, name: str, keep: Callable[[str], bool]) -> str:
     return "\n".join(out)
 
 
+def fd_links(pid: int) -> dict[str, str]:
+    """A process's open files on this machine: what each /proc/PID/fd link points at, by fd (empty when the
+    process is gone or its fds cannot be read)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return {}
+    links: dict[str, str] = {}
+    for fd in fds:
+        try:
+            links[fd] = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+    return links
+
+
+def process_socket_inodes(pid: int) -> set[int]:
+    """The inodes of a process's sockets on this machine (its `socket:[INODE]` fd links)."""
+    return parse_socket_inodes("\n".join(fd_links(pid).values()))
+
+
 def _syscount_words(pid: int, fds: dict[str, str]) -> str | None:
     """The counter region's words (as the script's `od -An -tu8` prints them), from the worker's memfd."""
     fd = next((n for n, target in fds.items() if target.startswith(f"/memfd:{MEMFD_NAME} ")), None)
@@ -173,12 +194,7 @@ def local_snapshot_text(pids: Iterable[int], sockets: bool = True) -> str:
                   f"@status {pid}", _grep_h(pid, "status", lambda line: "ctxt_switches" in line)]
         status = _read(f"/proc/{pid}/status")
         parts += [f"@rss {pid}", "\n".join(line for line in str(status or "").splitlines() if "VmRSS" in line)]
-        fds: dict[str, str] = {}
-        for fd in os.listdir(f"/proc/{pid}/fd") if os.path.isdir(f"/proc/{pid}/fd") else ():
-            try:
-                fds[fd] = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
+        fds = fd_links(pid)
         parts += [f"@fds {pid}", "\n".join(t for t in fds.values() if t.startswith("socket:["))]
         words = _syscount_words(pid, fds)
         if words is not None:

@@ -123,24 +123,6 @@ def tcp_sockets() -> dict[int, SocketCounters] | None:
         return None
 
 
-def process_socket_inodes(pid: int) -> set[int]:
-    """The inodes of a process's sockets on this machine, from the `socket:[INODE]` links of /proc/PID/fd (empty
-    when the process is gone or its fds cannot be read)."""
-    inodes: set[int] = set()
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return inodes
-    for fd in fds:
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(int(target[8:-1]))
-    return inodes
-
-
 # Where sock_diag finds one socket: its family and inet_diag_sockid (ports, addresses, interface, cookie).
 SocketId = tuple[int, bytes]
 

@@ -172,9 +172,10 @@ def update_to_16(manifest: dict[str, Any], rows: Rows) -> None:
 
 def update_to_17(manifest: dict[str, Any], rows: Rows) -> None:
     """17: trials gain out_segs_per_call (running/wire_reading.py): the TCP data segments the client sent per
-    call over every trial, not only those that read the anatomy. An older run's trials read it only in the
-    anatomy's wire_out_segs: the column is empty."""
-    _add_columns(rows, out_segs_per_call="")
+    call over the trial's warm-up and timed calls, read around every trial. An older run read the same figure only
+    on the trials that read the anatomy (wire_out_segs, over the same calls): theirs is copied, the others empty."""
+    for row in rows:
+        row.setdefault("out_segs_per_call", row.get("wire_out_segs") or "")
 
 
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {

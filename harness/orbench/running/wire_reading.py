@@ -18,7 +18,8 @@ trial. A client on another host, or in another network namespace, is not read (N
 from __future__ import annotations
 
 from orbench.anatomy.delta import wire_delta
-from orbench.anatomy.sockdiag import SocketId, process_socket_inodes, socket_counters, socket_ids
+from orbench.anatomy.snapshot import process_socket_inodes
+from orbench.anatomy.sockdiag import SocketId, socket_counters, socket_ids
 from orbench.anatomy.tcpinfo import SocketCounters
 
 # Per client pid, the socket inodes it had when its sockets were last looked for, and where each of its TCP

@@ -16,8 +16,8 @@ sets: in a scale run, omniORB with a pool of 4 threads served 64 client threads 
 baseline's, whose thread per connection ran 64 threads on one CPU. There the invariants say nothing about a
 baseline's work, and are not checked.
 
-Each warning names a cause from the oneway receivers' throughput and the anatomy counters of both points
-(anatomy/), or says it is unexplained. Two causes, both measured at split-core on a 2-vCPU VM:
+Each warning names a cause from the oneway receivers' throughput, the segments each trial's client sent and the
+anatomy counters of both points (anatomy/), or says it is unexplained. The causes, measured at split-core on a 2-vCPU VM:
 
 - Backpressure (oneway): a receiver that falls far behind its sender (JacORB's server at 32k messages/s
   against java-socket's 149k) is always busy, so the sender's writes wake nobody and most of them are cheap; the
@@ -32,8 +32,8 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
   same-core c-socket's coalesced too, 0.04-0.18 segments, and spent 1.1-1.6 us). It can hold in some trials and
   not others (omniORB at split-core 128 B: trial p50s of 1.0-1.4 us at 0.09-0.48 segments per message, 3.7-5.4
   us at 0.43-1.0), so every trial's segments (trials.csv out_segs_per_call) are read: coalescing is named when
-  the faster side's median trial coalesced, or when the pairing without its coalesced trials no longer puts the
-  slower side's number in doubt.
+  the faster side's median trial coalesced, or when the pairing without its coalesced trials no longer puts the slower side's number in
+  doubt. An older run's trials carry the segments only where they read the anatomy (results/upgrade.py).
 - Waiting, not work (twoway): the slower side's two workers spent no more CPU per call than the faster side's, so
   its extra latency is time neither of them ran, waiting to be woken, which the host decides (c-socket at
   split-core twoway 4 KB: 62.9 us against java-socket's 58.9 us, for 49.1 us of CPU per call, client and server,
@@ -42,15 +42,13 @@ Each warning names a cause from the oneway receivers' throughput and the anatomy
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from statistics import median
 
 from orbench.results.point import Point
 from orbench.results.run_warnings import RunWarning
-from orbench.results.trial import Trial
 from orbench.summary.model import Anatomy, PointSummary
 from orbench.summary.pairing import paired_difference
-from orbench.summary.point_summary import SliceKey, TrialKey, slice_p50s
+from orbench.summary.point_summary import TrialEvidence
 
 SOCKET_KIND = "socket"
 # Voluntary context switches per call (both workers; per message of the receiver in oneway) by which the slower
@@ -60,34 +58,14 @@ WAKEUP_GAP_PER_CALL = 0.03
 WAKEUP_RATIO = 1.2
 # The faster side's oneway receiver at under this share of the slower side's messages/s: backpressure.
 BACKPRESSURE_SHARE = 0.5
-# The faster side's client at under this share of the slower side's TCP segments per message (a fifth fewer or
-# more), and spending less CPU per call: coalescing.
+# A trial of the faster side whose client sent under this share of the slower side's (median) TCP segments per
+# call coalesced (a fifth fewer or more).
 COALESCING_SHARE = 0.8
 
 
-@dataclass(frozen=True)
-class TrialEvidence:
-    """Per point, what its trials say one by one: their p50s and slice p50s (for the pairing) and the TCP
-    segments their client sent per call."""
-
-    p50: dict[Point, dict[TrialKey, float]]
-    slices: dict[Point, dict[SliceKey, float]] = field(default_factory=dict)
-    segs: dict[Point, dict[TrialKey, float]] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, trial_p50: dict[Point, dict[TrialKey, float]],
-           trials: dict[Point, list[Trial]] | None = None) -> TrialEvidence:
-        trials = trials or {}
-        segs = {p: {(t.launch, t.trial): t.out_segs_per_call for t in ts if t.ok and t.out_segs_per_call is not None}
-                for p, ts in trials.items()}
-        return cls(trial_p50, {p: slice_p50s(ts) for p, ts in trials.items()}, segs)
-
-
-def invariant_warnings(points: dict[Point, PointSummary], trial_p50: dict[Point, dict[TrialKey, float]],
-                       trials: dict[Point, list[Trial]] | None = None) -> list[RunWarning]:
-    """The warnings of both invariants over the summary's points (kind, language, orb_added_latency_ns),
-    their trials' p50s and (for the causes) the trials themselves."""
-    evidence = TrialEvidence.of(trial_p50, trials)
+def invariant_warnings(points: dict[Point, PointSummary], evidence: TrialEvidence) -> list[RunWarning]:
+    """The warnings of both invariants over the summary's points (kind, language, orb_added_latency_ns) and
+    what their trials say one by one (p50s for the pairing, segments for a cause)."""
     return _below_baseline(points, evidence) + _c_slower_than_other_languages(points, evidence)
 
 
@@ -134,15 +112,14 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary], evidence: 
     return out
 
 
-def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point,
-               evidence: TrialEvidence | None = None) -> str:
+def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point, evidence: TrialEvidence) -> str:
     """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput,
     the trials' TCP segments and the anatomy counters tell."""
     slow_summary, fast_summary = points.get(slow), points.get(fast)
     backpressure = _backpressure(slow, slow_summary, fast, fast_summary)
     if backpressure:
         return backpressure
-    coalesced = _coalesced_trials(slow, fast, evidence) if evidence is not None else None
+    coalesced = _coalescing(slow, fast, evidence)
     if coalesced:
         return coalesced
     oneway = slow.mode == "oneway"
@@ -155,8 +132,7 @@ def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point,
     if slow_switches - fast_switches >= WAKEUP_GAP_PER_CALL and slow_switches >= WAKEUP_RATIO * fast_switches:
         return (f"cause: wake-ups ({counts}): {slow.target}'s receiver keeps up and sleeps between messages, "
                 f"so its sender pays for waking it more often")
-    return (_coalescing(slow, slow_summary, fast, fast_summary) or _waiting(slow, slow_summary, fast, fast_summary)
-            or f"cause unexplained ({counts})")
+    return _waiting(slow, slow_summary, fast, fast_summary) or f"cause unexplained ({counts})"
 
 
 def _cpu_per_call(summary: PointSummary | None) -> float | None:
@@ -181,29 +157,11 @@ def _waiting(slow: Point, slow_summary: PointSummary | None, fast: Point,
             f"latency is time neither ran, waiting to be woken")
 
 
-def _coalescing(slow: Point, slow_summary: PointSummary | None, fast: Point,
-                fast_summary: PointSummary | None) -> str | None:
-    if slow.mode != "oneway" or slow_summary is None or fast_summary is None:
-        return None
-    if slow_summary.anatomy is None or fast_summary.anatomy is None:
-        return None
-    slow_segs, fast_segs = slow_summary.anatomy.median("wire_out_segs"), fast_summary.anatomy.median("wire_out_segs")
-    slow_cpu, fast_cpu = slow_summary.anatomy.median("client_cpu_us"), fast_summary.anatomy.median("client_cpu_us")
-    if None in (slow_segs, fast_segs, slow_cpu, fast_cpu) or not slow_segs:
-        return None
-    if fast_segs >= COALESCING_SHARE * slow_segs or fast_cpu >= slow_cpu:
-        return None
-    return (f"cause: coalescing ({fast.target}'s client sent {fast_segs:.2f} TCP segments per message, "
-            f"{slow.target}'s {slow_segs:.2f}; client CPU {fast_cpu:.2f} us per call against {slow_cpu:.2f}): "
-            f"{fast.target}'s sends mostly join data already queued on its connection, so each costs its sender "
-            f"less of the loopback path")
-
-
-def _coalesced_trials(slow: Point, fast: Point, evidence: TrialEvidence) -> str | None:
+def _coalescing(slow: Point, fast: Point, evidence: TrialEvidence) -> str | None:
     """Coalescing, trial by trial: the faster side's trials whose client sent under COALESCING_SHARE of the
-    slower side's (median) segments per call. Named when that is the faster side's usual state (its median
-    trial), or when those trials are where it gained and the pairing without them is no longer entirely below
-    zero (the faster side less the slower)."""
+    slower side's (median) segments per call. Named when that is the faster side's usual state (its median trial),
+    or when those trials are where it gained and the pairing without them is no longer entirely below zero (the faster side
+    less the slower)."""
     slow_segs, fast_segs = evidence.segs.get(slow, {}), evidence.segs.get(fast, {})
     if slow.mode != "oneway" or not slow_segs or not fast_segs or fast not in evidence.p50 or slow not in evidence.p50:
         return None
@@ -214,6 +172,9 @@ def _coalesced_trials(slow: Point, fast: Point, evidence: TrialEvidence) -> str 
     why = (f"{fast.target}'s sends joined data already queued on its connection, each costing its sender less of "
            f"the loopback path")
     if theirs < COALESCING_SHARE * typical:
+        # No client-CPU test: a middleware's client does more per call than a socket's, and a JVM's compiles in the
+        # first launch, whose trial reads the anatomy (JacORB split-core oneway 128 B: 74.4 us of client CPU per
+        # call against java-socket's 9.2, at 0.25 segments per call against 1.01).
         return (f"cause: coalescing in {len(coalesced)} of {len(fast_segs)} trials ({fast.target}'s client sent "
                 f"{theirs:.2f} TCP segments per call in its median trial, {slow.target}'s {typical:.2f}): {why}")
 

@@ -4,7 +4,7 @@ ORB with its baseline is summary/pairing.py, the warnings summary/run_checks.py.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,21 @@ def slice_p50s(trials: list[Trial]) -> dict[SliceKey, float]:
     trial."""
     return {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
             for k, v in enumerate(t.slice_p50s_ns)}
+
+
+def trial_segments(trials: list[Trial]) -> dict[TrialKey, float]:
+    """Each ok trial's TCP data segments its client sent per call (running/wire_reading.py), by (launch, trial)."""
+    return {(t.launch, t.trial): t.out_segs_per_call for t in trials if t.ok and t.out_segs_per_call is not None}
+
+
+@dataclass(frozen=True)
+class TrialEvidence:
+    """Per point, what its ok trials say one by one: their p50s and slice p50s (what the pairing pairs) and the TCP
+    segments their client sent per call. The run's invariants read it to name a cause (summary/invariants.py)."""
+
+    p50: dict[Point, dict[TrialKey, float]]
+    slices: dict[Point, dict[SliceKey, float]] = field(default_factory=dict)
+    segs: dict[Point, dict[TrialKey, float]] = field(default_factory=dict)
 
 
 def summarize_point(point: Point, trials: list[Trial], traced: list[Trial], run_dir: Path,

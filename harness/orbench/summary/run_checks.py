@@ -16,7 +16,7 @@ from orbench.stats import stats
 from orbench.stats.known_fit import fit_text
 from orbench.summary.invariants import invariant_warnings
 from orbench.summary.model import KnownAnswerFit, PointSummary
-from orbench.summary.point_summary import MIN_SAMPLES_FOR_P99, TrialKey
+from orbench.summary.point_summary import MIN_SAMPLES_FOR_P99, TrialEvidence
 
 # Trial p50s of one point whose robust spread (1.4826 MAD / median, stats/intervals.py) exceeds this are
 # flagged: the trials disagree (often two modes), and the point's interval is wide for that reason.
@@ -34,7 +34,7 @@ BUSY_STEAL_PCT = 5.0
 
 
 def run_warnings(points: dict[Point, PointSummary], manifest: dict[str, Any], trials: dict[Point, list[Trial]],
-                 fits: list[KnownAnswerFit], trial_p50: dict[Point, dict[TrialKey, float]]) -> list[RunWarning]:
+                 fits: list[KnownAnswerFit], evidence: TrialEvidence) -> list[RunWarning]:
     """Every warning of the run, in the order a reader meets them: per point, then the pairing's, then the
     run's (stopping, launches, invariants, load, hosts, placements, pinning, the runner's own, known-answer fits)."""
     out = [w for s in points.values() for w in _point_warnings(s)]
@@ -53,7 +53,7 @@ def run_warnings(points: dict[Point, PointSummary], manifest: dict[str, Any], tr
             "values; the percentile spectrum draws such tails hollow and summary.json leaves them null"))
     out += _stopping_warnings(manifest)
     out += _launch_warnings(manifest, points)
-    out += invariant_warnings(points, trial_p50, trials)
+    out += invariant_warnings(points, evidence)
     out += _load_warnings(list(trials.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.

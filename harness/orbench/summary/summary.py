@@ -39,7 +39,7 @@ from orbench.summary.model import (
     from_json,
 )
 from orbench.summary.pairing import pair_with_baselines
-from orbench.summary.point_summary import TrialKey, slice_p50s, summarize_point
+from orbench.summary.point_summary import TrialEvidence, TrialKey, slice_p50s, summarize_point, trial_segments
 from orbench.summary.pooled_spread import with_pooled_spread
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
@@ -79,7 +79,9 @@ def summarize(store: RunStore) -> RunSummary:
     fits = [from_json(KnownAnswerFit, f) for f in known_answer_fits(
         (p.group, s.orb_added_latency_ns.baseline if s.orb_added_latency_ns else None, s.known_answer.known_ns,
          _replicates(s)) for p, s in points.items() if s.known_answer is not None)]
-    warnings = [*damage_warnings(table.damage), *run_warnings(points, manifest, by_point, fits, trial_p50)]
+    segs = {point: found for point, trials in by_point.items() if (found := trial_segments(trials))}
+    evidence = TrialEvidence(trial_p50, slices, segs)
+    warnings = [*damage_warnings(table.damage), *run_warnings(points, manifest, by_point, fits, evidence)]
     found = capacities(by_point, manifest.get("campaign") or {},
                        {name: info["baseline"] for name, info in targets_info.items() if info.get("baseline")})
     return RunSummary(
