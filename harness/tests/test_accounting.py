@@ -225,6 +225,33 @@ def test_steady_at_first_point_warms_each_worker_once_per_launch(write_campaign,
         assert t.warmup == (100 if rewarmed else 0), t
 
 
+def test_a_jvms_later_points_warm_until_its_jit_is_quiet(write_campaign, results_root):
+    """steady_at = "first-point" on a JVM: a later point's first trial in a launch comes after chunks that run
+    until neither JVM finished a compilation (steady.warm_until_jit_quiet), read from the workers' own JIT
+    time; every trial says what its client compiled while timed, a C client nothing."""
+    require_targets("java-socket", "c-socket")
+    text = LEAN.replace('name = "lean"', 'name = "lean-jit"').replace('targets = ["c-socket"]',
+                                                                    'targets = ["java-socket", "c-socket"]') + (
+        'steady_at = "first-point"\njvm_warmup = 2000\n')
+    code, _out, err = run_cli("run", str(write_campaign(text)), "--no-report")
+    assert code == 0, err
+    run_dir = (results_root / "lean-jit" / "latest").resolve()
+    steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
+    later = [s for s in steady if s["target"] == "java-socket" and s["warmup_calls"] == 0]
+    # Two launches of four points: the first point's steady chunks, then three later points' JIT-quiet ones.
+    assert len(later) == 2 * 3, steady
+    for s in later:
+        assert s["stopped_by"] in ("jit_quiet", "max_s", "max_calls"), s
+        assert s["chunk_jit_ms"] and all(isinstance(ms, int) and ms >= 0 for ms in s["chunk_jit_ms"]), s
+        assert (s["stopped_by"] == "jit_quiet") == (s["chunk_jit_ms"][-1] == 0), s
+    assert not [s for s in steady if s["target"] == "c-socket" and s["warmup_calls"] == 0]
+    trials = RunStore(run_dir).read_trials()
+    assert all(t.ok for t in trials)
+    assert all(isinstance(t.client_jit_ms, int) and t.client_jit_ms >= 0 for t in trials
+               if t.point.target == "java-socket")
+    assert all(t.client_jit_ms is None for t in trials if t.point.target == "c-socket")
+
+
 def test_anatomy_payload_bytes_must_be_sizes_of_the_campaign(write_campaign):
     text = LEAN + "anatomy_payload_bytes = [64]\n"
     assert "anatomy_payload_bytes" in campaign_error(write_campaign, text)

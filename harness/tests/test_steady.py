@@ -3,8 +3,17 @@
 import time
 
 import numpy as np
-from orbench.results.trial import Measurement
-from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
+from orbench.results.point import Point
+from orbench.results.trial import Measurement, Trial
+from orbench.running.steady import (
+    Chunk,
+    SteadyState,
+    chunk_p50,
+    chunk_p50_se,
+    warm_until_jit_quiet,
+    warm_until_steady,
+)
+from orbench.summary.run_checks import jit_warnings
 
 
 def rule(max_s: float | None = None) -> SteadyState:
@@ -60,3 +69,39 @@ def test_oneway_chunks_end_within_their_own_noise_but_not_while_they_fall():
 
     record = warm_until_steady(rule(), 0, falling, "oneway")
     assert record.stopped_by == "steady" and len(record.chunk_p50s_ns) == 11  # only once it stopped falling
+
+
+def test_a_jvms_later_point_warms_until_a_chunk_compiles_nothing():
+    """The chunks end at the first one in which neither JVM finished a compilation, whatever its p50."""
+    jit = iter([41, 7, 0, 3])
+    record = warm_until_jit_quiet(rule(), lambda n, w: Chunk(Measurement(status="ok", p50_ns=100.0 + n),
+                                                              jit_ms=next(jit)))
+    assert record.reached and record.stopped_by == "jit_quiet"
+    assert record.chunk_jit_ms == [41, 7, 0] and record.steady_calls == 300 and record.warmup_calls == 0
+
+
+def test_jit_quiet_chunks_stop_at_the_bound_or_where_nothing_is_known():
+    def compiling(n: int, warmup: int) -> Chunk:
+        time.sleep(0.002)
+        return Chunk(Measurement(status="ok", p50_ns=100.0), jit_ms=5)
+
+    record = warm_until_jit_quiet(rule(max_s=0.05), compiling)
+    assert record.stopped_by == "max_s" and not record.reached and len(record.chunk_jit_ms) >= 2
+    bounded = SteadyState(cv_pct=2.0, chunk_calls=100, window=3, max_calls=300)
+    assert warm_until_jit_quiet(bounded, compiling).stopped_by == "max_calls"
+    # A worker without a JIT (jit_ms None) has nothing to wait for: one chunk.
+    unknown = warm_until_jit_quiet(rule(), lambda n, w: Chunk(Measurement(status="ok", p50_ns=100.0)))
+    assert unknown.stopped_by == "jit_quiet" and unknown.chunk_jit_ms == [None]
+    failed = warm_until_jit_quiet(rule(), lambda n, w: Chunk(Measurement(status="failed", error="died")))
+    assert failed.stopped_by == "error" and failed.error == "died"
+
+
+def test_a_jvm_timed_while_compiling_is_named_by_its_trials():
+    def trials(target: str, jit: list[int | None]) -> list[Trial]:
+        point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target=target)
+        return [Trial(seq=k, point=point, trial=k, status="ok", client_jit_ms=ms) for k, ms in enumerate(jit)]
+
+    found = jit_warnings([trials("glassfish", [0, 12, 30, 0]), trials("jacorb", [0, 0, 0, 4]),
+                          trials("c-socket", [None, None])])
+    assert [(w.kind, w.where, w.severity) for w in found] == [("JIT at work", "glassfish", 0.5)]
+    assert "2 of 4 timed trials (median 21 ms in those)" in found[0].text

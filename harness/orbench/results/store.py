@@ -87,6 +87,8 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
   16: points gain `load_of` (point.py): a baseline's sweep step run at a middleware's offered rate.
   17: trials.csv gains out_segs_per_call: the TCP data segments the client sent per call, read around every
      trial with a local client (running/wire_reading.py); empty in older runs.
+  18: trials.csv gains client_jit_ms: the JIT compile time a JVM client finished during the timed calls
+     (PROTOCOL.md, memory.jit_ms); empty in older runs and for workers without a JIT.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
 compute on is a UserError naming the file.

@@ -91,6 +91,10 @@ class Measurement:
     # running/wire_reading.py), every trial with a client on this machine: below 1 for oneways, its sends joined
     # data already queued (coalescing), which can change from trial to trial.
     out_segs_per_call: float | None = None
+    # The milliseconds the client JVM's JIT compilers finished during the timed calls (since schema 18; the run
+    # answer's memory.jit_ms, summed over a sliced trial's slices): above 0, its call path was still being
+    # compiled while it was timed. Empty for a worker without a JIT.
+    client_jit_ms: int | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.

@@ -178,11 +178,17 @@ def update_to_17(manifest: dict[str, Any], rows: Rows) -> None:
         row.setdefault("out_segs_per_call", row.get("wire_out_segs") or "")
 
 
+def update_to_18(manifest: dict[str, Any], rows: Rows) -> None:
+    """18: trials gain client_jit_ms, the JIT compile time a JVM client finished during its timed calls. An
+    older run's workers did not say: empty."""
+    _add_columns(rows, client_jit_ms="")
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
     11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
-    16: update_to_16, 17: update_to_17,
+    16: update_to_16, 17: update_to_17, 18: update_to_18,
 }
 SCHEMA_VERSION = max(UPDATES)
 

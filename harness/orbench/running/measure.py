@@ -161,6 +161,12 @@ def latency_fields(samples: np.ndarray) -> dict[str, Any]:
             "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1)}
 
 
+def jit_ms(answer: dict[str, Any]) -> int | None:
+    """The JIT compile time (ms) a JVM client finished during the run's timed calls; None without a JIT."""
+    found = (answer.get("memory") or {}).get("jit_ms")
+    return None if found is None else int(found)
+
+
 def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, sync_complete: bool) -> dict:
     """Loss and the receiver's throughput: what the server counted, from the first timed call to the barrier."""
     out: dict[str, Any] = {"lost_messages": calls - messages, "sync_complete": sync_complete}
@@ -345,6 +351,7 @@ def measure_single(session: TargetSession, point: Point, plan: TrialPlan) -> Mea
         **latency, "elapsed_ns": elapsed or None,
         "received_messages": received.get("messages"), "received_bytes": received.get("bytes"),
         "trial_end_unix": round(trial_end_unix, 4), **usage.as_fields(), "out_segs_per_call": segs,
+        "client_jit_ms": jit_ms(answer),
     }
     if elapsed:
         fields["aggregate_calls_per_s"] = round(calls / elapsed * 1e9, 1)

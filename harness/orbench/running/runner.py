@@ -76,7 +76,15 @@ from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
 from orbench.running.slices import SLICED_MODES, Companion, SliceMember, measure_sliced, slice_sizes
 from orbench.running.soak.point import run_soak_point
-from orbench.running.steady import Chunk, SteadyState, chunk_p50, chunk_p50_se, warm_until_steady
+from orbench.running.steady import (
+    JIT_BUSY_POINTS,
+    Chunk,
+    SteadyState,
+    chunk_p50,
+    chunk_p50_se,
+    warm_until_jit_quiet,
+    warm_until_steady,
+)
 from orbench.running.stopping import StoppingRule
 from orbench.running.sweep import SweepState
 from orbench.stats.stats import read_samples
@@ -778,6 +786,10 @@ class Runner:
         if first and self.steady is not None:
             if session.fixed_warmup_done and self.campaign.settings.steady_at == "first-point":
                 first = False  # warmed at its first point: this trial is like the point's later ones
+                # ... once the JIT has compiled the point's own paths, unless it never goes quiet (steady.py)
+                if session.target.is_jvm and session.jit_busy_points < JIT_BUSY_POINTS:
+                    self._warm_until_jit_quiet(session, point, clock)
+                    just_warmed = True
             else:
                 self._warm_until_steady(session, point, clock)
                 first, just_warmed = False, True  # warm now: the trial gets the short rewarm, or none
@@ -1092,6 +1104,36 @@ class Runner:
                       else f"{len(record.chunk_p50s_ns)} chunk(s), fewer than the window of {record.window}")
             bound = f", the {record.seconds:.2f} s bound" if record.stopped_by == "max_s" else ""
             self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls ({spread}{bound})")
+
+
+    def _warm_until_jit_quiet(self, session: TargetSession, point: Point, clock: PhaseClock) -> None:
+        """Untimed chunks at a JVM's later point until one in which neither JVM finished a compilation
+        (steady.warm_until_jit_quiet); the record goes into the manifest's steady_state as the chunks' does."""
+        assert self.steady is not None
+        measure = measure_for(point)
+        chunks = clock.chunks(full_warmup=False)
+        server = session.server
+
+        def compiled_ms() -> int | None:
+            found = ((server.stats() or {}).get("memory") or {}).get("jit_ms") if server is not None else None
+            return None if found is None else int(found)
+
+        def chunk(n: int, warmup: int) -> Chunk:
+            plan = self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
+                                    samples_file=self.store.warmup_samples_path(point, self.launch, n),
+                                    anatomy="off", clock=chunks)
+            before = compiled_ms()
+            m = measure(session, point, plan)
+            after = compiled_ms()
+            served = None if before is None or after is None else after - before
+            jit = None if m.client_jit_ms is None else m.client_jit_ms + (served or 0)
+            return Chunk(m, jit_ms=jit)
+
+        record = warm_until_jit_quiet(self.steady, chunk)
+        session.jit_busy_points = 0 if record.reached else session.jit_busy_points + 1
+        plan_record = {**point.as_record(), "launch": self.launch, **record.as_dict()}
+        with self._lock:
+            self.manifest.setdefault("steady_state", []).append(plan_record)
 
 
 def _measure_or_error(member: SliceMember) -> Measurement | WorkerError:

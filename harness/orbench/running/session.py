@@ -41,6 +41,8 @@ class TargetSession:
     warmed: set[Point] = field(default_factory=set)
     # Whether these workers ran the campaign's fixed warm-up (once per launch of them, at their first point).
     fixed_warmup_done: bool = False
+    # Points in a row, this launch of them, whose JIT-quiet chunks ended at the bound (steady.JIT_BUSY_POINTS).
+    jit_busy_points: int = 0
     # Called after extra clients started (the runner records where each client runs and its pid).
     on_clients_started: Callable[[TargetSession], None] | None = None
 
@@ -68,6 +70,7 @@ class TargetSession:
         self.starts += 1
         self.warmed = set()  # fresh workers: a cold JIT and caches
         self.fixed_warmup_done = False
+        self.jit_busy_points = 0
         tag = self.tag
         # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
         gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")

@@ -43,6 +43,7 @@ from orbench.running.measure import (
     failed_answer,
     fetched_samples,
     jain_fairness,
+    jit_ms,
     latency_fields,
     local_client_pid,
     local_warmup_s,
@@ -108,6 +109,7 @@ class _Collected:
     service: ServiceReading | None = None
     wire: WireReading | None = None
     run_calls: int = 0  # warm-up and timed calls of its slices' run commands, every thread's
+    jit_ms: list[int | None] = field(default_factory=list)  # each slice's client JIT time (measure.jit_ms)
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
@@ -187,6 +189,7 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
                      elapsed)
     received = answer.get("received") or {}
     got.elapsed_ns += elapsed
+    got.jit_ms.append(jit_ms(answer))
     got.run_calls += threads * (plan.warmup + plan.calls)
     got.messages += int(received.get("messages") or 0)
     got.received_bytes += int(received.get("bytes") or 0)
@@ -195,6 +198,11 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
         if "warmup_sync" in answer:
             done = bool(answer["warmup_sync"].get("complete"))
             got.warmup_sync_complete = done if got.warmup_sync_complete is None else got.warmup_sync_complete and done
+
+
+def _total(values: list[int | None]) -> int | None:
+    """The slices' sum, or None where a slice did not say."""
+    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
 def _threads(point: Point) -> int:
@@ -220,6 +228,7 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
         "slice_calls": max(sizes), "slice_p50s_ns": tuple(float(np.median(s)) for s in got.samples),
         "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
         "out_segs_per_call": got.wire.per_call(got.run_calls) if got.wire is not None else None,
+        "client_jit_ms": _total(got.jit_ms),
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)

@@ -7,6 +7,17 @@ a benchmark only once the coefficient of variation of its last few iterations is
 iteration is a chunk of calls, its statistic the p50 of the chunk's later calls, and the bound keeps a worker that never settles
 from eating the campaign (it is then timed anyway, and the summary warns).
 
+A JVM's later points need the same. With the chunks at a worker's first point only (steady_at = "first-point"),
+each later point's first trial of a launch ran code paths the JIT had not compiled yet (a new payload size is new
+marshalling paths): over three middleware runs (20261130-154253-vm, -161928-vm, -165849-vm) that trial's p50 was
+1.10-1.74x the same launch's later trials' for GlassFish, gRPC Java, JacORB and Ice Java (median per target and
+mode), 1.00 for every C++ and Python target, and the launches' ORB-added values scattered with it (GlassFish
+split-core twoway 1 KB: 296, 174, 110 and 101 us by launch, their first trials 474, 330, 250 and 163 us). So at
+those points a JVM gets chunks until one in which neither of its JVMs finished a compilation
+(warm_until_jit_quiet: the JIT's own accumulated compile time, PROTOCOL.md memory.jit_ms), within the same bound.
+Barrett et al. ("Virtual Machine Warmup Blows Hot and Cold", OOPSLA 2017) found that a VM's benchmarks often
+never reach a steady state; a quiet JIT is the cause this one removes, not a promise of a flat line.
+
 A oneway flood's chunk p50 moves with how the receiver batches (from 16 KB, 10-40% from one 300-call chunk to
 the next however warm), so a fixed threshold ends its chunks only at the bound. For oneway points the chunks
 also count as steady when their p50s vary no more than twice the noise each chunk shows within itself
@@ -33,6 +44,12 @@ DEFAULT_MAX_CHUNKS = 20
 # which moved every chunk's p50 by a different amount and kept oneway workers from ever agreeing within 2%.
 CHUNK_SKIP_FRACTION = 1 / 3
 
+
+# A JVM whose JIT stayed busy through the bound at this many of a launch's points in a row gets no more JIT-quiet
+# chunks in that launch: at a later point's first chunk GlassFish's JIT finished 286 ms of compiles and gRPC
+# Java's 477 ms (medians), and within 0.5 s they went quiet at 15 and 13 of 42 points (run 20261130-181153-vm,
+# three launches of JVM targets at 4 sizes): there the chunks buy little and cost a launch ~15%.
+JIT_BUSY_POINTS = 2
 
 # The modes whose chunks may also end within their own noise, and by how many times their standard error.
 NOISE_MODES = ("oneway",)
@@ -69,6 +86,7 @@ class Chunk:
 
     measurement: Measurement
     p50_se_ns: float | None = None
+    jit_ms: int | None = None   # compile time both JVMs finished during the chunk's timed calls; None: unknown
 
 
 @dataclass(frozen=True)
@@ -105,9 +123,10 @@ class SteadyRecord:
     chunk_se_ns: list[float | None] = field(default_factory=list)  # each p50's standard error within its chunk
     error: str = ""
     seconds: float = 0.0       # what the chunks took, fixed warm-up included
-    # "steady" (within cv_pct), "within_noise" (a oneway flood's chunks within their own noise), "max_calls",
-    # "max_s" or "error"
+    # "steady" (within cv_pct), "within_noise" (a oneway flood's chunks within their own noise), "jit_quiet"
+    # (warm_until_jit_quiet), "max_calls", "max_s" or "error"
     stopped_by: str = ""
+    chunk_jit_ms: list[int | None] = field(default_factory=list)  # warm_until_jit_quiet's chunks' jit_ms
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -165,6 +184,36 @@ def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int]
                                                  record.chunk_se_ns[-rule.window:]):
                     record.reached, record.stopped_by = True, "within_noise"
                     return record
+        record.stopped_by = "max_calls"
+        return record
+    finally:
+        record.seconds = round(time.monotonic() - started, 4)
+
+
+def warm_until_jit_quiet(rule: SteadyState, chunk: Callable[[int, int], Chunk]) -> SteadyRecord:
+    """Runs chunk(number, 0) until a chunk in which no JIT compilation finished (its jit_ms 0), or the chunks'
+    calls reach rule.max_calls, or their time rule.max_s (counted from the start: there is no fixed warm-up to
+    spare). A chunk whose jit_ms is unknown ends the chunks (nothing to wait for); a failed one ends them as
+    warm_until_steady's does."""
+    record = SteadyRecord(warmup_calls=0, chunk_calls=rule.chunk_calls, window=1)
+    started = time.monotonic()
+    try:
+        while record.steady_calls < rule.max_calls:
+            if rule.max_s is not None and record.chunk_p50s_ns and time.monotonic() - started >= rule.max_s:
+                record.stopped_by = "max_s"
+                return record
+            c = chunk(len(record.chunk_p50s_ns), 0)
+            m = c.measurement
+            if m.status != "ok" or m.p50_ns is None:
+                record.error, record.stopped_by = m.error or m.status, "error"
+                return record
+            record.chunk_p50s_ns.append(float(m.p50_ns))
+            record.chunk_se_ns.append(None if c.p50_se_ns is None else round(c.p50_se_ns, 1))
+            record.chunk_jit_ms.append(c.jit_ms)
+            record.steady_calls += rule.chunk_calls
+            if not c.jit_ms:
+                record.reached, record.stopped_by = True, "jit_quiet"
+                return record
         record.stopped_by = "max_calls"
         return record
     finally:

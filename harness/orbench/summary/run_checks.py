@@ -31,6 +31,10 @@ BUSY_FOREIGN_CPU_PCT = 10.0
 BUSY_OTHER_CPUS_PCT = 30.0
 # Steal above this share (median over trials): the hypervisor ran someone else on our vCPUs.
 BUSY_STEAL_PCT = 5.0
+# A JVM target whose client JIT finished compilations during more than this share of its timed trials
+# (trials.csv client_jit_ms) was timed while still compiling: GlassFish and gRPC Java in 44-98% of their later
+# trials after the JIT-quiet chunks' bound, JacORB and java-socket in 8% or less (run 20261130-175923-vm).
+JIT_BUSY_SHARE = 0.25
 
 
 def run_warnings(points: dict[Point, PointSummary], manifest: dict[str, Any], trials: dict[Point, list[Trial]],
@@ -55,6 +59,7 @@ def run_warnings(points: dict[Point, PointSummary], manifest: dict[str, Any], tr
     out += _launch_warnings(manifest, points)
     out += invariant_warnings(points, evidence)
     out += _load_warnings(list(trials.values()))
+    out += jit_warnings(list(trials.values()))
     # Each trial records its hosts' load (_load_warnings); the load at the start is judged only for remote
     # hosts, since a build just before a run raises this machine's 1-minute average for a minute.
     for name, host in manifest["hosts"].items():
@@ -182,6 +187,26 @@ def foreign_share(trials: list[Trial]) -> float | None:
     weight = sum(d for _f, d in pairs)
     mean = sum(f * d for f, d in pairs) / weight if weight > 0 else sum(f for f, _d in pairs) / len(pairs)
     return round(max(0.0, mean), 1)
+
+
+def jit_warnings(trials: list[list[Trial]]) -> list[RunWarning]:
+    """A JVM target timed while its JIT was still compiling: the share of its timed trials whose client finished
+    compilations (client_jit_ms > 0), above JIT_BUSY_SHARE; its latencies then include the JIT's work, and its
+    launches can disagree by how far each got."""
+    by_target: dict[str, list[int]] = defaultdict(list)
+    for t in (t for point_trials in trials for t in point_trials if t.ok and t.client_jit_ms is not None):
+        by_target[t.point.target].append(t.client_jit_ms)
+    out = []
+    for target, ms in sorted(by_target.items()):
+        busy = [m for m in ms if m > 0]
+        share = len(busy) / len(ms)
+        if share > JIT_BUSY_SHARE:
+            out.append(RunWarning(
+                "JIT at work", target, f"its client's JIT finished compilations during {len(busy)} of {len(ms)} "
+                f"timed trials (median {float(np.median(busy)):.0f} ms in those): it was timed while still "
+                "compiling, its latencies include that work, and its launches can disagree by how far each got",
+                share))
+    return out
 
 
 def _load_warnings(trials: list[list[Trial]]) -> list[RunWarning]:

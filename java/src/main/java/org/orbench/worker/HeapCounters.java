@@ -1,6 +1,7 @@
 package org.orbench.worker;
 
 import com.google.gson.JsonObject;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -17,14 +18,19 @@ public final class HeapCounters {
   // "Shenandoah Cycles"), whose time is mostly spent beside the application, not stopping it.
   private static final List<GarbageCollectorMXBean> PAUSING = ManagementFactory.getGarbageCollectorMXBeans()
       .stream().filter(bean -> !bean.getName().endsWith("Cycles")).toList();
+  // The JIT's accumulated compile time: the harness warms a JVM point until a chunk of calls finishes no
+  // compilation (a compile still running at a point's first trial slowed it 1.1-1.7x).
+  private static final CompilationMXBean JIT = jit();
 
   private HeapCounters() {}
 
   /**
    * Counters at one moment, since the JVM started: bytes allocated by the calling thread and by every thread
-   * (ended ones included; -1 when the JVM cannot say), collections and their accumulated time in ms.
+   * (ended ones included; -1 when the JVM cannot say), collections and their accumulated time in ms, the
+   * JIT's accumulated compile time in ms (-1 when the JVM cannot say).
    */
-  public record Snapshot(long threadAllocatedBytes, long allocatedBytes, long gcCount, long gcTimeMs) {}
+  public record Snapshot(long threadAllocatedBytes, long allocatedBytes, long gcCount, long gcTimeMs,
+                         long jitTimeMs) {}
 
   public static Snapshot now() {
     long count = 0;
@@ -35,7 +41,8 @@ public final class HeapCounters {
     }
     long thread = THREADS == null ? -1 : THREADS.getCurrentThreadAllocatedBytes();
     long total = THREADS == null ? -1 : THREADS.getTotalThreadAllocatedBytes();
-    return new Snapshot(thread, total, count, timeMs);
+    long jit = JIT == null ? -1 : JIT.getTotalCompilationTime();
+    return new Snapshot(thread, total, count, timeMs, jit);
   }
 
   /** The run answer's {@code memory}: what happened between two snapshots taken on the measuring thread. */
@@ -49,6 +56,9 @@ public final class HeapCounters {
     }
     json.addProperty("gc_count", after.gcCount() - before.gcCount());
     json.addProperty("gc_time_ms", after.gcTimeMs() - before.gcTimeMs());
+    if (before.jitTimeMs() >= 0 && after.jitTimeMs() >= 0) {
+      json.addProperty("jit_ms", after.jitTimeMs() - before.jitTimeMs());
+    }
     return json;
   }
 
@@ -60,7 +70,15 @@ public final class HeapCounters {
     }
     json.addProperty("gc_count", now.gcCount());
     json.addProperty("gc_time_ms", now.gcTimeMs());
+    if (now.jitTimeMs() >= 0) {
+      json.addProperty("jit_ms", now.jitTimeMs());
+    }
     return json;
+  }
+
+  private static CompilationMXBean jit() {
+    CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
+    return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean : null;
   }
 
   private static com.sun.management.ThreadMXBean threads() {

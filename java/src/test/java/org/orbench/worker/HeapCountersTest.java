@@ -31,4 +31,24 @@ class HeapCountersTest {
     JsonObject between = HeapCounters.between(before, HeapCounters.now());
     assertTrue(between.get("gc_count").getAsLong() >= 1, between.toString());
   }
+
+  @Test
+  void readsTheJitsCompileTime() {
+    // HotSpot keeps compile times: a fresh method made hot enough for a compilation moves them, never back.
+    HeapCounters.Snapshot before = HeapCounters.now();
+    long sum = 0;
+    for (int i = 0; i < 200_000; i++) {
+      sum += hot(i);
+    }
+    sink = sum;
+    HeapCounters.Snapshot after = HeapCounters.now();
+    JsonObject between = HeapCounters.between(before, after);
+    assertTrue(before.jitTimeMs() >= 0 && after.jitTimeMs() >= before.jitTimeMs(), between.toString());
+    assertTrue(between.has("jit_ms"), between.toString());
+    assertTrue(HeapCounters.cumulative(after).get("jit_ms").getAsLong() >= 0);
+  }
+
+  private static long hot(int i) {
+    return (i * 31L) ^ (i >>> 3);
+  }
 }
