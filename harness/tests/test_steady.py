@@ -13,7 +13,7 @@ from orbench.running.steady import (
     warm_until_jit_quiet,
     warm_until_steady,
 )
-from orbench.summary.run_checks import jit_warnings
+from orbench.summary.run_checks import _launch_warnings, jit_warnings
 
 
 def rule(max_s: float | None = None) -> SteadyState:
@@ -105,3 +105,12 @@ def test_a_jvm_timed_while_compiling_is_named_by_its_trials():
                           trials("c-socket", [None, None])])
     assert [(w.kind, w.where, w.severity) for w in found] == [("JIT at work", "glassfish", 0.5)]
     assert "2 of 4 timed trials (median 21 ms in those)" in found[0].text
+
+
+def test_a_jit_that_never_went_quiet_is_named_as_such():
+    record = {"placement": "same-core", "mode": "twoway", "payload_type": "octets", "payload_bytes": 1024,
+              "target": "glassfish", "launch": 1, "warmup_calls": 0, "steady_calls": 2000, "reached": False,
+              "cv_pct": None, "chunk_jit_ms": [286, 40, 12, 9], "stopped_by": "max_s", "seconds": 0.52}
+    (found,) = _launch_warnings({"launches": [{}, {}], "steady_state": [record]}, {})
+    assert found.kind == "not steady" and found.where.endswith("L2")
+    assert "its JIT still finished 9 ms of compiles in the last chunk" in found.text and "0.52 s" in found.text

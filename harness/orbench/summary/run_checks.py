@@ -160,9 +160,12 @@ def _launch_warnings(manifest: dict[str, Any], points: dict[Point, PointSummary]
     for record in manifest.get("steady_state") or []:
         if not record.get("reached"):
             point = Point.from_record(record)
-            cv = record.get("cv_pct")
-            why = record.get("error") or (f"the last {record.get('window')} chunk p50s still varied "
-                                          f"{cv:.1f}%" if cv is not None else "too few chunks")
+            cv, jit = record.get("cv_pct"), record.get("chunk_jit_ms")
+            if jit:  # a JVM's JIT-quiet chunks (running/steady.py): the JIT still compiled in the last one
+                why = record.get("error") or f"its JIT still finished {jit[-1]} ms of compiles in the last chunk"
+            else:
+                why = record.get("error") or (f"the last {record.get('window')} chunk p50s still varied "
+                                              f"{cv:.1f}%" if cv is not None else "too few chunks")
             if record.get("stopped_by") == "max_s":
                 why += f"; the chunks' time bound (steady_max_s) ended them after {record.get('seconds', 0):.2f} s"
             out.append(RunWarning("not steady", f"{point.label} L{int(record.get('launch', 0)) + 1}",
