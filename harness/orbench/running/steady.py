@@ -131,6 +131,18 @@ class SteadyRecord:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def took(self, c: Chunk) -> bool:
+        """Records one chunk: its p50, that p50's standard error and its calls; False, with the record saying
+        why, when it failed (the warm-up then ends: the trial that follows meets the same problem)."""
+        m = c.measurement
+        if m.status != "ok" or m.p50_ns is None:
+            self.error, self.stopped_by = m.error or m.status, "error"
+            return False
+        self.chunk_p50s_ns.append(float(m.p50_ns))
+        self.chunk_se_ns.append(None if c.p50_se_ns is None else round(c.p50_se_ns, 1))
+        self.steady_calls += self.chunk_calls
+        return True
+
 
 def cv_pct(values: list[float]) -> float | None:
     """Coefficient of variation (sample standard deviation over mean), in percent."""
@@ -156,38 +168,20 @@ def warm_until_steady(rule: SteadyState, warmup: int, chunk: Callable[[int, int]
     fails ends the warm-up (the record says why; the trial that follows meets the same problem and reports
     it)."""
     record = SteadyRecord(warmup_calls=warmup, chunk_calls=rule.chunk_calls, window=rule.window)
-    started = time.monotonic()
+
+    def settled(c: Chunk) -> str | None:
+        if len(record.chunk_p50s_ns) < rule.window:
+            return None
+        record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
+        if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
+            return "steady"
+        if mode in NOISE_MODES and within_noise(record.chunk_p50s_ns[-rule.window:], record.chunk_se_ns[-rule.window:]):
+            return "within_noise"
+        return None
+
     # The time bound counts from the end of the first chunk: the fixed warm-up it carries (a JVM's 10000 calls,
     # 0.5-2 s while the JIT compiles) must not use it up, or a JVM's first point would get one chunk, unjudged.
-    chunks_from: float | None = None
-    try:
-        while record.steady_calls < rule.max_calls:
-            if rule.max_s is not None and chunks_from is not None and time.monotonic() - chunks_from >= rule.max_s:
-                record.stopped_by = "max_s"
-                return record
-            c = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
-            m = c.measurement
-            if m.status != "ok" or m.p50_ns is None:
-                record.error, record.stopped_by = m.error or m.status, "error"
-                return record
-            if chunks_from is None:
-                chunks_from = time.monotonic()
-            record.chunk_p50s_ns.append(float(m.p50_ns))
-            record.chunk_se_ns.append(None if c.p50_se_ns is None else round(c.p50_se_ns, 1))
-            record.steady_calls += rule.chunk_calls
-            if len(record.chunk_p50s_ns) >= rule.window:
-                record.cv_pct = cv_pct(record.chunk_p50s_ns[-rule.window:])
-                if record.cv_pct is not None and record.cv_pct <= rule.cv_pct:
-                    record.reached, record.stopped_by = True, "steady"
-                    return record
-                if mode in NOISE_MODES and within_noise(record.chunk_p50s_ns[-rule.window:],
-                                                 record.chunk_se_ns[-rule.window:]):
-                    record.reached, record.stopped_by = True, "within_noise"
-                    return record
-        record.stopped_by = "max_calls"
-        return record
-    finally:
-        record.seconds = round(time.monotonic() - started, 4)
+    return _chunks(rule, record, chunk, warmup, settled, bound_from_first=True)
 
 
 def warm_until_jit_quiet(rule: SteadyState, chunk: Callable[[int, int], Chunk]) -> SteadyRecord:
@@ -196,23 +190,34 @@ def warm_until_jit_quiet(rule: SteadyState, chunk: Callable[[int, int], Chunk]) 
     spare). A chunk whose jit_ms is unknown ends the chunks (nothing to wait for); a failed one ends them as
     warm_until_steady's does."""
     record = SteadyRecord(warmup_calls=0, chunk_calls=rule.chunk_calls, window=1)
+
+    def settled(c: Chunk) -> str | None:
+        record.chunk_jit_ms.append(c.jit_ms)
+        return None if c.jit_ms else "jit_quiet"
+
+    return _chunks(rule, record, chunk, 0, settled, bound_from_first=False)
+
+
+def _chunks(rule: SteadyState, record: SteadyRecord, chunk: Callable[[int, int], Chunk], warmup: int,
+            settled: Callable[[Chunk], str | None], bound_from_first: bool) -> SteadyRecord:
+    """The chunk loop both warm-ups share: chunk(number, warm-up calls), the first carrying `warmup`, until
+    `settled` names why the chunks may end, a chunk fails, or a bound is reached: rule.max_calls, or rule.max_s
+    counted from the first chunk's end (bound_from_first) or from the start."""
     started = time.monotonic()
+    bound_from = None if bound_from_first else started
     try:
         while record.steady_calls < rule.max_calls:
-            if rule.max_s is not None and record.chunk_p50s_ns and time.monotonic() - started >= rule.max_s:
+            if rule.max_s is not None and bound_from is not None and record.chunk_p50s_ns and (
+                    time.monotonic() - bound_from >= rule.max_s):
                 record.stopped_by = "max_s"
                 return record
-            c = chunk(len(record.chunk_p50s_ns), 0)
-            m = c.measurement
-            if m.status != "ok" or m.p50_ns is None:
-                record.error, record.stopped_by = m.error or m.status, "error"
+            c = chunk(len(record.chunk_p50s_ns), warmup if not record.chunk_p50s_ns else 0)
+            if not record.took(c):
                 return record
-            record.chunk_p50s_ns.append(float(m.p50_ns))
-            record.chunk_se_ns.append(None if c.p50_se_ns is None else round(c.p50_se_ns, 1))
-            record.chunk_jit_ms.append(c.jit_ms)
-            record.steady_calls += rule.chunk_calls
-            if not c.jit_ms:
-                record.reached, record.stopped_by = True, "jit_quiet"
+            if bound_from is None:
+                bound_from = time.monotonic()
+            if (why := settled(c)) is not None:
+                record.reached, record.stopped_by = True, why
                 return record
         record.stopped_by = "max_calls"
         return record
