@@ -79,6 +79,7 @@ from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import (
     JIT_BUSY_POINTS,
     Chunk,
+    SteadyRecord,
     SteadyState,
     chunk_p50,
     chunk_p50_se,
@@ -1082,9 +1083,7 @@ class Runner:
         session.fixed_warmup_done = True
 
         def chunk(n: int, warmup: int) -> Chunk:
-            plan = self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
-                                    samples_file=self.store.warmup_samples_path(point, self.launch, n),
-                                    anatomy="off", clock=chunks)
+            plan = self._chunk_plan(point, n, warmup, chunks)
             m = measure(session, point, plan)
             # One client's calls in order; N clients' file is their samples one client after another, whose
             # first third is client 0's calls, so a group's chunk keeps its whole p50 and has no noise of its own.
@@ -1094,17 +1093,12 @@ class Runner:
             return Chunk(replace(m, p50_ns=chunk_p50(samples)), chunk_p50_se(samples))
 
         record = warm_until_steady(self.steady, full, chunk, point.mode)
-        # Written with the group's stopping record (or the run's end): a quick run's 300 manifest writes (216 of
-        # them here, up to 300 KB each) took 1.75 s, and a group cut short is run again on resume anyway.
-        with self._lock:
-            self.manifest.setdefault("steady_state", []).append({**point.as_record(), "launch": self.launch,
-                                                                 **record.as_dict()})
+        self._keep_steady_record(point, record)
         if not record.reached:
             spread = (f"last {record.window} chunk p50s vary {record.cv_pct:.1f}%" if record.cv_pct is not None
                       else f"{len(record.chunk_p50s_ns)} chunk(s), fewer than the window of {record.window}")
             bound = f", the {record.seconds:.2f} s bound" if record.stopped_by == "max_s" else ""
             self.progress.note(f"{point.label}: not steady after {record.steady_calls} calls ({spread}{bound})")
-
 
     def _warm_until_jit_quiet(self, session: TargetSession, point: Point, clock: PhaseClock) -> None:
         """Untimed chunks at a JVM's later point until one in which neither JVM finished a compilation
@@ -1119,9 +1113,7 @@ class Runner:
             return None if found is None else int(found)
 
         def chunk(n: int, warmup: int) -> Chunk:
-            plan = self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
-                                    samples_file=self.store.warmup_samples_path(point, self.launch, n),
-                                    anatomy="off", clock=chunks)
+            plan = self._chunk_plan(point, n, warmup, chunks)
             before = compiled_ms()
             m = measure(session, point, plan)
             after = compiled_ms()
@@ -1131,9 +1123,22 @@ class Runner:
 
         record = warm_until_jit_quiet(self.steady, chunk)
         session.jit_busy_points = 0 if record.reached else session.jit_busy_points + 1
-        plan_record = {**point.as_record(), "launch": self.launch, **record.as_dict()}
+        self._keep_steady_record(point, record)
+
+    def _chunk_plan(self, point: Point, n: int, warmup: int, clock: PhaseClock) -> TrialPlan:
+        """Warm-up chunk n's plan at the point: the steady-state rule's calls, never the anatomy."""
+        assert self.steady is not None
+        return self._trial_plan(calls=self.steady.chunk_calls, warmup=warmup,
+                                samples_file=self.store.warmup_samples_path(point, self.launch, n), anatomy="off",
+                                clock=clock)
+
+    def _keep_steady_record(self, point: Point, record: SteadyRecord) -> None:
+        """A warm-up's record into the manifest's steady_state. Written with the group's stopping record (or the
+        run's end): a quick run's 300 manifest writes (216 of them here, up to 300 KB each) took 1.75 s, and a
+        group cut short is run again on resume anyway."""
         with self._lock:
-            self.manifest.setdefault("steady_state", []).append(plan_record)
+            self.manifest.setdefault("steady_state", []).append({**point.as_record(), "launch": self.launch,
+                                                                 **record.as_dict()})
 
 
 def _measure_or_error(member: SliceMember) -> Measurement | WorkerError:
