@@ -12,6 +12,7 @@ from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore
 from orbench.running.accounting import PhaseClock, RunClock
 from orbench.running.planning import evidence_of, make_plan
+from orbench.running.steady import JIT_BUSY_POINTS
 
 from tests.conftest import campaign_error, require_targets, run_cli
 
@@ -238,8 +239,11 @@ def test_a_jvms_later_points_warm_until_its_jit_is_quiet(write_campaign, results
     run_dir = (results_root / "lean-jit" / "latest").resolve()
     steady = json.loads((run_dir / "manifest.json").read_text())["steady_state"]
     later = [s for s in steady if s["target"] == "java-socket" and s["warmup_calls"] == 0]
-    # Two launches of four points: the first point's steady chunks, then three later points' JIT-quiet ones.
-    assert len(later) == 2 * 3, steady
+    # Two launches of four points: the first point's steady chunks, then up to three later points' JIT-quiet
+    # ones; fewer only after JIT_BUSY_POINTS of them in a row ended at the bound (a JIT that stays busy).
+    for launch in (0, 1):
+        mine = [s["reached"] for s in later if s["launch"] == launch]
+        assert len(mine) == 3 or (len(mine) >= JIT_BUSY_POINTS and not any(mine[-JIT_BUSY_POINTS:])), steady
     for s in later:
         assert s["stopped_by"] in ("jit_quiet", "max_s", "max_calls"), s
         assert s["chunk_jit_ms"] and all(isinstance(ms, int) and ms >= 0 for ms in s["chunk_jit_ms"]), s

@@ -112,6 +112,9 @@ def test_two_clients_against_one_server_and_an_interop_pair(write_campaign, resu
             assert t.received_messages == 800 and t.lost_messages == 0, t
             assert t.sync_complete is True
         assert t.aggregate_calls_per_s > 0
+        # Both clients' JIT time together where the clients are JVMs (JacORB), none from C++ ones.
+        jvm_client = t.point.target.startswith("jacorb")
+        assert (isinstance(t.client_jit_ms, int) and t.client_jit_ms >= 0) if jvm_client else t.client_jit_ms is None
     points = {(p.point.mode, p.point.target): p for p in summary.points}
     assert points[("twoway", "omniorb")].load.client_p50s_ns and points[("oneway", "jacorb")].oneway.lost_messages == 0
     cross = points[("twoway", "jacorb->omniorb")]

@@ -39,6 +39,8 @@ from orbench.running.measure import (
     failed_answer,
     fetched_samples,
     jain_fairness,
+    jit_ms,
+    jit_total,
     latency_fields,
     load_fields,
     oneway_fields,
@@ -137,6 +139,7 @@ def measure_group(session: TargetSession, point: Point, plan: TrialPlan) -> Meas
         "aggregate_calls_per_s": round(n * calls / span_ns * 1e9, 1) if span_ns > 0 else None,
         "start_barrier_complete": all(bool((a.get("start_barrier") or {}).get("complete")) for a in answers),
         "trial_end_unix": round(time.time(), 4), **usage.as_fields(),
+        "client_jit_ms": jit_total([jit_ms(a) for a in answers]),
     }
     if point.mode == "oneway":
         fields.update(oneway_fields(n * calls, timed_msgs, received_bytes, span_ns,

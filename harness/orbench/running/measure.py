@@ -161,10 +161,16 @@ def latency_fields(samples: np.ndarray) -> dict[str, Any]:
             "max_ns": lat["max"], "mean_ns": round(lat["mean"], 1)}
 
 
-def jit_ms(answer: dict[str, Any]) -> int | None:
-    """The JIT compile time (ms) a JVM client finished during the run's timed calls; None without a JIT."""
-    found = (answer.get("memory") or {}).get("jit_ms")
+def jit_ms(line: dict[str, Any]) -> int | None:
+    """The JIT compile time (ms) in a worker's line (PROTOCOL.md memory.jit_ms): a run answer's, over its timed
+    calls; a server's stats line's, since it started. None for a worker without a JIT."""
+    found = (line.get("memory") or {}).get("jit_ms")
     return None if found is None else int(found)
+
+
+def jit_total(values: list[int | None]) -> int | None:
+    """Several runs' or clients' jit_ms together; None where one did not say."""
+    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
 def oneway_fields(calls: int, messages: int, payload_bytes: int, span_ns: int, sync_complete: bool) -> dict:

@@ -46,7 +46,7 @@ from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
 from orbench.running.load_usage import SAMPLING
-from orbench.running.measure import TrialPlan, measure_single
+from orbench.running.measure import TrialPlan, jit_ms, measure_single
 from orbench.running.profiled import (
     ProfileSettings,
     ToolShipper,
@@ -1109,8 +1109,7 @@ class Runner:
         server = session.server
 
         def compiled_ms() -> int | None:
-            found = ((server.stats() or {}).get("memory") or {}).get("jit_ms") if server is not None else None
-            return None if found is None else int(found)
+            return jit_ms(server.stats() or {}) if server is not None else None
 
         def chunk(n: int, warmup: int) -> Chunk:
             plan = self._chunk_plan(point, n, warmup, chunks)

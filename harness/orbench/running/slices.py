@@ -44,6 +44,7 @@ from orbench.running.measure import (
     fetched_samples,
     jain_fairness,
     jit_ms,
+    jit_total,
     latency_fields,
     local_client_pid,
     local_warmup_s,
@@ -200,11 +201,6 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
             got.warmup_sync_complete = done if got.warmup_sync_complete is None else got.warmup_sync_complete and done
 
 
-def _total(values: list[int | None]) -> int | None:
-    """The slices' sum, or None where a slice did not say."""
-    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def _threads(point: Point) -> int:
     """A point of N clients as threads is one client making its calls on N threads, each a slice's calls."""
     return point.clients if point.clients_as == "threads" else 1
@@ -228,7 +224,7 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
         "slice_calls": max(sizes), "slice_p50s_ns": tuple(float(np.median(s)) for s in got.samples),
         "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
         "out_segs_per_call": got.wire.per_call(got.run_calls) if got.wire is not None else None,
-        "client_jit_ms": _total(got.jit_ms),
+        "client_jit_ms": jit_total(got.jit_ms),
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)

@@ -47,8 +47,10 @@ CHUNK_SKIP_FRACTION = 1 / 3
 
 # A JVM whose JIT stayed busy through the bound at this many of a launch's points in a row gets no more JIT-quiet
 # chunks in that launch: at a later point's first chunk GlassFish's JIT finished 286 ms of compiles and gRPC
-# Java's 477 ms (medians), and within 0.5 s they went quiet at 15 and 13 of 42 points (run 20261130-181153-vm,
-# three launches of JVM targets at 4 sizes): there the chunks buy little and cost a launch ~15%.
+# Java's 477 ms (medians), within 0.5 s they went quiet at 15 and 13 of 42 points, and their chunks took 51 s of
+# the run's 379 (run 20261130-181153-vm, JVM targets at 4 sizes, 3 launches, no such limit); JacORB's, Ice
+# Java's and java-socket's went quiet at 30-42 of 42. Two rather than one is a choice, not a measurement: one
+# busy point may be a large size's first compiles, two in a row is a JIT that stays busy.
 JIT_BUSY_POINTS = 2
 
 # The modes whose chunks may also end within their own noise, and by how many times their standard error.
