@@ -45,6 +45,7 @@ from orbench.running.awake import AwakeCPUs
 from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
+from orbench.running.flood_warmup import bounded
 from orbench.running.load_usage import SAMPLING
 from orbench.running.measure import TrialPlan, jit_ms, measure_single
 from orbench.running.profiled import (
@@ -482,7 +483,7 @@ class Runner:
                 continue
             tag = block.groups[0].with_target(t.name).workers_slug
             session = TargetSession(t.with_server_args(plan.server_args + setting.args), lane.runtime,
-                                    self.store.logs_dir, plan.client, tag, setting=setting,
+                                    self.store.logs_dir, plan.client, tag, setting=setting, launch=self.launch,
                                     on_clients_started=lambda s, b=block: self._record_launch_pids(s, b))
             try:
                 where = placement.name if pair.label == "local" else f"{pair.label}, {placement.name}"
@@ -953,7 +954,7 @@ class Runner:
             self._hold(lane, t.name)
             started = time.time()
             try:
-                measurement = measure_single(session, point, self._plan(session, point, None, True))
+                measurement = bounded(measure_single)(session, point, self._plan(session, point, None, True))
             except WorkerError as exc:
                 measurement = Measurement(status="failed", error=str(exc))
                 self._check_pair(lane)
@@ -1148,5 +1149,6 @@ def _measure_or_error(member: SliceMember) -> Measurement | WorkerError:
 
 
 def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:
-    """N client processes are a group (clients.py); one client, or N threads of one client, a single one."""
-    return measure_group if point.clients > 1 and point.clients_as == "processes" else measure_single
+    """N client processes are a group (clients.py); one client, or N threads of one client, a single one; a
+    oneway warm-up in pieces (flood_warmup.py)."""
+    return bounded(measure_group if point.clients > 1 and point.clients_as == "processes" else measure_single)

@@ -33,6 +33,7 @@ class TargetSession:
     server: ServerWorker | None = None
     client: ClientWorker | None = None
     hello: dict[str, Any] = field(default_factory=dict)
+    launch: int = 0                # the run's launch these workers belong to (it names their GC logs)
     starts: int = 0
     # Client workers 2..N for points with several clients (campaign key `clients`), started when first needed.
     extra_clients: list[ClientWorker] = field(default_factory=list)
@@ -63,6 +64,11 @@ class TargetSession:
                     pass
 
     @property
+    def gc_suffix(self) -> str:
+        """What tells this start's GC logs from the others': its launch and start (l1s2: launch 1, second start)."""
+        return f"l{self.launch}s{self.starts}"
+
+    @property
     def placement(self) -> Placement:
         return self.runtime.placement
 
@@ -72,8 +78,9 @@ class TargetSession:
         self.fixed_warmup_done = False
         self.jit_busy_points = 0
         tag = self.tag
-        # A JVM's GC log per worker start (a restart gets a new file), kept in logs/ for the GC-pause figure.
-        gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.starts}.log")
+        # A JVM's GC log per launch and worker start (a restart gets a new file), kept in logs/ for the GC-pause
+        # figure; without the launch, each launch's first start wrote over the one before.
+        gc_log = str(self.logs_dir / f"{tag}-%s-gc-{self.gc_suffix}.log")
         self.server = ServerWorker(
             self.target.name, self.runtime.server_command(self.target, gc_log=gc_log % "server"),
             self.logs_dir / f"{tag}-server.log", env=self.runtime.worker_env("server"),
@@ -109,7 +116,7 @@ class TargetSession:
             tag = f"{self.tag}-c{k}"
             client = ClientWorker(self.target.name,
                                   self.runtime.client_command(self.target, gc_log=str(
-                                      self.logs_dir / f"{tag}-client-gc-{self.starts}.log"), k=k),
+                                      self.logs_dir / f"{tag}-client-gc-{self.gc_suffix}.log"), k=k),
                                   self.logs_dir / f"{tag}-client.log", env=self.runtime.worker_env("client", k),
                                   reaper=self.runtime.reaper(self.target, "client", k))
             client.via = self.runtime.via("client", k)

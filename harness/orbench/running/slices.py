@@ -36,6 +36,7 @@ from orbench.errors import WorkerError
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
+from orbench.running.flood_warmup import warm_in_pieces
 from orbench.running.load_usage import LoadOverWindows
 from orbench.running.measure import (
     ServiceReading,
@@ -48,6 +49,7 @@ from orbench.running.measure import (
     latency_fields,
     local_client_pid,
     local_warmup_s,
+    measure_single,
     oneway_fields,
     run_command,
     start_load_sampler,
@@ -143,6 +145,11 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
             member.plan.phases.warmup_phase = member.first_warmup if k == 0 else "rewarm"
             before_slice(member)
             try:
+                if k == 0:  # a oneway warm-up in pieces, but for the one the slice carries (flood_warmup.py)
+                    plan, failed = warm_in_pieces(measure_single, member.session, member.point, plan)
+                    if failed is not None:
+                        got.ended = failed
+                        continue
                 _run_slice(member, plan, got)
             except WorkerError as exc:
                 got.ended = exc

@@ -1,0 +1,77 @@
+"""A oneway flood's warm-up goes out in pieces, each closed by its own sync, so that no server holds more than a
+piece of it at once.
+
+A worker's `run` sends its warm-up calls, then waits at a barrier for the server to have counted them
+(PROTOCOL.md, "sync"). A server that reads requests off the socket faster than it serves them keeps every one
+read and not yet served in its heap: GlassFish's did, and a JVM's fixed warm-up of 5000 oneways of 64 KB (320 MB)
+filled its 256 MB heap; the server thrashed in full collections and stopped answering (a live set of 249 MB,
+GC pauses back to back), and the runner restarted it after 10 s without an answer. In four middleware runs of
+2026-11-30 that was the first same-core point of a GlassFish launch whenever it was oneway 32 KB or 64 KB
+(runs 20261130-153008-vm, -161928-vm, -190150-vm, -195514-vm), about a minute each time. The pieces make the same
+calls in the same order; only the barriers between them are new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from orbench.results.point import Point
+from orbench.results.trial import Measurement
+from orbench.running.accounting import PhaseClock
+from orbench.running.measure import TrialPlan
+from orbench.running.session import TargetSession
+
+# The payload bytes of one piece: 16 MiB is 256 calls of 64 KB, and a 64 KB trial of 1000 calls (64 MB) ran in
+# every middleware run without trouble.
+PIECE_BYTES = 16 * 2**20
+
+Measure = Callable[[TargetSession, Point, TrialPlan], Measurement]
+
+
+def pieces(warmup: int, payload_bytes: int) -> list[int]:
+    """`warmup` calls as pieces of at most PIECE_BYTES of payload (and at least one call) each, in order; the
+    last is the one the measured run itself carries."""
+    per = max(1, PIECE_BYTES // max(1, payload_bytes))
+    if warmup <= per:
+        return [warmup]
+    whole, rest = divmod(warmup, per)
+    return [per] * whole + ([rest] if rest else [])
+
+
+def _warmup_view(clock: PhaseClock) -> PhaseClock:
+    """The clock as the plan's warm-up sees it: a piece's calls, samples and readings are all warm-up."""
+    phase = clock.rename.get(clock.warmup_phase, clock.warmup_phase)
+    return PhaseClock(clock.seconds, clock.warmup_phase,
+                      {**clock.rename, **dict.fromkeys(("timed_calls", "samples", "anatomy", "rewarm"), phase)})
+
+
+def warm_in_pieces(measure: Measure, session: TargetSession, point: Point,
+                   plan: TrialPlan) -> tuple[TrialPlan, Measurement | None]:
+    """At a oneway point, runs all but the last piece of `plan`'s warm-up as untimed runs of their own; returns
+    the plan that carries the last piece, and the measurement of a piece that failed (the trial then fails with
+    it), else None."""
+    if point.mode != "oneway":
+        return plan, None
+    *before, last = pieces(plan.warmup, point.payload_bytes)
+    if before:
+        view = _warmup_view(plan.phases)
+        for calls in before:
+            m = measure(session, point, replace(plan, calls=calls, warmup=0, anatomy="off", clock=view))
+            if m.status != "ok":
+                return plan, m
+    return replace(plan, warmup=last), None
+
+
+def bounded(measure: Measure) -> Measure:
+    """`measure` with a oneway warm-up sent in pieces (warm_in_pieces); the measurement still records the whole
+    warm-up."""
+
+    def run(session: TargetSession, point: Point, plan: TrialPlan) -> Measurement:
+        carried, failed = warm_in_pieces(measure, session, point, plan)
+        if failed is not None:
+            return failed
+        m = measure(session, point, carried)
+        return replace(m, warmup=plan.warmup) if carried.warmup != plan.warmup and m.warmup is not None else m
+
+    return run
