@@ -8,10 +8,11 @@ import time
 import pytest
 from orbench.campaign.spec import read_campaign
 from orbench.results.accounting import PHASES, TimeAccount, TimeRecord, time_account
+from orbench.results.point import PointGroup
 from orbench.results.repetitions import repetition_plans
 from orbench.results.store import RunStore
 from orbench.running.accounting import PhaseClock, RunClock
-from orbench.running.planning import evidence_of, make_plan
+from orbench.running.planning import Evidence, evidence_of, group_costs, make_plan
 from orbench.running.steady import JIT_BUSY_POINTS
 
 from tests.conftest import campaign_error, require_targets, run_cli
@@ -75,6 +76,25 @@ steady_chunk_calls = 200
 steady_max_s = 0.2
 anatomy_trials = "first-round"
 """
+
+
+def test_the_first_launchs_anatomy_is_paid_once_and_the_trials_readings_per_round(tmp_path):
+    """With the anatomy counters in the first launch only, the later launches' anatomy phase is each trial's own
+    readings: per round for every launch, and the rest of the first launch's paid once, not per launch."""
+    group = PointGroup(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1)
+
+    def record(launch: int, anatomy: float) -> TimeRecord:
+        seconds = {"anatomy": anatomy, "timed_calls": 2.0, "full_warmup": 1.0}
+        return TimeRecord(launch, group.label, seconds, sum(seconds.values()), group.as_record(), rounds=2, calls=500)
+
+    account = TimeAccount.of(30.0, [record(0, 10.0), record(1, 1.0), record(2, 1.4)])
+    evidence = Evidence("test", (), tmp_path, account)
+    costs, _, once = group_costs(evidence, "first-launch")
+    assert costs[group].per_launch_s == pytest.approx(1.0)                 # the warm-up alone
+    assert costs[group].per_round_s == pytest.approx((0.5 + 0.7) / 2)      # the later launches' readings
+    assert once == pytest.approx(10.0 - 2 * 0.6)
+    costs, _, once = group_costs(evidence, "first-round")                  # read in every launch: a launch's
+    assert costs[group].per_launch_s == pytest.approx(1.0 + 12.4 / 3) and once == 0.0
 
 
 def test_a_real_run_accounts_for_its_time(write_campaign, results_root):

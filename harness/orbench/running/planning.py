@@ -192,14 +192,19 @@ def row_target_ns(campaign: Campaign, name: str, row: Row) -> float | None:
 PER_LAUNCH_PHASES = ("full_warmup", "steady_chunks", "profiles")
 
 
-def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[PointGroup, GroupCost], float]:
+def group_costs(evidence: Evidence, anatomy_trials: str) -> tuple[dict[PointGroup, GroupCost], float, float]:
     """Per point group its seconds per launch, per round and per call of a round (means over the evidence's
-    launches); and the seconds every launch costs besides its groups (the workers' starts, the harness between
-    groups)."""
+    launches); the seconds every launch costs besides its groups (the workers' starts, the harness between
+    groups); and the seconds only a run's first launch pays (with `anatomy_trials` "first-launch", its anatomy
+    readings beyond the later launches' per-trial ones)."""
     account = evidence.account
     if account is None:  # no evidence of costs (previous_evidence passes such runs over)
-        return {}, 0.0
-    fixed_phases = PER_LAUNCH_PHASES + (("anatomy",) if first_round_anatomy else ())
+        return {}, 0.0, 0.0
+    # The anatomy phase holds the anatomy counters' readings and every trial's own (its TCP segments, its CPU
+    # use): with the counters on a launch's first round ("first-round") it is a launch's cost; in the first launch
+    # only ("first-launch"), the later launches show the per-trial part and the first launch pays the rest once.
+    once_only = anatomy_trials == "first-launch"
+    fixed_phases = PER_LAUNCH_PHASES + (("anatomy",) if anatomy_trials == "first-round" else ())
     # Rounds and calls as the trials show them, for records that do not say (an older run's).
     rounds_seen: dict[tuple[PointGroup, int], set[int]] = {}
     calls_seen: dict[PointGroup, int] = {}
@@ -208,6 +213,8 @@ def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[Poi
         if t.calls and t.ok:
             calls_seen[t.point.group] = t.calls // max(1, t.point.clients)
     per_group: dict[PointGroup, list[GroupCost]] = {}
+    readings: dict[PointGroup, list[float]] = {}   # the anatomy phase's seconds per round, launches after the first
+    first: dict[PointGroup, tuple[float, int]] = {}  # the first launch's anatomy seconds and rounds
     for r in account.records:
         if r.group is None:
             continue
@@ -216,17 +223,33 @@ def group_costs(evidence: Evidence, first_round_anatomy: bool) -> tuple[dict[Poi
         calls = r.calls or calls_seen.get(group, 0)
         if rounds <= 0 or calls <= 0:
             continue
+        anatomy = r.seconds.get("anatomy", 0.0)
+        if once_only and r.launch == 0:
+            first[group] = (anatomy, rounds)
+        elif once_only:
+            readings.setdefault(group, []).append(anatomy / rounds)
         per_launch = sum(r.seconds.get(p, 0.0) for p in fixed_phases)
-        per_round = sum(s for p, s in r.seconds.items() if p not in fixed_phases and p != "timed_calls") / rounds
+        per_round = sum(s for p, s in r.seconds.items()
+                        if p not in fixed_phases and p != "timed_calls" and not (once_only and p == "anatomy"))
         per_call = r.seconds.get("timed_calls", 0.0) / (rounds * calls)
-        per_group.setdefault(group, []).append(GroupCost(per_launch, per_round, per_call))
+        per_group.setdefault(group, []).append(GroupCost(per_launch, per_round / rounds, per_call))
     costs = {g: GroupCost(*(float(np.mean(x)) for x in zip(*[(c.per_launch_s, c.per_round_s, c.per_call_s)
                                                                for c in cs]))) for g, cs in per_group.items()}
+    once = 0.0
+    if once_only:
+        # A group seen in the first launch only reads as the others do per round (none seen: all of it once).
+        usual = float(np.median([v for vs in readings.values() for v in vs])) if readings else 0.0
+        for g, cost in costs.items():
+            per_round = float(np.mean(readings[g])) if g in readings else usual
+            costs[g] = GroupCost(cost.per_launch_s, cost.per_round_s + per_round, cost.per_call_s)
+            if g in first:
+                seconds, rounds = first[g]
+                once += max(0.0, seconds - per_round * rounds)
     launches = max(1, len({r.launch for r in account.records}))
     workers = sum(r.seconds.get("workers", 0.0) for r in account.records if r.group is None)
     in_groups = sum(r.seconds.get("harness", 0.0) for r in account.records)
     between = max(0.0, account.seconds.get("harness", 0.0) - in_groups)
-    return costs, (workers + between) / launches
+    return costs, (workers + between) / launches, once
 
 
 def after_run_s(evidence: Evidence | None, points: int) -> float:
@@ -260,7 +283,9 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
     with `budget_left_s`, the most precision that fits it, else the least time to the target."""
     baselines = {t.name: t.baseline for t in campaign.targets if t.baseline}
     rows = rows_of(evidence, baselines)
-    costs, launch_fixed = group_costs(evidence, campaign.settings.anatomy_trials in ("first-round", "first-launch"))
+    costs, launch_fixed, first_launch_s = group_costs(evidence, campaign.settings.anatomy_trials)
+    # What the first launch pays besides its share (group_costs) is not the launches' to spend.
+    first_extra = first_launch_s if launches_done == 0 else 0.0
     ratio = launch_ratio([r.data for g in rows.values() for r in g.values()])
     bounds = Bounds.of(campaign, launches_done, budget_left_s is not None)
     aim = "budget" if budget_left_s is not None else "target"
@@ -277,11 +302,13 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
         inputs.append(GroupInput(g.label, v, t, costs.get(g, default_cost)))
     note = ""
     if budget_left_s is not None:
-        choice, kept = plan_with_room(inputs, launch_fixed, budget_left_s, bounds.launches, bounds.trials,
+        choice, kept = plan_with_room(inputs, launch_fixed, budget_left_s - first_extra, bounds.launches, bounds.trials,
                                       bounds.calls, launches_done, LAUNCH_OVERRUN)
         if kept:
             note = (f" {kept:.0f} s ({LAUNCH_OVERRUN:.0%} of a launch) kept unplanned for a launch that runs long, "
                     "so that the last one still fits.")
+        if first_extra:
+            note += f" {first_extra:.0f} s kept for the first launch's anatomy readings."
         if choice is None and launches_done == 0:
             # A run measures something: one launch at the fewest trials and calls, over the budget.
             choice = plan_for_budget(inputs, launch_fixed, math.inf, [1], bounds.trials[:1], bounds.calls[:1])
