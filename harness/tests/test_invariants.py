@@ -187,6 +187,19 @@ def test_a_warning_names_backpressure_when_the_faster_side_s_receiver_falls_behi
     (w,) = invariant_warnings(with_points(entries), TrialEvidence({}))
     assert "nor block: its receiver drains the socket ahead of dispatching (mean client time 6.20 us against " \
            "10.16 us)" in w.text
+    # gRPC C++ 32 KB split-core oneway: its receiver at over half the baseline's rate (40k against 79k), but its
+    # mean client time the higher (22.50 us against 12.60 us): its low p50 is the sends that found room.
+    grpc = oneway(orb(-4_370.0, -8_670.0, -80.0), 22_500.0, 40_074.0).replace(
+        orb_added_latency_ns=OrbAdded(baseline="c-socket", estimate=-4_370.0, ci95_low=-8_670.0, ci95_high=-80.0))
+    c_socket = oneway(socket("c++", 13_700, 13_600, 13_800), 12_600.0, 78_666.0)
+    entries = {point("grpc-cpp", 32168, "oneway"): grpc, point("c-socket", 32168, "oneway"): c_socket}
+    (w,) = invariant_warnings(with_points(entries), TrialEvidence({}))
+    assert "cause: backpressure (grpc-cpp's receiver took 40k messages/s, c-socket's 79k)" in w.text
+    assert "(22.50 us against 12.60 us), not in the p50" in w.text
+    # The same receivers with the mean client time the lower: not named (the counters then have their say).
+    entries[point("grpc-cpp", 32168, "oneway")] = oneway(grpc, 9_000.0, 40_074.0)
+    (w,) = invariant_warnings(with_points(entries), TrialEvidence({}))
+    assert "backpressure" not in w.text
 
 
 def test_a_warning_says_unexplained_when_the_counters_show_no_gap_or_are_missing():
