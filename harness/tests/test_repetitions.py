@@ -112,6 +112,10 @@ def test_more_calls_when_the_calls_scatter_and_trials_cost():
     plan = plan_for_target([group(calls_scatter, 150, cost(1.0, per_round=0.5, per_call=2e-5))], 0.5,
                            range(2, 11), range(2, 11), (500, 1000, 2000, 4000))
     assert plan.met and plan.groups["g"].calls == 4000
+    # A group with a bound on its calls per trial (a oneway flood's: running/flood.py) gets no more.
+    bounded = GroupInput("g", {"row": calls_scatter}, {"row": 150}, cost(1.0, per_round=0.5, per_call=2e-5), 1000)
+    plan = plan_for_target([bounded], 0.5, range(2, 11), range(2, 11), (500, 1000, 2000, 4000))
+    assert plan.groups["g"].calls == 1000
 
 
 def test_a_budget_is_kept_and_buys_precision():

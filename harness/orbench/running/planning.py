@@ -26,6 +26,7 @@ from orbench.results.repetitions import GroupPlan, RepetitionPlan, RowPlan, half
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
+from orbench.running.flood import most_calls
 from orbench.stats.repetitions import (
     GroupCost,
     GroupInput,
@@ -299,7 +300,8 @@ def make_plan(campaign: Campaign, evidence: Evidence, groups: list[PointGroup], 
         v = {name: estimate(r.data, ratio) for name, r in mine.items()}
         t = {name: tn for name, r in mine.items() if (tn := row_target_ns(campaign, name, r)) is not None and tn > 0}
         variances[g], targets[g] = v, t
-        inputs.append(GroupInput(g.label, v, t, costs.get(g, default_cost)))
+        most = most_calls(g.payload_bytes, MIN_CALLS) if g.mode == "oneway" else None
+        inputs.append(GroupInput(g.label, v, t, costs.get(g, default_cost), most))
     note = ""
     if budget_left_s is not None:
         choice, kept = plan_with_room(inputs, launch_fixed, budget_left_s - first_extra, bounds.launches, bounds.trials,

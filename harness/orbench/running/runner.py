@@ -45,7 +45,7 @@ from orbench.running.awake import AwakeCPUs
 from orbench.running.budget import PlannedRepetitions
 from orbench.running.clients import measure_group
 from orbench.running.cpu_usage import cpus_allowed
-from orbench.running.flood_warmup import bounded
+from orbench.running.flood import bounded
 from orbench.running.load_usage import SAMPLING
 from orbench.running.measure import TrialPlan, jit_ms, measure_single
 from orbench.running.profiled import (
@@ -1150,5 +1150,5 @@ def _measure_or_error(member: SliceMember) -> Measurement | WorkerError:
 
 def measure_for(point: Point) -> Callable[[TargetSession, Point, TrialPlan], Measurement]:
     """N client processes are a group (clients.py); one client, or N threads of one client, a single one; a
-    oneway warm-up in pieces (flood_warmup.py)."""
+    oneway warm-up in pieces (flood.py)."""
     return bounded(measure_group if point.clients > 1 and point.clients_as == "processes" else measure_single)

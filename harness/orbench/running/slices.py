@@ -36,7 +36,7 @@ from orbench.errors import WorkerError
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
 from orbench.running.cpu_usage import UsageReading
-from orbench.running.flood_warmup import warm_in_pieces
+from orbench.running.flood import warm_in_pieces
 from orbench.running.load_usage import LoadOverWindows
 from orbench.running.measure import (
     ServiceReading,
@@ -145,7 +145,7 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
             member.plan.phases.warmup_phase = member.first_warmup if k == 0 else "rewarm"
             before_slice(member)
             try:
-                if k == 0:  # a oneway warm-up in pieces, but for the one the slice carries (flood_warmup.py)
+                if k == 0:  # a oneway warm-up in pieces, but for the one the slice carries (flood.py)
                     plan, failed = warm_in_pieces(measure_single, member.session, member.point, plan)
                     if failed is not None:
                         got.ended = failed

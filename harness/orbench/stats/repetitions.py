@@ -165,6 +165,7 @@ class GroupInput:
     rows: Mapping[str, LevelVariances]
     targets_ns: Mapping[str, float]
     cost: GroupCost
+    max_calls: int | None = None   # the most calls per trial it may get (None: any of the plan's)
 
     def ratio(self, launches: int, trials: int, calls: int) -> float:
         """The worst predicted half-width over its target, across the rows (0 without rows)."""
@@ -191,8 +192,9 @@ class Choice:
 
 def _options(group: GroupInput, launches: int, trials: Sequence[int], calls: Sequence[int]) -> list[GroupChoice]:
     """The group's (T, C) choices at `launches`, cheapest first, each more precise than every cheaper one."""
+    allowed = [c for c in calls if group.max_calls is None or c <= group.max_calls] or [min(calls)]
     every = sorted((GroupChoice(t, c, group.ratio(launches, t, c), group.cost.launch_s(t, c))
-                    for t in trials for c in calls), key=lambda o: (o.seconds_per_launch, o.ratio))
+                    for t in trials for c in allowed), key=lambda o: (o.seconds_per_launch, o.ratio))
     frontier: list[GroupChoice] = []
     for o in every:
         if not frontier or o.ratio < frontier[-1].ratio:

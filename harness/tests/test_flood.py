@@ -1,10 +1,10 @@
-"""A oneway flood's warm-up in pieces (running/flood_warmup.py): the arithmetic, and the server it was for."""
+"""What a oneway flood may hand a server (running/flood.py): the arithmetic, and the server it was for."""
 
 import json
 
 import pytest
 from orbench.results.store import RunStore
-from orbench.running.flood_warmup import PIECE_BYTES, pieces
+from orbench.running.flood import PIECE_BYTES, TRIAL_BYTES, most_calls, pieces
 
 from tests.conftest import require_targets, run_cli
 
@@ -17,6 +17,11 @@ def test_a_warm_up_goes_out_in_pieces_of_at_most_the_bound():
     assert pieces(0, 65536) == [0]
     assert pieces(3 * per, 65536) == [per] * 3
     assert pieces(7, 64 * PIECE_BYTES) == [1] * 7  # never fewer than one call a piece
+
+
+def test_a_planned_oneway_trial_holds_at_most_the_trial_bound():
+    assert most_calls(65536, 500) == 1024 and most_calls(32168, 500) == TRIAL_BYTES // 32168
+    assert most_calls(1, 500) == TRIAL_BYTES and most_calls(2 * TRIAL_BYTES, 500) == 500
 
 
 GLASSFISH_64K = """

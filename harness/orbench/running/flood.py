@@ -1,5 +1,5 @@
-"""A oneway flood's warm-up goes out in pieces, each closed by its own sync, so that no server holds more than a
-piece of it at once.
+"""What a oneway flood may hand a server before a sync: its warm-up goes out in pieces, each closed by its own
+sync, and the planner gives a trial no more calls than a server has been seen to hold.
 
 A worker's `run` sends its warm-up calls, then waits at a barrier for the server to have counted them
 (PROTOCOL.md, "sync"). A server that reads requests off the socket faster than it serves them keeps every one
@@ -22,9 +22,13 @@ from orbench.running.accounting import PhaseClock
 from orbench.running.measure import TrialPlan
 from orbench.running.session import TargetSession
 
-# The payload bytes of one piece: 16 MiB is 256 calls of 64 KB, and a 64 KB trial of 1000 calls (64 MB) ran in
-# every middleware run without trouble.
+# The payload bytes of one piece: 16 MiB is 256 calls of 64 KB, a quarter of a trial's bound.
 PIECE_BYTES = 16 * 2**20
+# The payload bytes of a trial's timed calls the planner may choose at a oneway point (running/planning.py). A
+# sequential trial is one flood (a sliced one syncs after every slice, but a trial that reads the anatomy is never
+# sliced): GlassFish's server went through a 1000-call trial of 64 KB with one full collection (run
+# 20261130-221246-vm), and stopped answering in a 4000-call one (-221445-vm: 621 full collections).
+TRIAL_BYTES = 64 * 2**20
 
 Measure = Callable[[TargetSession, Point, TrialPlan], Measurement]
 
@@ -37,6 +41,12 @@ def pieces(warmup: int, payload_bytes: int) -> list[int]:
         return [warmup]
     whole, rest = divmod(warmup, per)
     return [per] * whole + ([rest] if rest else [])
+
+
+def most_calls(payload_bytes: int, least: int) -> int:
+    """The most timed calls a planned trial at a oneway point of this size gets (TRIAL_BYTES), never under
+    `least`."""
+    return max(least, TRIAL_BYTES // max(1, payload_bytes))
 
 
 def _warmup_view(clock: PhaseClock) -> PhaseClock:
