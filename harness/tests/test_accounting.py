@@ -38,6 +38,17 @@ def test_chunks_count_as_warmup_and_the_trials_remainder_as_the_harness():
     assert clock.seconds["harness"] >= 0.06 and clock.timed_calls == 0 and clock.trials == 1
 
 
+def test_a_warm_up_piece_counts_where_its_plans_warm_up_does():
+    """A oneway warm-up's untimed pieces (running/flood.py): all their time is the warm-up's, as the plan's clock
+    places it: the full warm-up of a trial, the steady chunks' phase inside a chunk."""
+    clock = PhaseClock(warmup_phase="full_warmup")
+    clock.warmup_only().run_command(0.03, 10_000_000, 0, 500)
+    assert set(clock.seconds) == {"full_warmup"} and clock.timed_calls == 0
+    chunk = PhaseClock().chunks(full_warmup=False)
+    chunk.warmup_only().run_command(0.03, 10_000_000, 0, 500)
+    assert set(chunk.seconds) == {"steady_chunks"}
+
+
 def test_the_account_places_every_second_and_reads_back():
     records = [TimeRecord(0, "same-core", {"workers": 2.0}, 2.0),
                TimeRecord(0, "g", {"timed_calls": 3.0, "rewarm": 1.0, "harness": 0.5}, 4.5, {"mode": "twoway"}, 6, 6000)]

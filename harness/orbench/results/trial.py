@@ -92,8 +92,8 @@ class Measurement:
     # data already queued (coalescing), which can change from trial to trial.
     out_segs_per_call: float | None = None
     # The milliseconds the client JVM's JIT compilers finished during the timed calls (since schema 18; the run
-    # answer's memory.jit_ms, summed over a sliced trial's slices and a group's client processes): above 0, its call path was still being
-    # compiled while it was timed. Empty for a worker without a JIT.
+    # answer's memory.jit_ms, summed over a sliced trial's slices and a group's client processes): above 0, its
+    # call path was still being compiled while it was timed. Empty for a worker without a JIT.
     client_jit_ms: int | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap

@@ -70,6 +70,13 @@ class PhaseClock:
                            "anatomy": "steady_chunks"})
         return view
 
+    def warmup_only(self) -> PhaseClock:
+        """A view for untimed runs before a plan's own (a oneway warm-up's pieces: flood.py): their calls, samples
+        and readings all go where this clock puts its warm-up."""
+        phase = self.rename.get(self.warmup_phase, self.warmup_phase)
+        return PhaseClock(self.seconds, self.warmup_phase,
+                          {**self.rename, **dict.fromkeys(("timed_calls", "samples", "anatomy", "rewarm"), phase)})
+
     def setup(self) -> PhaseClock:
         """A view for an untimed setup call (a client fetching its objects' references): all of it full_warmup."""
         return PhaseClock(self.seconds, "full_warmup",

@@ -18,11 +18,11 @@ from dataclasses import replace
 
 from orbench.results.point import Point
 from orbench.results.trial import Measurement
-from orbench.running.accounting import PhaseClock
 from orbench.running.measure import TrialPlan
 from orbench.running.session import TargetSession
 
-# The payload bytes of one piece: 16 MiB is 256 calls of 64 KB, a quarter of a trial's bound.
+# The payload bytes of one piece: 256 calls of 64 KB, a quarter of TRIAL_BYTES. A choice, checked: with it the
+# 5000-call warm-up at 64 KB and 32 KB left GlassFish's server without a full collection (run 20261130-213937-vm).
 PIECE_BYTES = 16 * 2**20
 # The payload bytes of a trial's timed calls the planner may choose at a oneway point (running/planning.py). A
 # sequential trial is one flood (a sliced one syncs after every slice, but a trial that reads the anatomy is never
@@ -49,13 +49,6 @@ def most_calls(payload_bytes: int, least: int) -> int:
     return max(least, TRIAL_BYTES // max(1, payload_bytes))
 
 
-def _warmup_view(clock: PhaseClock) -> PhaseClock:
-    """The clock as the plan's warm-up sees it: a piece's calls, samples and readings are all warm-up."""
-    phase = clock.rename.get(clock.warmup_phase, clock.warmup_phase)
-    return PhaseClock(clock.seconds, clock.warmup_phase,
-                      {**clock.rename, **dict.fromkeys(("timed_calls", "samples", "anatomy", "rewarm"), phase)})
-
-
 def warm_in_pieces(measure: Measure, session: TargetSession, point: Point,
                    plan: TrialPlan) -> tuple[TrialPlan, Measurement | None]:
     """At a oneway point, runs all but the last piece of `plan`'s warm-up as untimed runs of their own; returns
@@ -65,7 +58,7 @@ def warm_in_pieces(measure: Measure, session: TargetSession, point: Point,
         return plan, None
     *before, last = pieces(plan.warmup, point.payload_bytes)
     if before:
-        view = _warmup_view(plan.phases)
+        view = plan.phases.warmup_only()
         for calls in before:
             m = measure(session, point, replace(plan, calls=calls, warmup=0, anatomy="off", clock=view))
             if m.status != "ok":
