@@ -5,6 +5,7 @@ the report section on it and on a run from before the omniORB row."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 
 import pytest
@@ -20,6 +21,7 @@ from orbench.running.fidelity import (
     _extend,
     _row,
     _RowRun,
+    _take_turns,
     at_goal,
     decided,
     format_result,
@@ -65,6 +67,8 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
     comps = {c["reference"]: c for c in result["comparisons"]}
     assert set(comps) == set(ROWS) and not result["missing"]
+    assert len(result["launch_order"]) == 6 and all(
+        sorted(order) == sorted(f"{name} (same-core)" for name in ROWS) for order in result["launch_order"])
     assert comps["sockperf"]["halved"] and not any(comps[name]["halved"] for name in ROWS[1:])
     # Oneway: the receiver's throughput on both sides, a real rate (16 B messages: far above 1000/s).
     # And the mean time per call, orbench's trial against the reference's slices inside it.
@@ -78,8 +82,9 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     for name, comp in comps.items():
         slices = 1 if name == "sockperf" else 2  # sockperf is a process per run: it cannot alternate
         assert comp["slices"] == slices, name
-        # A sliced row pairs every trial but the first launch's first at a size (it reads the anatomy, whole).
-        paired = 6 * slices if name == "sockperf" else 6 * (slices + 1) - 1
+        # A sliced row pairs `slices` trials per size and launch; its first launch has one more at a size, which
+        # reads the anatomy, whole and unpaired.
+        paired = 6 * slices
         for row in comp["rows"]:
             assert row["pairs"] == 6 and row["slices"] == paired, name
             assert len(row["launch_ratios"]) == 6, name
@@ -88,19 +93,21 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
             assert low < row["ratio"] < high, (name, row)
             assert row["ratio_ci"][0] <= row["ratio"] <= row["ratio_ci"][1], name
             assert row["verdict"] in ("within", "beyond", "unresolved"), name
-        run_dir = store.path / comp["run"]
-        trials = [t for t in RunStore(run_dir).read_trials() if t.ok]
-        # Fresh processes per launch, one more trial per size and launch than `slices` in a sliced row.
-        assert sorted({t.launch for t in trials}) == list(range(6)), name
+        # The rows take turns: a campaign run per launch, fresh processes in each, and one more trial per size
+        # and launch than `slices` in a sliced row.
+        runs = [RunStore(store.path / r) for r in comp["runs"]]
+        assert len(runs) == 6 and runs[0].path == store.path / comp["run"], name
+        assert all({t.launch for t in run.read_trials()} == {0} for run in runs), name
+        trials = [t for run in runs for t in run.read_trials() if t.ok]
         sizes = len(comp["rows"])
-        assert len(trials) == 6 * (slices + (name != "sockperf")) * sizes, name
+        assert len(trials) == (6 * slices + (name != "sockperf")) * sizes, name
         sliced = [t for t in trials if t.slice_p50s_ns]
         assert len(sliced) == (0 if name == "sockperf" else paired * sizes), name
         assert all(len(t.slice_p50s_ns) == 2 for t in sliced), name
     for name in ("omniorb-loop", "omniorb-loop-oneway", "c-pingpong", "java-pingpong", "python-pingpong"):
         samples = sorted((store.samples_dir / name).glob("*.i64"))
-        # A reference's two slices inside each paired trial (6 x 3 - 1) at 2 sizes.
-        assert len(samples) == (6 * 3 - 1) * 2 * 2, name
+        # A reference's two slices inside each paired trial (6 x 2) at 2 sizes.
+        assert len(samples) == 6 * 2 * 2 * 2, name
         # Each slice ran the calls asked at its own size: a reference kept one connection across sizes.
         assert all(p.stat().st_size == 150 * 8 for p in samples), name
     assert "percentile 50.000" in (store.logs_dir / "sockperf.log").read_text()
@@ -195,7 +202,7 @@ def test_more_launches_count_on_from_the_first_run(tmp_path):
     extra = [t for t in more.read_trials() if t.ok]
     # Three launches of `slices` paired trials at the one size: no anatomy trial, every trial paired.
     assert {t.launch for t in extra} == {0, 1, 2} and len(extra) == 3 * 2 and all(t.slice_p50s_ns for t in extra)
-    assert 'anatomy = "off"' in (store.path / "c-pingpong-more1.toml").read_text()
+    assert 'anatomy = "off"' in (store.path / "c-pingpong-run2.toml").read_text()
     assert sorted(p.name for p in (store.samples_dir / "c-pingpong").glob("*16B-l8-*")) == [
         "c-pingpong-16B-l8-t0-s0.i64", "c-pingpong-16B-l8-t0-s1.i64",
         "c-pingpong-16B-l8-t1-s0.i64", "c-pingpong-16B-l8-t1-s1.i64"]
@@ -205,9 +212,10 @@ def test_more_launches_count_on_from_the_first_run(tmp_path):
 class _Open:
     """A row for _extend's schedule alone: its cells open until they have `settle` launches."""
 
-    def __init__(self, name: str, sizes: list[int], seconds: float, settle: int, log: list):
+    def __init__(self, name: str, sizes: list[int], seconds: float, settle: int, log: list, now: list | None = None):
         self.name, self.placement, self.seconds, self.settle, self.log = name, "same-core", seconds, settle, log
         self.launches = dict.fromkeys(sizes, 6)
+        self.now = now if now is not None else [0.0]  # the schedule's clock, which a launch moves on
 
     def undecided(self, max_pairs: int) -> list[int]:
         return [s for s, n in self.launches.items() if n < self.settle and n + EXTRA_BATCH <= max_pairs]
@@ -216,7 +224,8 @@ class _Open:
         return self.seconds
 
     def run(self, sizes: list[int], launches: int) -> None:
-        self.log.append((self.name, tuple(sizes)))
+        self.log.extend([(self.name, tuple(sizes))] * launches)
+        self.now[0] += self.seconds * len(sizes) * launches
         for s in sizes:
             self.launches[s] += launches
 
@@ -225,18 +234,39 @@ def test_more_launches_go_to_open_cells_cheapest_first_within_the_time():
     log: list = []
     now = [0.0]
     cheap, dear = _Open("cheap", [1, 16], 1.0, 9, log), _Open("dear", [1], 10.0, 12, log)
-    batches = _extend([dear, cheap], max_pairs=12, deadline=None, clock=lambda: now[0])
-    assert log == [("cheap", (1, 16)), ("dear", (1,)), ("dear", (1,))]
+    batches = _extend([dear, cheap], max_pairs=12, deadline=None, clock=lambda: now[0], rng=random.Random(1))
+    assert [b["reference"] for b in batches] == ["cheap", "dear", "dear"]
     assert [b["estimated_s"] for b in batches] == [6.0, 30.0, 30.0]
+    # The first pass's rows take turns a launch at a time; the second pass has the dear row alone.
+    assert sorted(log[:6]) == [("cheap", (1, 16))] * 3 + [("dear", (1,))] * 3
+    assert all({log[i][0], log[i + 1][0]} == {"cheap", "dear"} for i in (0, 2, 4))
+    assert log[6:] == [("dear", (1,))] * 3
     # A deadline the dear row's batch would pass: the cheap row's still runs, the dear one's does not.
     log.clear()
     cheap, dear = _Open("cheap", [1, 16], 1.0, 9, log), _Open("dear", [1], 10.0, 12, log)
     assert len(_extend([dear, cheap], max_pairs=12, deadline=20.0, clock=lambda: now[0])) == 1
-    assert log == [("cheap", (1, 16))]
+    assert log == [("cheap", (1, 16))] * 3
+    # Two batches that each fit but not together: the cheaper one only.
+    log.clear()
+    now[0] = 0.0
+    cheap, dear = _Open("cheap", [1, 16], 1.0, 9, log, now), _Open("dear", [1], 10.0, 12, log, now)
+    assert [b["reference"] for b in _extend([dear, cheap], max_pairs=12, deadline=31.0,
+                                             clock=lambda: now[0])] == ["cheap"]
+    assert now[0] == 6.0
     # No more than max_pairs launches, however open a cell stays.
     log.clear()
     _extend([_Open("open", [1], 1.0, 99, log)], max_pairs=11, deadline=None, clock=lambda: now[0])
-    assert log == [("open", (1,))]
+    assert log == [("open", (1,))] * 3
+
+
+def test_rows_take_turns_in_a_fresh_order_each_round():
+    log: list = []
+    rows = [(_Open(name, [1], 1.0, 99, log), [1]) for name in ("a", "b", "c", "d")]
+    rng = random.Random(7)
+    orders = [_take_turns(rows, rng) for _ in range(6)]
+    assert [name for name, _ in log] == [o.split(" ")[0] for order in orders for o in order]
+    assert all(sorted(o.split(" ")[0] for o in order) == ["a", "b", "c", "d"] for order in orders)
+    assert len({tuple(order) for order in orders}) > 1
 
 
 def test_two_runs_tell_decided_stable_and_unstable_cells_apart():

@@ -23,7 +23,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "make bench-fidelity runs same-core,split-core)")
     p.add_argument("--pairs", type=int, default=6,
                    help="launches per row at every size: fresh processes on both sides, the interval is over them "
-                        "(default 6: from 6 the ratio gets a 95%% interval)")
+                        "(default 6: from 6 the ratio gets a 95%% interval); the rows take turns launch by launch, "
+                        "in a fresh random order each round")
+    p.add_argument("--seed", type=int,
+                   help="seed of the rows' order (default: a fresh one, kept in fidelity.json)")
     p.add_argument("--max-pairs", type=int, default=12,
                    help="then, at the sizes whose verdict is still open, more launches three at a time up to this "
                         "many (default 12: at 9 and 12 the interval leaves one more launch out at each end); "
@@ -70,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                                  calls=args.calls, warmup=args.warmup, jvm_warmup=args.jvm_warmup, rewarm=args.rewarm,
                                  slice_calls=args.slice_calls, slice_rewarm=args.slice_rewarm,
                                  sockperf_seconds=args.sockperf_seconds, rows=rows, awake_cpus=args.awake_cpus,
-                                 max_pairs=args.max_pairs, max_minutes=args.max_minutes or None, root=root)
+                                 max_pairs=args.max_pairs, max_minutes=args.max_minutes or None, root=root,
+                                 seed=args.seed)
     for comp in result["comparisons"]:  # each row's campaign runs get their summary.json like any run
         for run_dir in comp["runs"]:
             write_summary(RunStore(store.path / run_dir))

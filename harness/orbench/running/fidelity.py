@@ -18,9 +18,11 @@ pairs within about 5%), while each client's own slices ranged over a factor of t
 Why launches: a ping-pong's p50 also moves with the process and its connection (the same plain C client, launched
 eight times in a row against one server, read 5.9 to 10.9 us at 1 B, each run steady within itself). So each
 launch is fresh processes on both sides (new orbench workers, the reference's server and client restarted), and
-the row's interval is over launches. Those 6 launches run at every size; the sizes whose verdict they leave open
-get more, three at a time up to `max_pairs` (_extend), while the run is under its time: a launch a few percent off
-keeps a cell open at 6 launches, where the interval is the launches' range; at 9 or 12 the interval leaves it out.
+the row's interval is over launches. Those 6 launches run at every size, the rows taking turns launch by launch in
+a fresh random order each round, so that a row's launches spread over the whole run and meet the host's slower
+changes too (_take_turns); the sizes whose verdict they leave open get more, three at a time up to `max_pairs`
+(_extend), while the run is under its time: a launch a few percent off keeps a cell open at 6 launches, where the
+interval is the launches' range; at 9 or 12 the interval leaves it out.
 
 - `sockperf`: orbench's C socket baseline (`c-socket`) in echo mode, its p50 halved, against sockperf's TCP
   ping-pong, which reports half the round trip (RTT/2). On the wire, orbench sends P + 12 bytes (OBSK header and
@@ -56,6 +58,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import select
 import shutil
@@ -523,7 +526,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
                  sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
                  awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
                  jvm_warmup: int = 10000, max_pairs: int = 12,
-                 max_minutes: float | None = 20.0) -> tuple[RunStore, dict[str, Any]]:
+                 max_minutes: float | None = 20.0, seed: int | None = None) -> tuple[RunStore, dict[str, Any]]:
     """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
     results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and the campaign runs of each row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
@@ -531,8 +534,9 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     `slices` paired orbench trials per size of `calls` calls, in which the target and the reference alternate
     slices of `slice_calls` (ABBA, the runner's sliced design), each slice after the first with `slice_rewarm`
     untimed calls; a launch's first trial at a size `warmup` untimed calls on each side (`jvm_warmup` on a JVM).
-    Then the sizes whose verdict is still open get more launches (_extend), up to `max_pairs`, while the run is
-    under `max_minutes`. With `awake_cpus` both sides run with the pinned CPUs kept from halting
+    The rows take turns launch by launch, in a fresh random order each round (`seed`; _take_turns). Then the sizes
+    whose verdict is still open get more launches (_extend), up to `max_pairs`, while the run is under
+    `max_minutes`. With `awake_cpus` both sides run with the pinned CPUs kept from halting
     (running/awake.py), as a campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
@@ -552,6 +556,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     if not runnable:
         raise UserError("no fidelity row can run here: " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
 
+    seed = random.SystemRandom().randrange(2 ** 31) if seed is None else seed
     started = time.monotonic()
     deadline = None if max_minutes is None else started + max_minutes * 60 - SUMMARY_RESERVE_S
     store = RunStore.create("fidelity", root)
@@ -559,17 +564,18 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     design = Design(pairs, slices, calls, warmup, jvm_warmup, rewarm, slice_calls, slice_rewarm, sockperf_seconds)
     row_runs = [_RowRun(name, store, resolve(pl), pl, design, suffix=f"-{pl}" if len(placements) > 1 else "")
                 for pl in placements for name in runnable]
+    order_rng = random.Random(seed)
     with awake:
-        for row in row_runs:
-            row.run(sizes, pairs)
-        extra = _extend(row_runs, max_pairs, deadline)
+        launch_order = [_take_turns([(row, sizes) for row in row_runs], order_rng) for _ in range(pairs)]
+        extra = _extend(row_runs, max_pairs, deadline, rng=order_rng)
     comparisons = [{**row.result(), "placement": row.placement} for row in row_runs]
     result = {"placement": ", ".join(placements), "placements": placements, "goal_ratio": GOAL_RATIO,
               **({"awake_cpus": awake.as_dict()} if awake_cpus else {}),
               "calls": calls, "warmup": warmup, "jvm_warmup": jvm_warmup, "rewarm": rewarm, "pairs": pairs,
               "max_pairs": max_pairs, "max_minutes": max_minutes, "slices": slices,
               "slice_calls": slice_calls, "slice_rewarm": slice_rewarm,
-              "sockperf_seconds": sockperf_seconds, "comparisons": comparisons, "extra_launches": extra,
+              "sockperf_seconds": sockperf_seconds, "seed": seed, "launch_order": launch_order,
+              "comparisons": comparisons, "extra_launches": extra,
               "cells": cell_counts(comparisons, extra),
               "elapsed_s": round(time.monotonic() - started, 1), "missing": missing, "note": __doc__}
     write_json_atomic(store.path / "fidelity.json", result)
@@ -588,30 +594,50 @@ class ExtendableRow(Protocol):
     def run(self, sizes: list[int], launches: int) -> None: ...
 
 
+def _take_turns(todo: list[tuple[ExtendableRow, list[int]]], rng: random.Random) -> list[str]:
+    """One launch of each row at its sizes, the rows in a random order; returns the order. Why turns: a row's
+    launches run in a minute if it takes them all at once, and runs of `orbench fidelity` differed by more than
+    those launches did (cells at 1.00 in one run and 1.027 in the next, each interval a percent wide); spread
+    over the whole run, the launches' spread holds the host's slower changes too (Abedi and Brecht, "Conducting
+    Repeatable Experiments in Highly Variable Cloud Computing Environments": randomized multiple interleaved
+    trials)."""
+    order = list(todo)
+    rng.shuffle(order)
+    for row, sizes in order:
+        row.run(sizes, 1)
+    return [f"{row.name} ({row.placement})" for row, _ in order]
+
+
 def _extend(rows: list[ExtendableRow], max_pairs: int, deadline: float | None,
-            clock: Callable[[], float] = time.monotonic, stream: TextIO = sys.stderr) -> list[dict[str, Any]]:
-    """More launches, EXTRA_BATCH at a time, at the sizes each row has not decided, in passes over the rows, the
-    cheapest per size and launch first, until every cell is decided or has `max_pairs` launches, or no row's next
-    batch fits before `deadline` (estimated from the row's own seconds per size and launch so far). Why launches
-    and not trials: what leaves a cell open is mostly launches disagreeing (a process or connection that runs a
-    few percent off), which more trials of the same launches do not narrow. Returns the batches run."""
+            clock: Callable[[], float] = time.monotonic, stream: TextIO = sys.stderr,
+            rng: random.Random | None = None) -> list[dict[str, Any]]:
+    """More launches, EXTRA_BATCH at a time, at the sizes each row has not decided, in passes over the rows: each
+    pass takes the rows whose batch fits before `deadline` (estimated from each row's own seconds per size and
+    launch so far), the cheapest per size and launch first, and the rows it took take turns (_take_turns)
+    EXTRA_BATCH times; until every cell is decided or has `max_pairs` launches, or no row's batch fits. Why
+    launches and not trials: what leaves a cell open is mostly launches disagreeing (a process or connection
+    that runs a few percent off), which more trials of the same launches do not narrow. Returns the batches."""
+    rng = rng or random.Random()
     batches: list[dict[str, Any]] = []
     while True:
         todo = sorted(((row, sizes) for row in rows if (sizes := row.undecided(max_pairs))),
                       key=lambda pair: pair[0].seconds_per_size_launch())
-        ran = False
+        taken: list[tuple[ExtendableRow, list[int]]] = []
+        planned = 0.0
         for row, sizes in todo:
             cost = row.seconds_per_size_launch() * len(sizes) * EXTRA_BATCH
-            if deadline is not None and clock() + cost > deadline:
+            if deadline is not None and clock() + planned + cost > deadline:
                 continue
+            planned += cost
+            taken.append((row, sizes))
             print(f"fidelity: {EXTRA_BATCH} more launches of {row.name} ({row.placement}) at "
                   f"{', '.join(map(str, sizes))} B, whose verdict is open (about {cost:.0f} s)", file=stream)
-            row.run(sizes, EXTRA_BATCH)
             batches.append({"reference": row.name, "placement": row.placement, "payload_bytes": sizes,
                             "launches": EXTRA_BATCH, "estimated_s": round(cost, 1)})
-            ran = True
-        if not ran:
+        if not taken:
             return batches
+        for _ in range(EXTRA_BATCH):
+            _take_turns(taken, rng)
 
 
 @dataclass(frozen=True)
@@ -631,11 +657,11 @@ class Design:
 
 
 class _RowRun:
-    """One row at one placement: a campaign of its one target and mode (its baseline not added: nothing is
-    subtracted here), first at every size, then again with more launches at the sizes still open, each run's
-    launches numbered on from the last's. A sliced reference takes turns with the target inside each trial (the
-    runner's companions); the first run's first launch's first trial at a size reads the anatomy, runs whole and is
-    not paired, so that run has one trial more than `slices` (its later launches pair it too). sockperf runs once
+    """One row at one placement: campaign runs of its one target and mode (its baseline not added: nothing is
+    subtracted here), a launch each (the rows take turns), first at every size, then at the sizes still open, each
+    run's launches numbered on from the last's. A sliced reference takes turns with the target inside each trial (the
+    runner's companions); the first run's first trial at a size reads the anatomy, runs whole and is not
+    paired, so that run has one trial more than `slices`. sockperf runs once
     after each trial. The reference's server and client restart with every launch."""
 
     def __init__(self, name: str, store: RunStore, pl: Placement, placement: str, design: Design, suffix: str = ""):
@@ -681,14 +707,15 @@ class _RowRun:
         return full if first else self.design.rewarm
 
     def run(self, sizes: list[int], launches: int) -> None:
-        """A campaign run of `launches` launches at `sizes`: the first reads the anatomy, later ones do not."""
+        """A campaign run of `launches` launches at `sizes` (its first run's sizes are the row's): the first reads
+        the anatomy, later ones do not."""
         if self.is_sockperf:
             sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
         first = not self.runs
         if first:
             self.sizes = list(sizes)
         design, offset = self.design, self.next_launch
-        path = self.store.path / f"{self.name}{self.suffix}{'' if first else f'-more{len(self.runs)}'}.toml"
+        path = self.store.path / f"{self.name}{self.suffix}{'' if first else f'-run{len(self.runs) + 1}'}.toml"
         path.write_text(CAMPAIGN.format(
             name=self.name, targets=[self.target_name], modes=[self.mode], sizes=sizes, placement=self.placement,
             pairs=launches, trials=self.slices + (first and not self.is_sockperf), calls=design.calls,
