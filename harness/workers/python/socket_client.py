@@ -1,6 +1,7 @@
 """The Python socket baseline's client (target python-socket), the floor omniORBpy is measured against: one
-write per request (header and payload built once, in one buffer), replies read with recv_into into one
-preallocated buffer, whatever is available at a time; TCP_NODELAY on unless the option set says otherwise."""
+write per request (header and payload built once, in one page-aligned buffer), replies read with recv_into into
+one preallocated page-aligned buffer, whatever is available at a time; TCP_NODELAY on unless the option set says
+otherwise."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class SocketConnection:
         self.sock = sock
         # With Nagle on, timed requests go out as header then body, two writes, as a GIOP layer may.
         self.split_writes = split_writes
-        self.reply = bytearray(64 * 1024)
+        self.reply = w.page_aligned(64 * 1024)
         self.reply_view = memoryview(self.reply)
 
     def close(self) -> None:
@@ -49,7 +50,7 @@ class SocketConnection:
         """Reads the rest of a reply of `size` bytes of which `got` are in the buffer: whatever is available."""
         if size > len(self.reply):
             self.reply_view.release()
-            self.reply = bytearray(size)
+            self.reply = w.page_aligned(size)
             self.reply_view = memoryview(self.reply)
         if got == 0:
             got = self.sock.recv_into(self.reply_view, size)
@@ -89,13 +90,14 @@ class SocketConnection:
         """Every payload type is plain bytes here: the bytes an ORB's server would count for it."""
         kind = {"oneway": w.ONEWAY, "twoway": w.TWOWAY, "echo": w.ECHO}[spec.mode]
         payload = octets(counted_bytes(spec.payload_type, spec.payload_bytes))
-        request = w.header(kind, len(payload)) + payload
-        head, body = request[:w.HEADER_BYTES], request[w.HEADER_BYTES:]
+        request = w.page_aligned(w.HEADER_BYTES + len(payload))
+        request[:] = w.header(kind, len(payload)) + payload
+        head, body = memoryview(request)[:w.HEADER_BYTES], memoryview(request)[w.HEADER_BYTES:]
         sendall, read = self.sock.sendall, self._read_reply
         reply_size = w.REPLY_BYTES + (len(payload) if kind == w.ECHO else 0)
         if reply_size > len(self.reply):
             self.reply_view.release()
-            self.reply = bytearray(reply_size)
+            self.reply = w.page_aligned(reply_size)
             self.reply_view = memoryview(self.reply)
         recv_into, view = self.sock.recv_into, self.reply_view
         # One function per case, so a timed call is the write(s) and one read when the reply is all there (a

@@ -1,6 +1,6 @@
 """The Python socket baseline's server (target python-socket): one thread per connection, each reading
-what is available (up to BULK_READ_BYTES) into one preallocated buffer (recv_into) and answering each request
-with one write."""
+what is available (up to BULK_READ_BYTES) into one preallocated, page-aligned buffer (recv_into) and answering
+each request with one write."""
 
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ BULK_READ_BYTES = 16 * 1024
 class Connection:
     def __init__(self, sock: socket.socket, counters: Counters, stop):
         self.sock, self.counters, self.stop = sock, counters, stop
-        self.buf = bytearray(READ_BUFFER)
-        self.out = bytearray(READ_BUFFER)
+        self.buf = w.page_aligned(READ_BUFFER)
+        self.out = w.page_aligned(READ_BUFFER)
         self.request_id = 0
 
     def reply(self, kind: int, body: bytes | memoryview = b"", status: int = 0) -> None:
         """One write: header, preamble and body copied into the preallocated reply buffer."""
         n = w.REPLY_BYTES + len(body)
         if n > len(self.out):
-            self.out = bytearray(n)
+            self.out = w.page_aligned(n)
         w.HEADER.pack_into(self.out, 0, w.MAGIC, 1, 0, 1, w.REPLY | kind, n - w.HEADER_BYTES)
         w.PREAMBLE.pack_into(self.out, w.HEADER_BYTES, self.request_id, status, 0)
         if body:
@@ -114,7 +114,7 @@ class Connection:
                     # one when the message is larger than any so far.
                     rest = filled - start
                     if need > len(buf):
-                        bigger = bytearray(need)
+                        bigger = w.page_aligned(need)
                         bigger[:rest] = view[start:filled]
                         view.release()
                         buf = self.buf = bigger
