@@ -61,7 +61,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
     store, result = run_fidelity([16, 1024], pairs=6, slices=2, calls=300, warmup=500, rewarm=100,
-                                 sockperf_seconds=1.0, root=tmp_path, rows=ROWS, slice_calls=150, max_pairs=6)
+                                 sockperf_seconds=1, root=tmp_path, rows=ROWS, slice_calls=150, max_pairs=6)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
@@ -189,7 +189,7 @@ def test_more_launches_count_on_from_the_first_run(tmp_path):
     require_references()
     store = RunStore.create("fidelity", tmp_path)
     design = Design(pairs=6, slices=2, calls=300, warmup=300, jvm_warmup=300, rewarm=100, slice_calls=150,
-                    slice_rewarm=20, sockperf_seconds=1.0)
+                    slice_rewarm=20, sockperf_seconds=1)
     row = _RowRun("c-pingpong", store, resolve("same-core"), "same-core", design)
     row.run([16, 1024], 6)
     row.run([16], EXTRA_BATCH)

@@ -34,10 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-minutes", type=float, default=20.0,
                    help="no batch of more launches starts that would end the run past this many minutes, judged by "
                         "the row's own time so far (default 20; 0: no limit)")
-    p.add_argument("--slices", type=int, default=10,
+    p.add_argument("--slices", type=int, default=8,
                    help="per size and launch: paired trials, in each of which orbench and the reference take turns "
                         "(ABBA, the campaigns' sliced design); a launch's ratio is the median of its trials' "
-                        "(default 10; one more trial per size reads the anatomy in the first launch, whole and unpaired)")
+                        "(default 8; one more trial per size reads the anatomy in the first launch, whole and unpaired)")
     p.add_argument("--calls", type=int, default=1000, help="timed calls per trial, each side (default 1000)")
     p.add_argument("--slice-calls", type=int, default=500,
                    help="calls per slice: a trial's calls alternate between the sides in slices of this many "
@@ -51,7 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the same on a JVM, where the JIT compiles the calls' path (default 10000, as the campaigns)")
     p.add_argument("--rewarm", type=int, default=200,
                    help="untimed calls before every later trial's first slice (default 200)")
-    p.add_argument("--sockperf-seconds", type=float, default=1.0, help="length of each sockperf run (default 1)")
+    p.add_argument("--sockperf-seconds", type=int, default=1,
+                   help="length of each sockperf run, whole seconds as sockperf takes them (default 1)")
     p.add_argument("--awake-cpus", action="store_true",
                    help="keep the pinned CPUs from halting while both sides run (a SCHED_IDLE busy loop on each, "
                         "as the campaign key awake_cpus): the floor of a machine tuned for latency")

@@ -190,7 +190,7 @@ class Sockperf:
     describe = ("orbench c-socket echo p50 / 2 (sends P+12 B, gets P+24 B back) vs sockperf TCP ping-pong p50 of "
                 "RTT/2 (sends and gets back P+18 B)")
 
-    def __init__(self, placement: Placement, host: str, seconds: float, logs: Path):
+    def __init__(self, placement: Placement, host: str, seconds: int, logs: Path):
         self.placement, self.host, self.seconds = placement, host, seconds
         self.log = logs / "sockperf.log"
         self.port = 0
@@ -522,8 +522,8 @@ def cell_counts(comparisons: list[dict[str, Any]], batches: list[dict[str, Any]]
 
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
-                 slices: int = 10, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
-                 sockperf_seconds: float = 1.0, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
+                 slices: int = 8, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
+                 sockperf_seconds: int = 1, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
                  awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
                  jvm_warmup: int = 10000, max_pairs: int = 12,
                  max_minutes: float | None = 20.0, seed: int | None = None) -> tuple[RunStore, dict[str, Any]]:
@@ -597,7 +597,7 @@ class ExtendableRow(Protocol):
 def _take_turns(todo: list[tuple[ExtendableRow, list[int]]], rng: random.Random) -> list[str]:
     """One launch of each row at its sizes, the rows in a random order; returns the order. Why turns: a row's
     launches run in a minute if it takes them all at once, and runs of `orbench fidelity` differed by more than
-    those launches did (cells at 1.00 in one run and 1.027 in the next, each interval a percent wide); spread
+    those launches did (six cells of two runs, their ratios 0.98-1.03, each outside the other run's interval); spread
     over the whole run, the launches' spread holds the host's slower changes too (Abedi and Brecht, "Conducting
     Repeatable Experiments in Highly Variable Cloud Computing Environments": randomized multiple interleaved
     trials)."""
@@ -653,7 +653,7 @@ class Design:
     rewarm: int
     slice_calls: int
     slice_rewarm: int
-    sockperf_seconds: float
+    sockperf_seconds: int
 
 
 class _RowRun:
