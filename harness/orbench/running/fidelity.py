@@ -527,17 +527,17 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
                  awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
                  jvm_warmup: int = 10000, max_pairs: int = 12,
                  max_minutes: float | None = 20.0, seed: int | None = None) -> tuple[RunStore, dict[str, Any]]:
-    """Runs the rows (names of references) one after the other, at each placement, into one fidelity run:
+    """Runs the rows (names of references) at each placement, taking turns launch by launch, into one fidelity run:
     results/fidelity/<id>/ holds fidelity.json, the references' logs and samples, and the campaign runs of each row
     and placement under <row>[-<placement>]/ (a floor must hold wherever the campaigns measure: at split-core a
     call also wakes the other CPU, which the plain programs pay too). `pairs` launches at every size, each of
     `slices` paired orbench trials per size of `calls` calls, in which the target and the reference alternate
     slices of `slice_calls` (ABBA, the runner's sliced design), each slice after the first with `slice_rewarm`
     untimed calls; a launch's first trial at a size `warmup` untimed calls on each side (`jvm_warmup` on a JVM).
-    The rows take turns launch by launch, in a fresh random order each round (`seed`; _take_turns). Then the sizes
-    whose verdict is still open get more launches (_extend), up to `max_pairs`, while the run is under
-    `max_minutes`. With `awake_cpus` both sides run with the pinned CPUs kept from halting
-    (running/awake.py), as a campaign with that key does."""
+    The rows take turns in a fresh random order each round (`seed`; _take_turns; the result's `launch_order` has
+    the first `pairs` rounds, `extra_launches` the batches after). Then the sizes whose verdict is still open get
+    more launches (_extend), up to `max_pairs`, while the run is under `max_minutes`. With `awake_cpus` both sides
+    run with the pinned CPUs kept from halting (running/awake.py), as a campaign with that key does."""
     placements = [placement] if isinstance(placement, str) else list(placement)
     for name in placements:
         resolve(name)
