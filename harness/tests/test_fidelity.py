@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import time
 
 import pytest
 from orbench.errors import UserError
@@ -16,8 +17,10 @@ from orbench.results.store import RunStore
 from orbench.running.fidelity import (
     EXTRA_BATCH,
     GOAL_RATIO,
+    SOCKPERF_FIRST_TURN_S,
     Design,
     ReferenceRun,
+    Sockperf,
     _extend,
     _row,
     _RowRun,
@@ -61,7 +64,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
     require_targets("c-socket", "omniorb", "java-socket", "python-socket")
     require_references()
     store, result = run_fidelity([16, 1024], pairs=6, slices=2, calls=300, warmup=500, rewarm=100,
-                                 sockperf_seconds=1, root=tmp_path, rows=ROWS, slice_calls=150, max_pairs=6)
+                                 root=tmp_path, rows=ROWS, slice_calls=150, max_pairs=6)
 
     assert json.loads((store.path / "fidelity.json").read_text()) == json.loads(json.dumps(result, default=str))
     assert (tmp_path / "fidelity" / "latest").resolve() == store.path
@@ -80,7 +83,7 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
             assert oneway["mean_ratio_ci"][0] <= oneway["mean_ratio"] <= oneway["mean_ratio_ci"][1]
     assert all("mean_ratio" not in row for row in comps["c-pingpong"]["rows"])
     for name, comp in comps.items():
-        slices = 1 if name == "sockperf" else 2  # sockperf is a process per run: it cannot alternate
+        slices = 2  # sockperf too: a client stopped between its turns
         assert comp["slices"] == slices, name
         # A sliced row pairs `slices` trials per size and launch; its first launch has one more at a size, which
         # reads the anatomy, whole and unpaired.
@@ -100,10 +103,13 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
         assert all({t.launch for t in run.read_trials()} == {0} for run in runs), name
         trials = [t for run in runs for t in run.read_trials() if t.ok]
         sizes = len(comp["rows"])
-        assert len(trials) == (6 * slices + (name != "sockperf")) * sizes, name
+        assert len(trials) == (6 * slices + 1) * sizes, name
         sliced = [t for t in trials if t.slice_p50s_ns]
-        assert len(sliced) == (0 if name == "sockperf" else paired * sizes), name
+        assert len(sliced) == paired * sizes, name
         assert all(len(t.slice_p50s_ns) == 2 for t in sliced), name
+    # sockperf: a client per size and launch, interrupted at the launch's end, each with its figures.
+    log = (store.logs_dir / "sockperf.log").read_text()
+    assert log.count("sockperf ping-pong") == log.count("percentile 50.000") == 6 * 2, log[-2000:]
     for name in ("omniorb-loop", "omniorb-loop-oneway", "c-pingpong", "java-pingpong", "python-pingpong"):
         samples = sorted((store.samples_dir / name).glob("*.i64"))
         # A reference's two slices inside each paired trial (6 x 2) at 2 sizes.
@@ -181,6 +187,29 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
     assert "(same-core)" in page and "(split-core)" in page
 
 
+@pytest.mark.slow  # a sockperf client takes 2 s to begin its test
+def test_a_sockperf_client_runs_only_in_its_turns(tmp_path):
+    """A sockperf client stopped between its turns: what it measured is its turns' calls, not the 1.5 s it spent
+    stopped between them (a client that ran on through them would make about ten times as many)."""
+    if shutil.which("sockperf") is None:
+        missing("sockperf (make deps)")
+    ref = Sockperf(resolve("same-core"), "127.0.0.1", tmp_path)
+    ref.sizes = [16]
+    ref.start()
+    try:
+        turns = ref.turns(16, 0, 0, 0)
+        for k in range(15):
+            time.sleep(0.1)
+            turns.run_slice(k, 500, 0)  # no time per call known: SOCKPERF_FIRST_TURN_S
+    finally:
+        ref.stop()
+    got = turns.result()
+    assert got is not None and got.observations > 0, (tmp_path / "sockperf.log").read_text()
+    ran_s = 15 * SOCKPERF_FIRST_TURN_S
+    round_trip_s = 2 * got.p50_ns / 1e9  # sockperf's p50 is half a round trip
+    assert got.observations < 3 * ran_s / round_trip_s, (got, (tmp_path / "sockperf.log").read_text())
+
+
 @pytest.mark.slow  # a row's launches at one size, then three more
 def test_more_launches_count_on_from_the_first_run(tmp_path):
     """A row run again at a size gets launches numbered on from its first run's (fresh processes, no anatomy
@@ -189,7 +218,7 @@ def test_more_launches_count_on_from_the_first_run(tmp_path):
     require_references()
     store = RunStore.create("fidelity", tmp_path)
     design = Design(pairs=6, slices=2, calls=300, warmup=300, jvm_warmup=300, rewarm=100, slice_calls=150,
-                    slice_rewarm=20, sockperf_seconds=1)
+                    slice_rewarm=20)
     row = _RowRun("c-pingpong", store, resolve("same-core"), "same-core", design)
     row.run([16, 1024], 6)
     row.run([16], EXTRA_BATCH)

@@ -51,8 +51,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the same on a JVM, where the JIT compiles the calls' path (default 10000, as the campaigns)")
     p.add_argument("--rewarm", type=int, default=200,
                    help="untimed calls before every later trial's first slice (default 200)")
-    p.add_argument("--sockperf-seconds", type=int, default=1,
-                   help="length of each sockperf run, whole seconds as sockperf takes them (default 1)")
     p.add_argument("--awake-cpus", action="store_true",
                    help="keep the pinned CPUs from halting while both sides run (a SCHED_IDLE busy loop on each, "
                         "as the campaign key awake_cpus): the floor of a machine tuned for latency")
@@ -73,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     store, result = run_fidelity(sizes, placement=args.placement.split(","), pairs=args.pairs, slices=args.slices,
                                  calls=args.calls, warmup=args.warmup, jvm_warmup=args.jvm_warmup, rewarm=args.rewarm,
                                  slice_calls=args.slice_calls, slice_rewarm=args.slice_rewarm,
-                                 sockperf_seconds=args.sockperf_seconds, rows=rows, awake_cpus=args.awake_cpus,
+                                 rows=rows, awake_cpus=args.awake_cpus,
                                  max_pairs=args.max_pairs, max_minutes=args.max_minutes or None, root=root,
                                  seed=args.seed)
     for comp in result["comparisons"]:  # each row's campaign runs get their summary.json like any run

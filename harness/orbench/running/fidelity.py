@@ -48,8 +48,9 @@ read around each size's first trial in the first launch, as the middleware campa
 runs whole, as in a campaign, and is not paired). Warm-up: the first slice at a size in a launch on either side
 gets `warmup` untimed calls (the connection's buffers; `jvm_warmup` on a JVM, for the JIT's compilations), a later trial's first slice `rewarm`, every
 other slice `slice_rewarm`; both sides alike, so whatever the other program's turn on the CPU costs, each side
-pays it. sockperf cannot alternate on one connection: its row runs one sockperf run (a process, of which it
-leaves the first 400 ms out) after one orbench trial per launch. Every process runs in the harness's own session,
+pays it. sockperf cannot be told to make a slice's calls and wait: its row keeps one sockperf client per size and
+launch stopped (SIGSTOP) and lets it run (SIGCONT) for its turns, each as long as orbench's slice before it took, and
+reads its figures when the launch ends (SockperfClient). Every process runs in the harness's own session,
 like the workers (targets/workers.py: under Linux autogroup scheduling a session of its own is a scheduler group of
 its own).
 """
@@ -62,6 +63,7 @@ import random
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -101,6 +103,21 @@ JAVA_PINGPONG_CLASS = "org.orbench.fidelity.JavaPingpong"
 PYTHON = "harness/workers/python/build/venv/bin/python"  # the Python workers' interpreter (`make python`)
 PYTHON_PINGPONG = "harness/workers/python/fidelity_pingpong.py"
 READY_TIMEOUT_S = 30.0
+# A sockperf client sleeps 2 s after it connects, then runs its test, leaving its first 400 ms out of its figures:
+# the clients of a launch start together and run free for part of those 400 ms, as their warm-up (the clients of
+# the other sizes run then too, which the figures leave out), and take their first turns after them.
+SOCKPERF_START_TIMEOUT_S = 10.0
+SOCKPERF_FREE_S = 0.3
+SOCKPERF_LEFT_OUT_S = 0.45  # the first turn after the 400 ms: a turn inside them would count for nothing
+# It also leaves out its last 50 ms before it ends: when a launch ends, its clients run on this long (less than
+# those 50 ms) before they are interrupted, so that every turn counts.
+SOCKPERF_CLOSING_S = 0.04
+# A client's test time (-t): it keeps room for a sample per call at any rate for all of it (about 10 MB a second
+# here), and a launch of the row took under 30 s on a 2-vCPU VM. A client whose time runs out keeps its figures
+# so far and takes no more turns.
+SOCKPERF_CLIENT_S = 40
+# A turn before orbench's side has a time per call at the size: about a slice at 1 B.
+SOCKPERF_FIRST_TURN_S = 0.01
 _P50 = re.compile(r"percentile 50\.000 =\s*([\d.]+)")
 _OBS = re.compile(r"Total (\d+) observations")
 
@@ -134,16 +151,23 @@ class ReferenceRun:
     mean_ns: float | None = None  # the mean time per call (sliced references)
 
 
+class Turns(Protocol):
+    """A reference's turns in one orbench trial (a slices.Companion) and what they measured, once known."""
+
+    def run_slice(self, index: int, calls: int, rewarm: int) -> None: ...
+    def result(self) -> ReferenceRun | None: ...
+
+
 class Reference(Protocol):
-    """A program making the same calls as one orbench target and mode (ROWS), measured after each of its trials;
-    started again for every orbench launch."""
+    """A program making the same calls as one orbench target and mode (ROWS), taking turns with it inside each of
+    its trials; started again for every orbench launch (stop() ends what a launch measured)."""
 
     name: str
     halve_orbench: bool  # compare orbench's p50 / 2 (a round trip against a reference's RTT/2)
     describe: str
 
     def start(self) -> None: ...
-    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun: ...
+    def turns(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> Turns: ...
     def stop(self) -> None: ...
 
 
@@ -182,45 +206,163 @@ def _stop(proc: subprocess.Popen | None) -> None:
             proc.wait()
 
 
+class SockperfClient:
+    """One `sockperf ping-pong` client for one size in one launch. sockperf runs for a time, not a number of calls,
+    and cannot wait between them: so, once its test has begun, it runs free for SOCKPERF_FREE_S (its own warm-up,
+    which it leaves out of its figures), then stays stopped (SIGSTOP) except for its turns (SIGCONT for as long as
+    orbench's slice took, then SIGSTOP), and is interrupted when its launch ends (SIGINT), when it prints its figures
+    over every turn. The call a stop catches in flight reads the whole stop: one call in a turn's hundreds, which a
+    p50 does not see."""
+
+    def __init__(self, argv: list[str], log: Path):
+        self.argv, self.log = argv, log
+        self.proc: subprocess.Popen | None = None
+        self.head = ""  # its output up to the start of its test
+        self.result: ReferenceRun | None = None
+
+    def launch(self) -> None:
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+
+    def wait_for_test(self, deadline: float) -> None:
+        """Until its test has begun (its "Starting test" line): read from the pipe itself, which a buffered reader
+        could have emptied into its buffer."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while "Starting test" not in self.head:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.finish()
+                raise UserError(f"sockperf ping-pong did not start its test; its output is in {self.log}")
+            if select.select([fd], [], [], 0.2)[0]:
+                self.head += os.read(fd, 65536).decode(errors="replace")
+
+    def stop(self) -> None:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def close(self) -> None:
+        """Runs on (SIGCONT) towards its end, which interrupt() makes."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+
+    def interrupt(self) -> None:
+        """Ends its test (SIGINT: sockperf prints its figures and exits)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signal.SIGCONT)
+
+    def turn(self, seconds: float) -> None:
+        """Runs for `seconds`; nothing once it has ended (its test time ran out: its figures so far stand)."""
+        assert self.proc is not None
+        if self.result is not None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGCONT)
+        time.sleep(seconds)
+        self.stop()
+
+    def finish(self) -> ReferenceRun | None:
+        """Its figures over every turn (interrupted if it still runs); None without any."""
+        if self.result is not None or self.proc is None:
+            return self.result
+        self.interrupt()
+        try:
+            text, _ = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            text, _ = self.proc.communicate()
+        text = self.head + (text or "")
+        with open(self.log, "a") as out:
+            out.write(f"$ {' '.join(self.argv)}\n{text}")
+        m, n = _P50.search(text), _OBS.search(text)
+        if m:
+            self.result = ReferenceRun(float(m.group(1)) * 1e3, int(n.group(1)) if n else 0, os.getloadavg()[0])
+        return self.result
+
+
+@dataclass
+class SockperfTurns:
+    """sockperf as a slices.Companion: its turns in one orbench trial, each as long as `call_ns` calls of the
+    orbench side's last trial at the size take (or SOCKPERF_FIRST_TURN_S before there is one). Its result is its
+    client's, over every trial of the size in the launch, once the launch has ended."""
+
+    client: SockperfClient
+    call_ns: float | None
+
+    def run_slice(self, index: int, calls: int, rewarm: int) -> None:
+        self.client.turn(SOCKPERF_FIRST_TURN_S if self.call_ns is None else calls * self.call_ns / 1e9)
+
+    def result(self) -> ReferenceRun | None:
+        return self.client.result
+
+
 class Sockperf:
-    """sockperf's TCP ping-pong: one server for the whole run, one client run of `seconds` per pair."""
+    """sockperf's TCP ping-pong: per launch, a server and a client for each size (a sockperf server answers one
+    client at a time), all started with the launch's first turn (a client's start takes 2 s, which they then
+    share), taking turns with orbench's slices (SockperfClient)."""
 
     name = "sockperf"
     halve_orbench = True
     describe = ("orbench c-socket echo p50 / 2 (sends P+12 B, gets P+24 B back) vs sockperf TCP ping-pong p50 of "
-                "RTT/2 (sends and gets back P+18 B)")
+                "RTT/2 (sends and gets back P+18 B), one sockperf client per size and launch, stopped except for its "
+                "turns between orbench's slices")
 
-    def __init__(self, placement: Placement, host: str, seconds: int, logs: Path):
-        self.placement, self.host, self.seconds = placement, host, seconds
+    def __init__(self, placement: Placement, host: str, logs: Path):
+        self.placement, self.host = placement, host
         self.log = logs / "sockperf.log"
-        self.port = 0
-        self.server: subprocess.Popen | None = None
+        self.sizes: list[int] = []  # the sizes of the row's campaign run: a server and a client each per launch
+        self.servers: list[subprocess.Popen] = []
+        self.clients: dict[int, SockperfClient] = {}
+        self.call_ns: dict[int, float] = {}  # per size: the orbench side's time per call in its last trial
 
     def start(self) -> None:
         if shutil.which("sockperf") is None:
             raise UserError("sockperf not found (apt-get install sockperf, or: make deps)")
-        self.port = _free_port(self.host)
-        with open(self.log, "ab") as out:
-            self.server = subprocess.Popen(
-                self.placement.prefix("server") + ["sockperf", "server", "--tcp", "-i", self.host, "-p", str(self.port)],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
-        _wait_listening(self.host, self.port, self.server, "sockperf server", self.log)
 
-    def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
-        msg = payload_bytes + SOCKPERF_EXTRA_BYTES
-        argv = self.placement.prefix("client") + ["sockperf", "ping-pong", "--tcp", "-i", self.host, "-p",
-                                                  str(self.port), "-m", str(msg), "-t", f"{self.seconds:g}"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.seconds + 60)
-        text = proc.stdout + proc.stderr
-        with open(self.log, "a") as out:
-            out.write(f"$ {' '.join(argv)}\n{text}")
-        m, n = _P50.search(text), _OBS.search(text)
-        if proc.returncode != 0 or not m:
-            raise UserError(f"sockperf ping-pong -m {msg} failed (exit {proc.returncode}); its output is in {self.log}")
-        return ReferenceRun(float(m.group(1)) * 1e3, int(n.group(1)) if n else 0, os.getloadavg()[0])
+    def _start_clients(self) -> None:
+        for size in self.sizes:
+            port = _free_port(self.host)
+            with open(self.log, "ab") as out:
+                self.servers.append(subprocess.Popen(
+                    self.placement.prefix("server") + ["sockperf", "server", "--tcp", "-i", self.host, "-p", str(port)],
+                    stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT))
+            _wait_listening(self.host, port, self.servers[-1], "sockperf server", self.log)
+            self.clients[size] = SockperfClient(self.placement.prefix("client") + [
+                "sockperf", "ping-pong", "--tcp", "-i", self.host, "-p", str(port),
+                "-m", str(size + SOCKPERF_EXTRA_BYTES), "-t", str(SOCKPERF_CLIENT_S)], self.log)
+            self.clients[size].launch()
+        deadline = time.monotonic() + SOCKPERF_START_TIMEOUT_S
+        for client in self.clients.values():
+            client.wait_for_test(deadline)
+        time.sleep(SOCKPERF_FREE_S)
+        for client in self.clients.values():
+            client.stop()
+        time.sleep(SOCKPERF_LEFT_OUT_S - SOCKPERF_FREE_S)
+
+    def turns(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> SockperfTurns:
+        if not self.clients:
+            self._start_clients()
+        return SockperfTurns(self.clients[payload_bytes], self.call_ns.get(payload_bytes))
 
     def stop(self) -> None:
-        _stop(self.server)
+        try:
+            for client in self.clients.values():
+                client.close()
+            time.sleep(SOCKPERF_CLOSING_S)
+            for client in self.clients.values():
+                client.interrupt()
+            for client in self.clients.values():
+                client.finish()
+        finally:
+            for client in self.clients.values():
+                if client.proc is not None and client.proc.poll() is None:  # stopped: only SIGKILL ends it now
+                    client.proc.kill()
+                    client.proc.wait()
+            for server in self.servers:  # it does not end on stdin's end: _stop would wait 5 s for each
+                if server.poll() is None:
+                    server.terminate()
+                _stop(server)
+            self.clients, self.servers = {}, []
 
 
 class SliceClient:
@@ -523,7 +665,7 @@ def cell_counts(comparisons: list[dict[str, Any]], batches: list[dict[str, Any]]
 
 def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-core", pairs: int = 6,
                  slices: int = 8, calls: int = 1000, warmup: int = 1000, rewarm: int = 200,
-                 sockperf_seconds: int = 1, root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
+                 root: Path | None = None, rows: tuple[str, ...] = tuple(ROWS),
                  awake_cpus: bool = False, slice_calls: int = 500, slice_rewarm: int = 20,
                  jvm_warmup: int = 10000, max_pairs: int = 12,
                  max_minutes: float | None = 20.0, seed: int | None = None) -> tuple[RunStore, dict[str, Any]]:
@@ -561,7 +703,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
     deadline = None if max_minutes is None else started + max_minutes * 60 - SUMMARY_RESERVE_S
     store = RunStore.create("fidelity", root)
     awake = AwakeCPUs(set().union(*(resolve(pl).worker_cpus() for pl in placements)) if awake_cpus else ())
-    design = Design(pairs, slices, calls, warmup, jvm_warmup, rewarm, slice_calls, slice_rewarm, sockperf_seconds)
+    design = Design(pairs, slices, calls, warmup, jvm_warmup, rewarm, slice_calls, slice_rewarm)
     row_runs = [_RowRun(name, store, resolve(pl), pl, design, suffix=f"-{pl}" if len(placements) > 1 else "")
                 for pl in placements for name in runnable]
     order_rng = random.Random(seed)
@@ -574,7 +716,7 @@ def run_fidelity(sizes: list[int] = SIZES, placement: str | list[str] = "same-co
               "calls": calls, "warmup": warmup, "jvm_warmup": jvm_warmup, "rewarm": rewarm, "pairs": pairs,
               "max_pairs": max_pairs, "max_minutes": max_minutes, "slices": slices,
               "slice_calls": slice_calls, "slice_rewarm": slice_rewarm,
-              "sockperf_seconds": sockperf_seconds, "seed": seed, "launch_order": launch_order,
+              "seed": seed, "launch_order": launch_order,
               "comparisons": comparisons, "extra_launches": extra,
               "cells": cell_counts(comparisons, extra),
               "elapsed_s": round(time.monotonic() - started, 1), "missing": missing, "note": __doc__}
@@ -643,7 +785,7 @@ def _extend(rows: list[ExtendableRow], max_pairs: int, deadline: float | None,
 @dataclass(frozen=True)
 class Design:
     """How much a row measures: `pairs` launches, `slices` paired trials per size and launch of `calls` calls each
-    side, alternating in slices of `slice_calls` (sockperf: one run of `sockperf_seconds` after each trial)."""
+    side, alternating in slices of `slice_calls` (sockperf: turns as long as orbench's slices)."""
 
     pairs: int
     slices: int
@@ -653,7 +795,6 @@ class Design:
     rewarm: int
     slice_calls: int
     slice_rewarm: int
-    sockperf_seconds: int
 
 
 class _RowRun:
@@ -661,16 +802,15 @@ class _RowRun:
     subtracted here), a launch each (the rows take turns), first at every size, then at the sizes still open, each
     run's launches numbered on from the last's. A sliced reference takes turns with the target inside each trial (the
     runner's companions); the first run's first trial at a size reads the anatomy, runs whole and is not
-    paired, so that run has one trial more than `slices`. sockperf runs once
-    after each trial. The reference's server and client restart with every launch."""
+    paired, so that run has one trial more than `slices`. The reference's server and client restart with every
+    launch."""
 
     def __init__(self, name: str, store: RunStore, pl: Placement, placement: str, design: Design, suffix: str = ""):
         self.name, self.store, self.pl, self.placement, self.design, self.suffix = name, store, pl, placement, design, suffix
         self.target_name, self.mode = ROWS[name]
         self.target = get_target(self.target_name)  # read once: every read parses the descriptors again
         self.is_sockperf = name == "sockperf"
-        # sockperf is a process per pair: it cannot alternate with orbench on one connection.
-        self.slices = 1 if self.is_sockperf else design.slices
+        self.slices = design.slices
         self.sizes: list[int] = []
         self.runs: list[RunStore] = []
         self.launches_at: dict[int, int] = {}
@@ -687,7 +827,7 @@ class _RowRun:
     def _reference(self, host: str) -> Reference:
         samples = self.store.samples_dir / f"{self.name}{self.suffix}"
         if self.is_sockperf:
-            return Sockperf(self.pl, host, self.design.sockperf_seconds, self.store.logs_dir)
+            return Sockperf(self.pl, host, self.store.logs_dir)
         if "pingpong" in self.name:
             return Pingpong(self.name, self.mode, self.pl, host, self.design.calls, self.store.logs_dir, samples)
         return OmniorbLoop(self.name, self.mode, self.pl, host, self.design.calls, self.store.logs_dir, samples)
@@ -718,27 +858,25 @@ class _RowRun:
         path = self.store.path / f"{self.name}{self.suffix}{'' if first else f'-run{len(self.runs) + 1}'}.toml"
         path.write_text(CAMPAIGN.format(
             name=self.name, targets=[self.target_name], modes=[self.mode], sizes=sizes, placement=self.placement,
-            pairs=launches, trials=self.slices + (first and not self.is_sockperf), calls=design.calls,
+            pairs=launches, trials=self.slices + first, calls=design.calls,
             warmup=design.warmup, jvm_warmup=design.jvm_warmup, rewarm=design.rewarm,
-            slice_calls=0 if self.is_sockperf else design.slice_calls, slice_rewarm=design.slice_rewarm,
+            slice_calls=design.slice_calls, slice_rewarm=design.slice_rewarm,
             anatomy="counters" if first else "off"))
         campaign = read_campaign(path, targets={self.target_name: replace(self.target, baseline=None)})
         if self.ref is None:  # the reference binds where the orbench server binds
             self.ref = self._reference(campaign.host_pairs()[0].bind_address)
-        turns: dict[tuple[int, int, int], ReferenceTurns] = {}
+        if isinstance(self.ref, Sockperf):
+            self.ref.sizes = list(sizes)
+        turns: dict[tuple[int, int, int], Turns] = {}
 
         def after_trial(runner: Runner, trial: Trial) -> None:
-            # sockperf: a process after the trial, the orbench workers idle (blocked in a read) while it runs.
-            if not trial.ok or not self.is_sockperf:
-                return
-            launch, size = trial.launch + offset, trial.point.payload_bytes
-            self.measured[(size, launch, trial.trial)] = self._reference_for(launch).measure(
-                size, launch, trial.trial, self._warmup_at(size, launch))
+            # sockperf's turns last as long as orbench's slices: its time per call at the size, from its last trial.
+            if trial.ok and trial.mean_ns and isinstance(self.ref, Sockperf):
+                self.ref.call_ns[trial.point.payload_bytes] = float(trial.mean_ns)
 
-        def companions(point: Point, launch: int, trial: int) -> tuple[ReferenceTurns, ...]:
+        def companions(point: Point, launch: int, trial: int) -> tuple[Turns, ...]:
             launch += offset
             ref = self._reference_for(launch)
-            assert isinstance(ref, _Sliced)
             key = (point.payload_bytes, launch, trial)
             turns[key] = ref.turns(point.payload_bytes, launch, trial, self._warmup_at(point.payload_bytes, launch))
             return (turns[key],)
@@ -748,8 +886,7 @@ class _RowRun:
         try:
             self.ref.start()
             self.server_launch = offset
-            Runner(campaign, run, on_trial_done=after_trial,
-                   companions=None if self.is_sockperf else companions).run()
+            Runner(campaign, run, on_trial_done=after_trial, companions=companions).run()
         finally:
             self.ref.stop()
         self.seconds += time.monotonic() - began
@@ -800,7 +937,7 @@ class _RowRun:
         runs = [str(run.path.relative_to(self.store.path)) for run in self.runs]
         return {"reference": self.name, "target": self.target_name, "mode": self.mode,
                 "halved": self.ref.halve_orbench, "slices": self.slices,
-                "slice_calls": None if self.is_sockperf else self.design.slice_calls, "what": self.ref.describe,
+                "slice_calls": self.design.slice_calls, "what": self.ref.describe,
                 "run": runs[0], "runs": runs, "seconds": round(self.seconds, 1), "rows": self.rows()}
 
 
