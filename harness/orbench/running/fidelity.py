@@ -112,10 +112,11 @@ SOCKPERF_LEFT_OUT_S = 0.45  # the first turn after the 400 ms: a turn inside the
 # It also leaves out its last 50 ms before it ends: when a launch ends, its clients run on this long (less than
 # those 50 ms) before they are interrupted, so that every turn counts.
 SOCKPERF_CLOSING_S = 0.04
-# A client's test time (-t): it keeps room for a sample per call at any rate for all of it (about 10 MB a second
-# here), and a launch of the row took under 30 s on a 2-vCPU VM. A client whose time runs out keeps its figures
-# so far and takes no more turns.
-SOCKPERF_CLIENT_S = 40
+# A client's test time (-t). sockperf fills memory for a sample per call at any rate over all of it, about 10 MB a
+# second (a 60 s client held 576 MB): 7 sizes at 25 s hold about 1.7 GB. A launch of the row, clients' start
+# included, took 10-11 s on a 2-vCPU VM. A client whose time runs out keeps its figures so far and takes no more
+# turns.
+SOCKPERF_CLIENT_S = 25
 # A turn before orbench's side has a time per call at the size: about a slice at 1 B.
 SOCKPERF_FIRST_TURN_S = 0.01
 _P50 = re.compile(r"percentile 50\.000 =\s*([\d.]+)")
