@@ -21,6 +21,9 @@ import time
 from pathlib import Path
 
 PR_SET_TIMERSLACK = 29
+# A slow period takes STEAL_US of every EVERY_US from the CPU: 30%, as a busy host's steal can.
+STEAL_US = 6.0
+EVERY_US = 20.0
 
 
 def _precise_sleeps() -> None:
@@ -70,7 +73,8 @@ def run(cpu: int, period_s: float, steal_us: float, every_us: float, seconds: fl
 class PhaseMaker:
     """The maker as a child process for the length of a `with` block."""
 
-    def __init__(self, cpu: int, period_s: float = 0.3, steal_us: float = 6.0, every_us: float = 20.0):
+    def __init__(self, cpu: int, period_s: float = 0.3, steal_us: float = STEAL_US, every_us: float = EVERY_US):
+        self.steal_share = steal_us / every_us  # of the CPU, in a slow period
         self.argv = [sys.executable, "-m", "tests.phase_maker", str(cpu), "--period-s", str(period_s),
                      "--steal-us", str(steal_us), "--every-us", str(every_us), "--seconds", "3600"]
         self.proc: subprocess.Popen | None = None
@@ -92,8 +96,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cpu", type=int)
     parser.add_argument("--period-s", type=float, default=0.3)
-    parser.add_argument("--steal-us", type=float, default=6.0)
-    parser.add_argument("--every-us", type=float, default=20.0)
+    parser.add_argument("--steal-us", type=float, default=STEAL_US)
+    parser.add_argument("--every-us", type=float, default=EVERY_US)
     parser.add_argument("--seconds", type=float, default=60.0)
     a = parser.parse_args()
     run(a.cpu, a.period_s, a.steal_us, a.every_us, a.seconds)

@@ -218,19 +218,19 @@ def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_cam
     phases 2.12-2.21 us there, and 2.17 us +-56 ns on another). So the 5% of 2 us the summary allows a known answer
     (pairing.known_answer) is not this host's to give; what the made phases must not do is move the estimate by
     more than the intervals, and by what they take from a longer call: in their slow periods they take 30% of the
-    CPU, so a call 2 us longer may lose up to 0.3 x 2 us more (they added 0.29 us once in six runs there, the
+    CPU, so a call 2 us longer may lose up to 0.3 x 2 us more (they added 0.29 us once in nine runs there, the
     calm run at 2.01 us +-112 ns, the made-phases one 2.30 us +-53 ns)."""
     require_targets("c-socket-delay", "c-socket")
     cpu = max(os.sched_getaffinity(0))  # same-core pins both workers to the highest CPU
     calm = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "calm-sliced")
-    with PhaseMaker(cpu, period_s=0.2):
+    with PhaseMaker(cpu, period_s=0.2) as maker:
         sequential = _added_at_made_phases(write_campaign, results_root, "slice_calls = 0\ninterleave_groups = false\n",
                                            "made-phases-sequential")
         sliced = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "made-phases-sliced")
     for added in (calm, sliced):
         assert 0.9 * 2000 <= added["estimate"] <= 1.25 * 2000, added
     apart = max(sliced["half"] + calm["half"], 0.05 * 2000)
-    assert -apart <= sliced["estimate"] - calm["estimate"] <= apart + 0.3 * 2000, (calm, sliced)
+    assert -apart <= sliced["estimate"] - calm["estimate"] <= apart + maker.steal_share * 2000, (calm, sliced)
     assert sliced["half"] <= 0.5 * sequential["half"], (sliced["half"], sequential["half"])
 
 
