@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from orbench.hosts.placement import resolve
-from orbench.running.fidelity import Pingpong
+from orbench.running.fidelity_references import Pingpong
 from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import get_target
 from orbench.targets.workers import ClientWorker, ServerWorker

@@ -17,10 +17,7 @@ from orbench.results.store import RunStore
 from orbench.running.fidelity import (
     EXTRA_BATCH,
     GOAL_RATIO,
-    SOCKPERF_FIRST_TURN_S,
     Design,
-    ReferenceRun,
-    Sockperf,
     _extend,
     _row,
     _RowRun,
@@ -33,6 +30,7 @@ from orbench.running.fidelity import (
     stability,
     verdict,
 )
+from orbench.running.fidelity_references import SOCKPERF_FIRST_TURN_S, ReferenceRun, Sockperf
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import missing, require_targets

@@ -11,7 +11,7 @@ import time
 
 import pytest
 from orbench.paths import repo_root
-from orbench.running.fidelity import _PINGPONGS, _free_port, _wait_listening, pingpong_command
+from orbench.running.fidelity_references import _PINGPONGS, _free_port, _wait_listening, pingpong_command
 
 from tests.conftest import missing
 
