@@ -114,10 +114,11 @@ def threads_overlap(conformance: Conformance, client: ClientWorker, server: Serv
     """A twoway run on THREADS threads through a relay that holds every reply `delay_ns`: each sample is at
     least the delay, and the run takes far less than its calls made one at a time would."""
     with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
+        one_ns = relay_steps.one_call_ns(client, server, conformance.log_dir / "scale-threads-relay-one.i64")
         answer, samples = _run(conformance, client, server, "threads-relay", mode="twoway",
                                calls=RELAY_THREAD_CALLS, warmup=RELAY_THREAD_WARMUP, threads=THREADS)
         return relay_steps.check_overlap(samples, answer, THREADS * RELAY_THREAD_CALLS, delay_ns,
-                                         f"on {THREADS} threads")
+                                         f"on {THREADS} threads", one_ns)
 
 
 def objects_runs(conformance: Conformance) -> str:

@@ -86,12 +86,14 @@ def ami_overlap(conformance: Conformance, client: ClientWorker, server: ServerWo
     """ami-8 through a relay that holds every reply `delay_ns`: each sample is at least the delay, and the run
     takes far less than its calls one at a time would."""
     with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
+        one_ns = relay_steps.one_call_ns(client, server, conformance.log_dir / "shape-ami-relay-one.i64")
         path = conformance.log_dir / "shape-ami-relay.i64"
         answer = client.call({"cmd": "run", "mode": "twoway", "shape": "ami-8", "payload_type": "octets",
                               "payload_bytes": 100, "calls": AMI_RELAY_CALLS, "warmup": 0, "samples_file": str(path),
                               "sync_timeout_ms": 10000}, timeout=120, watch=[server])
         assert answer["ok"], f"error answer: {answer.get('error_kind')}: {answer.get('error')}"
-        return relay_steps.check_overlap(read_samples(path), answer, AMI_RELAY_CALLS, delay_ns, "with 8 outstanding")
+        return relay_steps.check_overlap(read_samples(path), answer, AMI_RELAY_CALLS, delay_ns, "with 8 outstanding",
+                                           one_ns)
 
 
 # Promise pipelining through the relay that holds every reply: a pipelined call is one round trip (its median
