@@ -192,7 +192,7 @@ def test_a_sockperf_client_runs_only_in_its_turns(tmp_path):
     if shutil.which("sockperf") is None:
         missing("sockperf (make deps)")
     ref = Sockperf(resolve("same-core"), "127.0.0.1", tmp_path)
-    ref.sizes = [16]
+    ref.at_sizes([16])
     ref.start()
     try:
         turns = ref.turns(16, 0, 0, 0)

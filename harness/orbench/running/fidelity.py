@@ -68,7 +68,7 @@ from typing import Any, Protocol, TextIO
 
 import numpy as np
 
-from orbench.campaign.spec import read_campaign
+from orbench.campaign.spec import Campaign, read_campaign
 from orbench.errors import UserError
 from orbench.hosts.placement import Placement, resolve
 from orbench.hosts.readiness import unavailable_reason
@@ -79,7 +79,6 @@ from orbench.results.trial import Trial
 from orbench.running.awake import AwakeCPUs
 from orbench.running.fidelity_references import (
     ROWS,
-    SOCKPERF_MAX_BYTES,
     OmniorbLoop,
     Pingpong,
     Reference,
@@ -354,7 +353,6 @@ class _RowRun:
         self.name, self.store, self.pl, self.placement, self.design, self.suffix = name, store, pl, placement, design, suffix
         self.target_name, self.mode = ROWS[name]
         self.target = get_target(self.target_name)  # read once: every read parses the descriptors again
-        self.is_sockperf = name == "sockperf"
         self.slices = design.slices
         self.sizes: list[int] = []
         self.runs: list[RunStore] = []
@@ -371,7 +369,7 @@ class _RowRun:
 
     def _reference(self, host: str) -> Reference:
         samples = self.store.samples_dir / f"{self.name}{self.suffix}"
-        if self.is_sockperf:
+        if self.name == "sockperf":
             return Sockperf(self.pl, host, self.store.logs_dir)
         if "pingpong" in self.name:
             return Pingpong(self.name, self.mode, self.pl, host, self.design.calls, self.store.logs_dir, samples)
@@ -391,15 +389,8 @@ class _RowRun:
         full = self.design.jvm_warmup if self.target.is_jvm else self.design.warmup
         return full if first else self.design.rewarm
 
-    def run(self, sizes: list[int], launches: int) -> None:
-        """A campaign run of `launches` launches at `sizes` (its first run's sizes are the row's): the first reads
-        the anatomy, later ones do not."""
-        if self.is_sockperf:
-            sizes = [s for s in sizes if s <= SOCKPERF_MAX_BYTES]
-        first = not self.runs
-        if first:
-            self.sizes = list(sizes)
-        design, offset = self.design, self.next_launch
+    def _campaign(self, sizes: list[int], launches: int, first: bool) -> Campaign:
+        design = self.design
         path = self.store.path / f"{self.name}{self.suffix}{'' if first else f'-run{len(self.runs) + 1}'}.toml"
         path.write_text(CAMPAIGN.format(
             name=self.name, targets=[self.target_name], modes=[self.mode], sizes=sizes, placement=self.placement,
@@ -407,17 +398,25 @@ class _RowRun:
             warmup=design.warmup, jvm_warmup=design.jvm_warmup, rewarm=design.rewarm,
             slice_calls=design.slice_calls, slice_rewarm=design.slice_rewarm,
             anatomy="counters" if first else "off"))
-        campaign = read_campaign(path, targets={self.target_name: replace(self.target, baseline=None)})
+        return read_campaign(path, targets={self.target_name: replace(self.target, baseline=None)})
+
+    def run(self, sizes: list[int], launches: int) -> None:
+        """A campaign run of `launches` launches at `sizes` (its first run's sizes are the row's, those its
+        reference makes): the first reads the anatomy, later ones do not."""
+        first = not self.runs
         if self.ref is None:  # the reference binds where the orbench server binds
-            self.ref = self._reference(campaign.host_pairs()[0].bind_address)
-        if isinstance(self.ref, Sockperf):
-            self.ref.sizes = list(sizes)
+            self.ref = self._reference(self._campaign(sizes, launches, first).host_pairs()[0].bind_address)
+        ref = self.ref
+        sizes = ref.at_sizes(sizes)
+        if first:
+            self.sizes = list(sizes)
+        offset = self.next_launch
+        campaign = self._campaign(sizes, launches, first)
         turns: dict[tuple[int, int, int], Turns] = {}
 
         def after_trial(runner: Runner, trial: Trial) -> None:
-            # sockperf's turns last as long as orbench's slices: its time per call at the size, from its last trial.
-            if trial.ok and trial.mean_ns and isinstance(self.ref, Sockperf):
-                self.ref.call_ns[trial.point.payload_bytes] = float(trial.mean_ns)
+            if trial.ok and trial.mean_ns:
+                ref.orbench_trial(trial.point.payload_bytes, float(trial.mean_ns))
 
         def companions(point: Point, launch: int, trial: int) -> tuple[Turns, ...]:
             launch += offset
@@ -429,11 +428,11 @@ class _RowRun:
         run = RunStore.create(f"{self.name}{self.suffix}", self.store.path)
         began = time.monotonic()
         try:
-            self.ref.start()
+            ref.start()
             self.server_launch = offset
             Runner(campaign, run, on_trial_done=after_trial, companions=companions).run()
         finally:
-            self.ref.stop()
+            ref.stop()
         self.seconds += time.monotonic() - began
         self.size_launches += len(sizes) * launches
         self.runs.append(run)

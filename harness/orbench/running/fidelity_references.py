@@ -79,8 +79,14 @@ class Reference(Protocol):
     halve_orbench: bool  # compare orbench's p50 / 2 (a round trip against a reference's RTT/2)
     describe: str
 
+    def at_sizes(self, sizes: list[int]) -> list[int]:
+        """The sizes of the row's next campaign run: those of `sizes` it makes (set before start())."""
+        ...
     def start(self) -> None: ...
     def turns(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> Turns: ...
+    def orbench_trial(self, payload_bytes: int, mean_ns: float) -> None:
+        """The orbench side's time per call in its trial that just ended at this size."""
+        ...
     def stop(self) -> None: ...
 
 
@@ -228,6 +234,14 @@ class Sockperf:
         self.clients: dict[int, SockperfClient] = {}
         self.call_ns: dict[int, float] = {}  # per size: the orbench side's time per call in its last trial
 
+    def at_sizes(self, sizes: list[int]) -> list[int]:
+        self.sizes = [size for size in sizes if size <= SOCKPERF_MAX_BYTES]
+        return list(self.sizes)
+
+    def orbench_trial(self, payload_bytes: int, mean_ns: float) -> None:
+        # Its turns last as long as orbench's slices: the time per call of orbench's last trial at the size.
+        self.call_ns[payload_bytes] = mean_ns
+
     def start(self) -> None:
         if shutil.which("sockperf") is None:
             raise UserError("sockperf not found (apt-get install sockperf, or: make deps)")
@@ -337,6 +351,12 @@ class _Sliced:
     calls: int
     server: subprocess.Popen | None = None
     client: SliceClient | None = None
+
+    def at_sizes(self, sizes: list[int]) -> list[int]:
+        return list(sizes)  # its client makes every size, one run command each
+
+    def orbench_trial(self, payload_bytes: int, mean_ns: float) -> None:
+        pass  # its slices are calls, as many as orbench's: no time to match
 
     def measure(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> ReferenceRun:
         assert self.client is not None
