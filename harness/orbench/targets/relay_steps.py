@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from orbench.stats.stats import read_samples
 from orbench.targets.delay_relay import DelayRelay
 from orbench.targets.families import endpoint_form
 from orbench.targets.workers import ClientWorker, ServerWorker
@@ -21,8 +20,16 @@ from orbench.targets.workers import ClientWorker, ServerWorker
 OVERLAP_MAX = 0.6
 # The one-at-a-time reference: this many plain twoway calls through the same relay, just before the overlapped
 # run. Measured, not taken as the delay, because on a loaded host (CI runs three tests at once on two vCPUs) the
-# relay's threads add tens of ms to each reply: a run of 16 calls in 4 rounds read 251 ms there, 82 ms here.
+# relay's threads add tens of ms to each reply: omniORB's 16 calls in 4 rounds read 251 ms there, 82 ms on a quiet
+# 2-vCPU VM.
 ONE_AT_A_TIME_CALLS = 4
+
+
+class PlainRuns(Protocol):
+    """check-target's plain run, its answer and samples checked against the contract (conformance.py)."""
+
+    def _run(self, client: ClientWorker, server: ServerWorker, mode: str, ptype: str, size: int, calls: int,
+             warmup: int, timeout: float = 120) -> tuple[dict, np.ndarray]: ...
 
 
 @contextmanager
@@ -43,14 +50,11 @@ def through_relay(host: str, family: str, client: ClientWorker, server: ServerWo
         assert back["ok"], f"reconnect after the relay: {back}"
 
 
-def one_call_ns(client: ClientWorker, server: ServerWorker, path: Path) -> int:
+def one_call_ns(conformance: PlainRuns, client: ClientWorker, server: ServerWorker) -> int:
     """Inside `through_relay`: the median of ONE_AT_A_TIME_CALLS plain twoway calls, one at a time (after one
     untimed), on the host as it is now."""
-    answer = client.call({"cmd": "run", "mode": "twoway", "payload_type": "octets", "payload_bytes": 100,
-                          "calls": ONE_AT_A_TIME_CALLS, "warmup": 1, "samples_file": str(path),
-                          "sync_timeout_ms": 10000}, timeout=120, watch=[server])
-    assert answer["ok"], f"one at a time: error answer: {answer.get('error_kind')}: {answer.get('error')}"
-    return int(np.median(read_samples(path)))
+    _, samples = conformance._run(client, server, "twoway", "octets", 100, ONE_AT_A_TIME_CALLS, 1)
+    return int(np.median(samples))
 
 
 def check_overlap(samples: np.ndarray, answer: dict, calls: int, delay_ns: int, made: str, one_ns: int) -> str:

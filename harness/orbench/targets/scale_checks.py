@@ -30,7 +30,7 @@ RANDOM_OBJECT_SEED = 17
 MASK64 = (1 << 64) - 1
 
 
-class Conformance(Protocol):
+class Conformance(relay_steps.PlainRuns, Protocol):
     """What these steps use of check-target's Conformance (conformance.py, which calls them)."""
 
     target: Target
@@ -114,7 +114,7 @@ def threads_overlap(conformance: Conformance, client: ClientWorker, server: Serv
     """A twoway run on THREADS threads through a relay that holds every reply `delay_ns`: each sample is at
     least the delay, and the run takes far less than its calls made one at a time would."""
     with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
-        one_ns = relay_steps.one_call_ns(client, server, conformance.log_dir / "scale-threads-relay-one.i64")
+        one_ns = relay_steps.one_call_ns(conformance, client, server)
         answer, samples = _run(conformance, client, server, "threads-relay", mode="twoway",
                                calls=RELAY_THREAD_CALLS, warmup=RELAY_THREAD_WARMUP, threads=THREADS)
         return relay_steps.check_overlap(samples, answer, THREADS * RELAY_THREAD_CALLS, delay_ns,

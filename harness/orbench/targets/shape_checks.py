@@ -27,7 +27,7 @@ AMI_TRIED = ("ami-1", "ami-8")
 AMI_RELAY_CALLS = 16
 
 
-class Conformance(Protocol):
+class Conformance(relay_steps.PlainRuns, Protocol):
     target: Target
     host: str
     log_dir: Path
@@ -86,7 +86,7 @@ def ami_overlap(conformance: Conformance, client: ClientWorker, server: ServerWo
     """ami-8 through a relay that holds every reply `delay_ns`: each sample is at least the delay, and the run
     takes far less than its calls one at a time would."""
     with relay_steps.through_relay(conformance.host, conformance.target.family, client, server, delay_ns):
-        one_ns = relay_steps.one_call_ns(client, server, conformance.log_dir / "shape-ami-relay-one.i64")
+        one_ns = relay_steps.one_call_ns(conformance, client, server)
         path = conformance.log_dir / "shape-ami-relay.i64"
         answer = client.call({"cmd": "run", "mode": "twoway", "shape": "ami-8", "payload_type": "octets",
                               "payload_bytes": 100, "calls": AMI_RELAY_CALLS, "warmup": 0, "samples_file": str(path),
