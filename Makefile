@@ -215,11 +215,14 @@ docs: deps-python
 	cd harness/docs && $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "built the user guide: harness/docs/site/index.html"
 
-# The guide's reference result set: a middleware campaign on this machine (run it on a quiet one), copied without
-# its raw samples into results/reference/, and README.md's figures block rewritten from it; commit both.
-# A run whose trials partly failed (exit 1) still makes a reference set, its failures in its report.
+# The guide's reference result set: a middleware campaign on this machine (run it on a quiet one, from a committed
+# tree), copied without its raw samples into results/reference/, and README.md's figures block rewritten from it;
+# commit both. On a machine with no earlier middleware run a first one plans the budget (its pilot launch may
+# leave time for no other, and a run of one launch is refused as the reference). A run whose trials partly failed
+# (exit 1) still makes a reference set, its failures in its report.
 REFERENCE_MACHINE ?=
 reference: deps build
+	[ -e $(ROOT)/results/middleware/latest ] || $(ORBENCH) run middleware --no-report || [ $$? -eq 1 ]
 	$(ORBENCH) run middleware || [ $$? -eq 1 ]
 	$(PY) -m orbench_guide.make_reference $(ROOT)/results/middleware/latest --machine "$(REFERENCE_MACHINE)"
 	$(MAKE) docs

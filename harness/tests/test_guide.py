@@ -16,6 +16,7 @@ import pytest
 from orbench.errors import UserError
 from orbench.paths import repo_root
 from orbench.results.store import RunStore
+from orbench.summary.model import RunSummary
 from orbench.summary.summary import write_summary
 from orbench_guide import cli_page, readme, reference_set, schema_pages, summary_page
 from orbench_guide.hooks import undescribed
@@ -114,7 +115,8 @@ def test_make_reference_copies_summary_report_and_figures_only(tmp_path):
     shutil.copytree(FIXTURES / "run-small", run)
     write_summary(RunStore(run))
     make_report(run)
-    ref = reference_set.write_reference(run, "a test machine", tmp_path / "reference")
+    # The fixture is one launch: unfit as a reference (the test below), copied all the same.
+    ref = reference_set.write_reference(run, "a test machine", tmp_path / "reference", anyway=True)
     assert ref.machine == "a test machine" and ref.run_id == json.loads((run / "manifest.json").read_text())["run_id"]
     assert reference_set.raw_files(ref.path) == [] and any(run.rglob("*.i64"))
     assert sorted(p.name for p in ref.path.iterdir()) == ["figures", "manifest.json", "reference.json",
@@ -122,6 +124,37 @@ def test_make_reference_copies_summary_report_and_figures_only(tmp_path):
     assert {p.name for p in (ref.path / "figures").iterdir()} == {p.name for p in (run / "figures").glob("*.png")}
     text, quoted = quote(ref, "omniORB adds [[ref:added omniorb twoway 1 same-core]].", "../")
     assert quoted and re.fullmatch(r"omniORB adds -?\d+\.\d+ µs( \[-?\d+\.\d+, -?\d+\.\d+\])?\.", text), text
+
+
+def test_a_run_on_a_shared_machine_of_one_launch_or_changed_code_is_not_the_reference(tmp_path):
+    """A reference's figures are quoted as this machine's: a run that shared the machine, made one launch (a
+    first run's pilot) or ran uncommitted code is refused unless forced, and the reference then says why."""
+    from orbench_plots.report import make_report
+
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "run-small", run)
+    write_summary(RunStore(run))
+    make_report(run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["machine"]["foreign_cpu_pct"] = 23.4
+    (run / "summary.json").write_text(json.dumps(summary))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["environment"]["git"]["dirty"] = True
+    (run / "manifest.json").write_text(json.dumps(manifest))
+
+    with pytest.raises(UserError, match=r"not fit to be the reference: other processes used 23\.4% .*made 1 launch,"
+                       r".*pilot.*uncommitted changes.*--anyway"):
+        reference_set.write_reference(run, "a test machine", tmp_path / "reference")
+    assert not (tmp_path / "reference").exists()
+    forced = reference_set.write_reference(run, "a test machine", tmp_path / "reference", anyway=True)
+    assert re.search(r"on a test machine, 1 launch; other processes used 23\.4% of the CPUs' time over its trials"
+                     r"(, steal \d+\.\d%)? \(made anyway: other processes", forced.source), forced.source
+
+    quiet = RunSummary.from_json({**summary, "machine": {"foreign_cpu_pct": 0.4, "steal_pct": 0.1}})
+    clean = {**manifest, "environment": {**manifest["environment"], "git": {"commit": "0" * 40, "dirty": False}}}
+    assert reference_set.unfit(quiet, clean, 4) == []
+    assert reference_set.conditions_of(quiet, 4) == ("4 launches; other processes used 0.4% of the CPUs' time over "
+                                                     "its trials, steal 0.1%")
 
 
 def test_the_reference_machine_is_named_from_the_recorded_host():

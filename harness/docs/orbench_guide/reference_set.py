@@ -21,6 +21,7 @@ from orbench.errors import UserError
 from orbench.paths import repo_root
 from orbench.results.store import open_run
 from orbench.summary.model import PointSummary, RunSummary
+from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
 
 # What a reference set holds; a raw sample never goes in. The middleware campaign's summary is some 2.6 MB of
 # JSON (its anatomy half of it) and 0.3 MB compressed: each `make reference` adds that to the repository's history.
@@ -47,11 +48,13 @@ class ReferenceSet:
     made: str
     command: str
     summary: RunSummary
+    conditions: str = ""
 
     @property
     def source(self) -> str:
-        """The run named as every quoting page names it."""
-        return f"run {self.run_id} of the {self.campaign} campaign on {self.machine} ({self.made})"
+        """The run named as every quoting page names it, with the conditions it ran in."""
+        conditions = f", {self.conditions}" if self.conditions else ""
+        return f"run {self.run_id} of the {self.campaign} campaign on {self.machine}{conditions} ({self.made})"
 
     def point(self, target: str, mode: str, payload_bytes: int, placement: str) -> PointSummary:
         """The one-client `in` point of a target; UserError naming what is missing otherwise."""
@@ -81,7 +84,7 @@ def load(path: Path | None = None) -> ReferenceSet:
         raise UserError(f"{path}: not a reference set this orbench can read ({exc}); make it again with "
                         f"{REGENERATE}") from None
     return ReferenceSet(path, about["run_id"], about["campaign"], about["machine"], about["made"], about["command"],
-                        summary)
+                        summary, about.get("conditions", ""))
 
 
 def machine_of(manifest: dict[str, Any]) -> str:
@@ -96,9 +99,39 @@ def machine_of(manifest: dict[str, Any]) -> str:
     return f"{cpus} {host.get('cpu_model') or 'unknown CPU'} {'VM' if virtual else 'machine'}, {os_short}, kernel {release}"
 
 
-def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) -> ReferenceSet:
+def conditions_of(summary: RunSummary, launches: int) -> str:
+    """The run's conditions as a reader of its figures needs them: "2 launches; other processes used 0.0% of the
+    CPUs' time over its trials, steal 0.0%"."""
+    foreign, steal = summary.machine.foreign_cpu_pct, summary.machine.steal_pct
+    shared = ("other processes' share of the CPUs unknown" if foreign is None else
+              f"other processes used {foreign:.1f}% of the CPUs' time over its trials")
+    return f"{launches} launch{'es' if launches != 1 else ''}; {shared}" + \
+        (f", steal {steal:.1f}%" if steal is not None else "")
+
+
+def unfit(summary: RunSummary, manifest: dict[str, Any], launches: int) -> list[str]:
+    """Why a run should not be the reference, whose figures the guide quotes as this machine's: other work shared
+    the machine over its trials (the summary's share of the CPUs' time used by processes outside orbench, above
+    the level at which `orbench compare` warns), it made one launch only (a campaign's first run on a machine may
+    be its budget's pilot), or it ran uncommitted code."""
+    reasons = []
+    foreign = summary.machine.foreign_cpu_pct
+    if foreign is not None and foreign > BUSY_FOREIGN_CPU_PCT:
+        reasons.append(f"other processes used {foreign:.1f}% of the CPUs' time over its trials (more than "
+                       f"{BUSY_FOREIGN_CPU_PCT:g}%)")
+    if launches < 2:
+        reasons.append(f"it made {launches} launch{'es' if launches != 1 else ''}, so its intervals rest on one "
+                       "process's trials (a campaign's first run on a machine may be only its budget's pilot: run it "
+                       "again)")
+    if manifest.get("environment", {}).get("git", {}).get("dirty"):
+        reasons.append("it ran a tree with uncommitted changes (git dirty), so its commit does not say what ran")
+    return reasons
+
+
+def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None, anyway: bool = False) -> ReferenceSet:
     """Replace the reference set at `dest` with the run at `run_dir`: its summary, manifest, report and figures,
-    and reference.json. The run must have its summary and report (orbench run makes both)."""
+    and reference.json. The run must have its summary and report (orbench run makes both), and be fit (`unfit`)
+    unless `anyway` (then reference.json says why it was not)."""
     store = open_run(str(run_dir))
     dest = dest or reference_dir()
     for name in KEPT_FILES:
@@ -106,10 +139,19 @@ def write_reference(run_dir: Path, machine: str = "", dest: Path | None = None) 
             raise UserError(f"{store.path / name} is missing: run `orbench summarize` and `orbench report` on "
                             f"{store.path} first")
     manifest = json.loads((store.path / "manifest.json").read_text())
+    summary = RunSummary.from_json(json.loads((store.path / "summary.json").read_text()))
+    launches = len({t.launch for t in store.read_trials() if t.status == "ok"})
+    reasons = unfit(summary, manifest, launches)
+    if reasons and not anyway:
+        raise UserError(f"{store.path} is not fit to be the reference: {'; and '.join(reasons)}. Run the campaign "
+                        f"again on a quiet machine from a committed tree, or pass --anyway to make it the reference "
+                        f"with these conditions stated")
+    conditions = conditions_of(summary, launches) + (f" (made anyway: {'; '.join(reasons)})" if reasons else "")
     about = {
         "run_id": manifest["run_id"],
         "campaign": manifest.get("campaign", {}).get("name", store.path.parent.name),
         "machine": machine or machine_of(manifest),
+        "conditions": conditions,
         "made": str(manifest.get("started_at", ""))[:10] or datetime.now(UTC).date().isoformat(),
         "command": manifest.get("command", ""),
         "git_commit": manifest.get("environment", {}).get("git", {}).get("commit"),
