@@ -27,6 +27,7 @@ trials = 2
 calls = {CALLS}
 warmup = {WARMUP}
 jvm_warmup = {WARMUP}
+anatomy_trials = "all"
 """
 
 

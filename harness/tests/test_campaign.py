@@ -1,8 +1,12 @@
 """A campaign file is validated before anything runs; each mistake names the file, the key and the value."""
 
+import tomllib
+
 import pytest
+from orbench.campaign.settings import schema_defaults
 from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
+from orbench.paths import campaigns_dir
 
 from tests.conftest import campaign_error, run_cli
 
@@ -117,3 +121,24 @@ def test_settings_by_target_must_name_a_target_descriptor_or_language(write_camp
     path = write_campaign(text.replace('launches_for = {"java" = 5}', 'count_rate_hz_for = {"omniorb" = 100}'))
     with pytest.raises(UserError, match=rf"{path}: key count_rate_hz_for.omniorb: names no target"):
         read_campaign(path)
+
+
+# Shipped campaigns whose latency trials are not sliced, and why; the soak files (`orbench soak`) run at a rate.
+UNSLICED = {
+    "anatomy": "reads the anatomy counters around every trial (anatomy_trials = all), which are each target's alone",
+    "scale": "closed-loop capacities of many clients at once, sliced only per thread (slice_calls = 0)",
+}
+SOAK_FILES = ("tine", "tine-short")
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(campaigns_dir().glob("*.toml")) if p.stem not in SOAK_FILES],
+                         ids=lambda p: p.stem)
+def test_every_shipped_campaign_measures_in_alternating_slices(path):
+    """The sliced design is the default: a campaign that does not say otherwise slices its trials, and the anatomy
+    readings (sequential trials) stay in its first launch's first round. A campaign that opts out is listed."""
+    s = {**schema_defaults(), **tomllib.loads(path.read_text())}
+    sliced = s["slice_calls"] > 0 and (s["anatomy"] == "off" or s["anatomy_trials"] != "all")
+    assert sliced != (path.stem in UNSLICED), (
+        f"{path.name}: slice_calls {s['slice_calls']}, anatomy {s['anatomy']}, anatomy_trials {s['anatomy_trials']}: "
+        + (f"listed as unsliced ({UNSLICED[path.stem]}) but sliced" if path.stem in UNSLICED else
+           "no trial beyond the anatomy's would be sliced"))

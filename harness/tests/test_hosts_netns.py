@@ -76,7 +76,8 @@ LANGUAGES = {"c++": ("omniorb", "c-socket"), "java": ("jacorb", "java-socket")}
 def test_an_orb_and_its_baseline_across_two_hosts(language, lab, workdir, write_campaign, results_root):
     orb, baseline = LANGUAGES[language]
     require_targets(orb, baseline)
-    path = write_campaign(campaign_text(lab, workdir, [orb]))
+    # The anatomy read around every trial (each is then sequential), to check it on both hosts each time.
+    path = write_campaign(campaign_text(lab, workdir, [orb], extra='anatomy_trials = "all"'))
     code, out, err = run_cli("run", str(path), "--no-report")
     assert code == 0, err
     run_dir = (results_root / "nshosts" / "latest").resolve()
