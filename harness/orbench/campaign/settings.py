@@ -165,6 +165,18 @@ class Settings:
             load=LoadPlan.from_settings(d), interop=tuple((str(p[0]), str(p[1])) for p in d["interop"]),
             options=dict(d["options"]), option_sets=tuple(dict(s) for s in d["option_sets"]))
 
+    def reads_anatomy(self, payload_bytes: int, trial: int, launch: int) -> bool:
+        """Whether a latency trial reads the anatomy counters: at the sizes of anatomy_payload_bytes (all if none),
+        every trial, the first round of each group in each launch ("first-round"), or in the first launch only
+        ("first-launch"). Such a trial runs sequentially (its counters are its target's alone), not in slices."""
+        if self.anatomy == "off" or (self.anatomy_payload_bytes and payload_bytes not in self.anatomy_payload_bytes):
+            return False
+        if self.anatomy_trials == "first-round":
+            return trial == 0
+        if self.anatomy_trials == "first-launch":
+            return trial == 0 and launch == 0
+        return True
+
     def to_json(self) -> dict[str, Any]:
         """The schema's keys and values (None left out, as a file leaves a key out), for the manifest."""
         out: dict[str, Any] = {}

@@ -1045,17 +1045,9 @@ class Runner:
                                 seed=trial_seed(self.launch_seed, point, trial or 0))
 
     def _reads_anatomy(self, point: Point, trial: int) -> bool:
-        """Whether a latency trial reads the anatomy counters: at the sizes of anatomy_payload_bytes (all if
-        none), every trial, the first round of each group in each launch ("first-round"), or in the first launch
-        only ("first-launch"); the trials that read nothing have nothing idle the CPU right before them."""
-        s = self.campaign.settings
-        if s.anatomy == "off" or (s.anatomy_payload_bytes and point.payload_bytes not in s.anatomy_payload_bytes):
-            return False
-        if s.anatomy_trials == "first-round":
-            return trial == 0
-        if s.anatomy_trials == "first-launch":
-            return trial == 0 and self.launch == 0
-        return True
+        """Whether a latency trial of this launch reads the anatomy counters (Settings.reads_anatomy); the trials
+        that read nothing have nothing idle the CPU right before them."""
+        return self.campaign.settings.reads_anatomy(point.payload_bytes, trial, self.launch)
 
     def _trial_plan(self, *, calls: int, warmup: int, samples_file: Path, anatomy: str, clock: PhaseClock | None,
                     offered_rate_hz: float | None = None, seed: int | None = None) -> TrialPlan:
