@@ -36,8 +36,8 @@ def test_fixed_trials_without_a_target():
 
 
 def test_stops_when_every_interval_is_narrow_enough():
-    # a: 100, 101, 100, 101 ... Student t: at 3 trials 2.9% wide (4.303 x 0.577 / sqrt 3, twice), at 4 1.8%.
-    steady = [{"a": 100.0 + (i % 2), "b": 50.0} for i in range(10)]
+    # a: 100, 101, 100, 101 ... us. Student t: at 3 trials 2.9% wide (4.303 x 0.577 / sqrt 3, twice), at 4 1.8%.
+    steady = [{"a": 100_000.0 + 1000 * (i % 2), "b": 50_000.0} for i in range(10)]
     assert rounds(StoppingRule(trials=3, target_ci_pct=2.0, max_trials=10), steady) == ("ci", 4)
 
 
@@ -62,6 +62,19 @@ def test_stops_on_the_orb_added_interval_in_ns_or_percent():
     # The p50 of the baseline alone would not stop at 1%: the drift makes it wide.
     assert rounds(StoppingRule(trials=3, target_ci_pct=1, max_trials=8, baselines=baselines),
                   per_round) == ("max_trials", 8)
+
+
+def test_tied_trials_do_not_meet_a_target_finer_than_a_nanosecond():
+    """Two trials whose paired differences tie (p50s read in whole nanoseconds) have an interval of width 0: that
+    is a tie, not precision, and a target under a nanosecond stays out of reach (max_trials), as does a p50's."""
+    tied = [{"orb": 21_000.0, "base": 19_000.0}] * 6
+    baselines = {"orb": "base"}
+    assert rounds(StoppingRule(trials=2, target_added_ci_ns=0.001, max_trials=6, baselines=baselines),
+                  tied) == ("max_trials", 6)
+    assert rounds(StoppingRule(trials=2, target_ci_pct=0.001, max_trials=6), tied) == ("max_trials", 6)
+    # A target of a nanosecond or more is met by the tie.
+    assert rounds(StoppingRule(trials=2, target_added_ci_ns=1, max_trials=6, baselines=baselines),
+                  tied) == ("ci", 2)
 
 
 def test_time_cap_ends_a_point_but_counts_from_its_first_round():

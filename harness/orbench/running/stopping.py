@@ -29,6 +29,9 @@ from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
 MIN_ROUNDS_OVER_TIME = 2
+# A trial's p50 is read to about a nanosecond: an interval narrower than that says its values tie (two trials
+# whose paired differences came out equal read a half-width of 0), not that the point is known any better.
+RESOLUTION_NS = 1.0
 
 
 @dataclass
@@ -105,7 +108,10 @@ class PointTrials:
         out = {}
         for target, values in self.p50s.items():
             ci = trial_ci95(list(values.values()))
-            out[target] = None if ci is None else ci["width_pct"]
+            if ci is None or ci["width_pct"] is None:
+                out[target] = None
+            else:
+                out[target] = max(ci["width_pct"], 200.0 * RESOLUTION_NS / ci["estimate"])
         return out
 
     def added_half_widths(self) -> dict[str, tuple[float, float | None] | None]:
@@ -117,7 +123,9 @@ class PointTrials:
                 sliced = orb in self.slice_p50s and base in self.slice_p50s
                 interval = (paired_difference(self.slice_p50s[orb], self.slice_p50s[base]) if sliced
                             else paired_difference(self.p50s[orb], self.p50s[base]))
-                out[orb] = None if interval is None else (interval.estimate, interval.half_width)
+                half = None if interval is None or interval.half_width is None else max(interval.half_width,
+                                                                                       RESOLUTION_NS)
+                out[orb] = None if interval is None else (interval.estimate, half)
         return out
 
     def _added_precise(self) -> bool:
