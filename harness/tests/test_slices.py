@@ -8,11 +8,22 @@ import random
 import numpy as np
 import pytest
 from orbench.results.accounting import time_account
+from orbench.results.point import Point
 from orbench.results.store import RunStore
+from orbench.results.trial import Trial
 from orbench.running.slices import slice_orders, slice_sizes
 from orbench.stats.launches import over_launches, sliced_or_trial_pairs
-from orbench.stats.phases import added_by_mode, settled_pairs, slow_step, speed_modes
-from orbench.summary.pairing import paired_difference
+from orbench.stats.phases import (
+    BLOCK_CALLS,
+    added_by_mode,
+    blocks_agree,
+    settled_pairs,
+    slice_samples,
+    slow_step,
+    speed_modes,
+    usual_blocks,
+)
+from orbench.summary.pairing import by_blocks, paired_difference
 
 from tests.conftest import require_targets, run_cli
 from tests.phase_maker import PhaseMaker
@@ -264,3 +275,73 @@ def test_pairs_at_the_usual_speed_leave_out_switches_and_a_slow_launch():
     assert settled_pairs(orb, few) is None
     spread = {k: 43_000 * (1 + 1.4 * rng.random()) for k in base}
     assert settled_pairs(orb, spread) is None
+
+
+def _bursty_slices(rng, added_ns: float, own_slow_share: float = 0.0, launches: int = 6, trials: int = 4,
+                   calls: int = 500) -> dict:
+    """Slices of calls on a host slow (2x) in bursts of 100-400 calls, about half of them: the same bursts for the two sides of a pair
+    (they run milliseconds apart) would be too kind; each side gets its own. `own_slow_share`: the share of
+    25-call blocks the side itself runs 1.6x slower in, whatever the host does."""
+    out = {}
+    for launch in range(launches):
+        for trial in range(trials):
+            for k in range(2):
+                x = rng.normal(5_000 + added_ns, 60, calls)
+                at = 0
+                while at < calls:  # fast and slow stretches, as a c-socket slice read on a 2-vCPU VM
+                    fast, slow = int(rng.integers(50, 350)), int(rng.integers(100, 400))
+                    x[at + fast:at + fast + slow] *= 2.0
+                    at += fast + slow
+                for b in range(0, calls, BLOCK_CALLS):
+                    if rng.random() < own_slow_share:
+                        x[b:b + BLOCK_CALLS] *= 1.6
+                out[(launch, trial, k)] = x
+    return out
+
+
+def test_blocks_at_the_usual_speed_read_through_bursts_inside_slices():
+    """Known answer: the middleware adds 1 us at the usual speed, on a host slow in bursts of a millisecond or
+    two inside every slice (no slice is wholly fast, so no stretch of slices is kept). Whole slices' p50s differ by
+    whatever share of each the bursts took; their blocks at the usual speed recover 1 us with an interval a
+    fraction as wide."""
+    rng = np.random.default_rng(5)
+    orb, base = _bursty_slices(rng, 1_000), _bursty_slices(rng, 0)
+    whole = paired_difference({}, {}, {k: float(np.median(v)) for k, v in orb.items()},
+                              {k: float(np.median(v)) for k, v in base.items()}, usual_speed=True)
+    o, b = usual_blocks(orb), usual_blocks(base)
+    assert o is not None and b is not None and blocks_agree(o, b)
+    assert 0.4 < b.kept_share < 0.9 and abs(o.kept_share - b.kept_share) < 0.1
+    read = by_blocks(o, b, {k: 0.0 for k in orb})
+    assert read is not None and read[0] == set(range(6))
+    blocked = paired_difference({}, {}, o.values, b.values)
+    assert blocked["ci95_low"] < 1_000 < blocked["ci95_high"] and abs(blocked["estimate"] - 1_000) < 60
+    assert (blocked["ci95_high"] - blocked["ci95_low"]) < 0.25 * (whole["ci95_high"] - whole["ci95_low"])
+
+
+def test_a_middleware_slow_on_its_own_keeps_its_slow_blocks():
+    """A middleware that runs 1.6x slower in a third of its blocks for its own reasons (the host slows its
+    baseline alike only in bursts) keeps well under its baseline's share: its blocks are not read at the usual
+    speed, which would leave its own cost out, and the point pairs whole slices."""
+    rng = np.random.default_rng(6)
+    orb, base = _bursty_slices(rng, 1_000, own_slow_share=0.35), _bursty_slices(rng, 0)
+    o, b = usual_blocks(orb), usual_blocks(base)
+    assert o is not None and b is not None and o.kept_share < b.kept_share - 0.15
+    assert not blocks_agree(o, b) and by_blocks(o, b, {k: 0.0 for k in orb}) is None
+    assert usual_blocks({k: v for k, v in list(base.items())[:3]}) is None  # too few blocks for a usual level
+
+
+def test_a_trials_samples_split_into_its_slices_only_where_they_match_its_slice_p50s(tmp_path):
+    """The summary reads the slices back from a trial's samples file: the first slices one call longer where the
+    calls do not divide evenly (running/slices.py's split), checked against the slice p50s the trial recorded."""
+    point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="omniorb")
+    calls = np.arange(1, 1002, dtype="<i8")
+    calls.tofile(tmp_path / "t.i64")
+    pieces = np.split(calls, [334, 668])
+    assert [p.size for p in pieces] == slice_sizes(1001, 334)
+    good = Trial(seq=0, point=point, trial=0, status="ok", calls=1001, samples_file="t.i64",
+                 slice_p50s_ns=tuple(float(np.median(p)) for p in pieces))
+    got = slice_samples([good], tmp_path)
+    assert sorted(got) == [(0, 0, 0), (0, 0, 1), (0, 0, 2)]
+    assert all(np.array_equal(got[(0, 0, k)], pieces[k]) for k in range(3))
+    wrong = good.replace(trial=1, slice_p50s_ns=(1.0, 2.0, 3.0))
+    assert slice_samples([wrong], tmp_path) == {}

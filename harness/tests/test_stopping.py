@@ -152,3 +152,29 @@ def test_a_run_s_other_work_is_the_duration_weighted_mean_of_signed_trial_figure
     assert foreign_share([trial(0, 30.0, 0.03), trial(1, -10.0, 0.01), trial(2, None, 0.5)]) == 20.0
     assert foreign_share([trial(0, -40.0, 0.01)]) == 0.0
     assert foreign_share([trial(0, None, 0.01)]) is None
+
+
+def test_a_round_trips_slices_are_read_at_the_usual_speed_as_the_summary_reads_them(tmp_path):
+    """On a host slow in bursts inside every slice (tests/test_slices.py's made slices: the middleware adds 1 us),
+    the rule reads each slice block by block, as the summary pairs it: the interval it stops on is the summary's,
+    not the slice p50s' that the bursts spread."""
+    import numpy as np
+
+    from tests.test_slices import _bursty_slices
+
+    rng = np.random.default_rng(5)
+    made = {"orb": _bursty_slices(rng, 1_000, launches=1, trials=10), "base": _bursty_slices(rng, 0, launches=1, trials=10)}
+    widths = {}
+    for samples_dir in (None, tmp_path):
+        point = StoppingRule(trials=2, target_added_ci_ns=300, baselines={"orb": "base"},
+                             samples_dir=samples_dir).start_point()
+        for number in range(10):
+            for name, slices in made.items():
+                pieces = [slices[(0, number, k)].astype("<i8") for k in (0, 1)]
+                calls = np.concatenate(pieces)
+                calls.tofile(tmp_path / f"{name}-{number}.i64")
+                point.add(name, Trial.of(1, POINT.replace(target=name), number, Measurement(
+                    status="ok", p50_ns=float(np.median(calls)), calls=calls.size, samples_file=f"{name}-{number}.i64",
+                    slice_p50s_ns=tuple(float(np.median(p)) for p in pieces))))
+        estimate, widths[samples_dir is not None] = point.added_half_widths()["orb"]
+    assert abs(estimate - 1_000) < 60 and widths[True] < 0.25 * widths[False]

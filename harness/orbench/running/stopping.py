@@ -19,12 +19,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
+from orbench.stats.phases import blocks_agree, slice_samples, usual_blocks
 from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
@@ -44,12 +48,17 @@ class StoppingRule:
     target_added_ci_pct: float | None = None
     # ORB target -> its baseline, for the ORB-added targets
     baselines: dict[str, str] = field(default_factory=dict)
+    # The run directory its trials' samples files are under: a round trip's slices are then read block by block at
+    # the host's usual speed, as the summary pairs them (stats/phases.usual_blocks).
+    samples_dir: Path | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings, baselines: dict[str, str] | None = None) -> StoppingRule:
+    def from_settings(cls, settings: Settings, baselines: dict[str, str] | None = None,
+                      samples_dir: Path | None = None) -> StoppingRule:
         return cls(trials=settings.trials, target_ci_pct=settings.target_ci_pct, max_trials=settings.max_trials,
                    time_cap_s=settings.time_cap_s, target_added_ci_ns=settings.target_added_ci_ns,
-                   target_added_ci_pct=settings.target_added_ci_pct, baselines=dict(baselines or {}))
+                   target_added_ci_pct=settings.target_added_ci_pct, baselines=dict(baselines or {}),
+                   samples_dir=samples_dir)
 
     @property
     def has_target(self) -> bool:
@@ -89,6 +98,7 @@ class PointTrials:
     rounds: int = 0
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
     slice_p50s: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)  # (trial, slice) -> p50
+    slice_calls: dict[str, dict[tuple, np.ndarray]] = field(default_factory=dict)  # a round trip's, by slice
     fixed_rounds: int | None = None
     fixed_reason: str = "sweep step"
     over_time: Callable[[], bool] | None = None
@@ -98,6 +108,8 @@ class PointTrials:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             for k, p50 in enumerate(trial.slice_p50s_ns or ()):
                 self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
+            if self.rule.samples_dir is not None and trial.slice_p50s_ns and trial.point.mode != "oneway":
+                self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
 
     def add_time(self, seconds: float) -> None:
         """A round's seconds (called before stop_reason; the first round's are not counted)."""
@@ -121,12 +133,20 @@ class PointTrials:
             if orb in self.p50s and base in self.p50s:
                 # Slice pairs where the trials were sliced (running/slices.py), as the summary pairs them.
                 sliced = orb in self.slice_p50s and base in self.slice_p50s
-                interval = (paired_difference(self.slice_p50s[orb], self.slice_p50s[base]) if sliced
+                interval = (paired_difference(*self._slice_values(orb, base)) if sliced
                             else paired_difference(self.p50s[orb], self.p50s[base]))
                 half = None if interval is None or interval.half_width is None else max(interval.half_width,
                                                                                        RESOLUTION_NS)
                 out[orb] = None if interval is None else (interval.estimate, half)
         return out
+
+    def _slice_values(self, orb: str, base: str) -> tuple[dict, dict]:
+        """The two sides' slices as the summary pairs them: block by block at the usual speed where both sides'
+        blocks agree (summary/pairing.by_blocks), else their p50s."""
+        o, b = (usual_blocks(self.slice_calls.get(name, {})) for name in (orb, base))
+        if o is not None and b is not None and blocks_agree(o, b) and set(o.values) & set(b.values):
+            return o.values, b.values
+        return self.slice_p50s[orb], self.slice_p50s[base]
 
     def _added_precise(self) -> bool:
         ns, pct = self.rule.target_added_ci_ns, self.rule.target_added_ci_pct

@@ -37,10 +37,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from orbench.results.trial import Trial
 from orbench.stats.intervals import median_interval
+from orbench.stats.stats import read_samples
 
 MIN_SLICES = 20          # fewer baseline slices than this: no split is tried
 MIN_MODE_SHARE = 0.1     # the smaller mode must hold at least this share of the slices
@@ -180,3 +183,72 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
     if len(kept) < USUAL_MIN_SHARE * len(keys):
         return None
     return SettledPairs(keys=kept, pairs=len(keys), limit_ns=limit)
+
+
+# Inside a slice: on some VMs the slow mode comes and goes every 1-3 ms, within one slice of a few hundred calls (a
+# c-socket slice at 1 B read 25-call blocks at 5 us, then 10.5-14 us for 75-300 calls, then 5 us again), so no
+# slice pair is wholly at the usual speed and settled_pairs has nothing to keep. The same rule then applies to
+# blocks of BLOCK_CALLS consecutive calls: a block whose median is more than BLOCK_RATIO times the side's usual
+# block level (its USUAL_QUANTILE) was not at the usual speed, and a slice's value is the median of its calls in
+# the blocks that were. 1.5, not USUAL_SPEED_RATIO: a 25-call block's median varies more than a slice's, and
+# the middleware's own slower stretches (omniORB's 64 KB blocks spread 1.25x in a quiet run) must stay in.
+BLOCK_CALLS = 25
+BLOCK_RATIO = 1.5
+MIN_BLOCKS_KEPT = 2      # a slice with fewer blocks at the usual speed has no value
+# A usual block level from fewer blocks than this (four slices of 500 calls) is not read: the stopping rule reads
+# one launch's slices so far, the summary a point's over every launch.
+MIN_BLOCKS = 80
+# The host slows both sides of a pair alike, so each keeps about the same share of its blocks; a middleware that
+# keeps this much less than its baseline slows itself, and leaving its slow blocks out would hide its own cost.
+MAX_KEPT_GAP = 0.15
+
+
+@dataclass(frozen=True)
+class UsualBlocks:
+    """One side's slices at a point valued at the host's usual speed, block by block (`usual_blocks`)."""
+
+    values: dict          # (launch, trial, slice) -> the median of its calls in blocks at the usual speed
+    kept_share: float     # of all the side's blocks
+    limit_ns: float       # a block median above it was not at the usual speed
+
+
+def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
+    """The slices of one side of a point (keys (launch, trial, slice), each its calls in the order they ran),
+    each valued by the median of its calls in blocks of BLOCK_CALLS taken at the usual speed; a slice with fewer
+    than MIN_BLOCKS_KEPT of them has no value. None with fewer than MIN_BLOCKS blocks in all."""
+    cut = {k: x[:x.size // BLOCK_CALLS * BLOCK_CALLS].reshape(-1, BLOCK_CALLS) for k, x in slices.items()}
+    medians = {k: np.median(blocks, axis=1) for k, blocks in cut.items() if blocks.size}
+    every = np.concatenate(list(medians.values())) if medians else np.array([])
+    if every.size < MIN_BLOCKS:
+        return None
+    limit = float(np.percentile(every, USUAL_QUANTILE)) * BLOCK_RATIO
+    values = {}
+    for k, meds in medians.items():
+        kept = meds <= limit
+        if int(kept.sum()) >= MIN_BLOCKS_KEPT:
+            values[k] = float(np.median(cut[k][kept]))
+    return UsualBlocks(values=values, kept_share=float(np.mean(every <= limit)), limit_ns=limit)
+
+
+def blocks_agree(orb: UsualBlocks | None, base: UsualBlocks | None) -> bool:
+    """Whether a middleware's and its baseline's blocks can both be read at the usual speed: each side has them,
+    and the middleware kept no less than MAX_KEPT_GAP below its baseline's share."""
+    return orb is not None and base is not None and orb.kept_share >= base.kept_share - MAX_KEPT_GAP
+
+
+def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, int], np.ndarray]:
+    """Each ok sliced trial's calls split into its slices, by (launch, trial, slice): the slices were written one
+    after the other (running/slices.py), the first ones one call longer where the calls do not divide evenly. A
+    trial whose pieces' medians are not its recorded slice p50s (a split this cannot redo) gives none."""
+    out: dict[tuple[int, int, int], np.ndarray] = {}
+    for t in trials:
+        if not (t.ok and t.slice_p50s_ns and t.samples_file):
+            continue
+        calls = read_samples(run_dir / str(t.samples_file))
+        n = len(t.slice_p50s_ns)
+        size, extra = divmod(int(calls.size), n)
+        ends = np.cumsum([size + (1 if k < extra else 0) for k in range(n)])
+        pieces = np.split(calls, ends[:-1])
+        if all(p.size and abs(float(np.median(p)) - float(v)) <= 0.5 for p, v in zip(pieces, t.slice_p50s_ns)):
+            out.update({(t.launch, t.trial, k): p for k, p in enumerate(pieces)})
+    return out

@@ -48,7 +48,9 @@ from orbench.stats.phases import ModeAdded
 #    of earlier runs on the host (`run_to_run`, summary/run_to_run.py).
 # 13: an ORB-added interval from at most 4 launches no narrower than its target's launch spread at its other sizes
 #    gives (summary/pooled_spread.py; its ci_method says so).
-SUMMARY_VERSION = 13
+# 14: ORB-added latency of a round trip from slice values read block by block at the host's usual speed
+#    (`usual_blocks`, stats/phases.usual_blocks) where both sides have them and agree.
+SUMMARY_VERSION = 14
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -305,6 +307,18 @@ class UsualSpeed:
 
 
 @dataclass(frozen=True)
+class UsualBlocksRead:
+    """The slice values read block by block at the host's usual speed (stats/phases.usual_blocks): each slice's
+    value is the median of its calls in blocks of `block_calls` whose median was at most the side's limit."""
+
+    block_calls: int
+    orb_kept: float           # share of the middleware's blocks at the usual speed
+    base_kept: float          # share of the baseline's
+    orb_limit_ns: float
+    base_limit_ns: float
+
+
+@dataclass(frozen=True)
 class RunToRun:
     """How earlier runs of the campaign on this host widened the interval (summary/run_to_run.py)."""
 
@@ -338,6 +352,7 @@ class OrbAdded:
     why_not_p50_difference: str | None = None
     by_host_speed: HostSpeedSplit | None = None
     usual_speed: UsualSpeed | None = None
+    usual_blocks: UsualBlocksRead | None = optional()  # slice values read block by block (summary version 14)
     se_ns: float | None = optional()                 # the estimate's standard error over this run's launches
     se_df: int | None = optional()                   # its degrees of freedom
     run_to_run: RunToRun | None = optional()

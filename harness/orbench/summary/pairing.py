@@ -20,8 +20,16 @@ from orbench.results.units import fmt_ns
 from orbench.stats import stats
 from orbench.stats.intervals import paired_differences_interval
 from orbench.stats.launches import over_launches, paired_by_launch, sliced_or_trial_pairs
-from orbench.stats.phases import added_by_mode, settled_pairs, slow_step, speed_modes
-from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary
+from orbench.stats.phases import (
+    BLOCK_CALLS,
+    UsualBlocks,
+    added_by_mode,
+    blocks_agree,
+    settled_pairs,
+    slow_step,
+    speed_modes,
+)
+from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary, UsualBlocksRead
 from orbench.summary.point_summary import SliceKey, TrialKey
 from orbench.targets.descriptor import MEASURED_AGAINST_BASELINE
 
@@ -33,16 +41,24 @@ ONEWAY_QUEUED = ("not comparable: its oneway call returns once the request is qu
 PAIRED_SLICES = "; pairs: slices of alternating sliced trials"
 # ... and of those, the ones taken with the host at its usual speed (stats/phases.settled_pairs).
 USUAL_SPEED_PAIRS = ", with the host at its usual speed"
+# ... or each slice valued by its calls in blocks at the usual speed (stats/phases.usual_blocks). Not both: the
+# block values are the usual speed's already, and leaving out stretches of them again mostly loses pairs (omniORB
+# 1 B in three quick runs on a VM slow in 1-3 ms bursts: half-widths 264, 591 and 367 ns with both, 101, 692 and
+# 65 ns with the blocks alone).
+USUAL_SPEED_BLOCKS = f", with the host at its usual speed (each slice's calls in blocks of {BLOCK_CALLS} that were)"
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
 
 def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point, dict[TrialKey, float]],
                         trials: dict[Point, list[Trial]], targets_info: dict[str, Any],
-                        slices: dict[Point, dict[SliceKey, float]] | None = None) -> dict[Point, PointSummary]:
+                        slices: dict[Point, dict[SliceKey, float]] | None = None,
+                        blocks: dict[Point, UsualBlocks] | None = None) -> dict[Point, PointSummary]:
     """The points again, each ORB (or known-answer) point with its ORB-added latency, known answer and added CPU.
-    `slices`: the sliced trials' slice p50s per point (point_summary.slice_p50s), which pair slice by slice."""
-    slices = slices or {}
+    `slices`: the sliced trials' slice p50s per point (point_summary.slice_p50s), which pair slice by slice;
+    `blocks`: per round-trip point, its slices valued block by block at the usual speed (stats/phases), which
+    replace the slice p50s where the middleware's and its baseline's agree."""
+    slices, blocks = slices or {}, blocks or {}
     out = dict(points)
     for point, summary in points.items():
         info = targets_info.get(point.target, {})
@@ -70,8 +86,19 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
         reads_speed = point.mode != "oneway"
         added = None
         if point in trial_p50 and base in trial_p50:
-            added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}), slices.get(base, {}),
-                                      usual_speed=reads_speed)
+            read = by_blocks(blocks.get(point), blocks.get(base), slices.get(point, {})) if reads_speed else None
+            if read is None:
+                added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}),
+                                          slices.get(base, {}), usual_speed=reads_speed)
+            else:
+                launches = read[0]
+                added = paired_difference(
+                    {k: v for k, v in trial_p50[point].items() if k[0] in launches},
+                    {k: v for k, v in trial_p50[base].items() if k[0] in launches},
+                    blocks[point].values, blocks[base].values)
+                if added is not None:
+                    added = {**added, "ci_method": added["ci_method"] + USUAL_SPEED_BLOCKS,
+                             "usual_blocks": dataclasses.asdict(read[1])}
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,
@@ -95,6 +122,23 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
             changes["orb_added_cpu_us"] = from_json(OrbAddedCpu, {"baseline": base_name, **added_cpu})
         out[point] = summary.replace(**changes)
     return out
+
+
+def by_blocks(orb: UsualBlocks | None, base: UsualBlocks | None,
+              orb_slices: dict[SliceKey, float]) -> tuple[set[int], UsualBlocksRead] | None:
+    """Whether a round-trip point pairs its slices' block values (stats/phases.usual_blocks) rather than their
+    p50s: both sides have them, they agree (blocks_agree), and they pair in two or more launches (or in every
+    launch the point sliced). With the launches that pair, so a launch whose every slice was slow is left out
+    rather than read from its whole trials."""
+    if not blocks_agree(orb, base):
+        return None
+    assert orb is not None and base is not None
+    launches = {k[0] for k in set(orb.values) & set(base.values)}
+    if len(launches) < 2 and launches != {k[0] for k in orb_slices}:
+        return None
+    return launches, UsualBlocksRead(block_calls=BLOCK_CALLS, orb_kept=round(orb.kept_share, 4),
+                                     base_kept=round(base.kept_share, 4), orb_limit_ns=round(orb.limit_ns, 1),
+                                     base_limit_ns=round(base.limit_ns, 1))
 
 
 def paired_difference(orb: dict[TrialKey, float], base: dict[TrialKey, float],

@@ -24,7 +24,7 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
-from orbench.stats.phases import speed_modes
+from orbench.stats.phases import slice_samples, speed_modes, usual_blocks
 from orbench.summary.capacity import capacities
 from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
@@ -39,7 +39,13 @@ from orbench.summary.model import (
     from_json,
 )
 from orbench.summary.pairing import pair_with_baselines
-from orbench.summary.point_summary import TrialEvidence, TrialKey, slice_p50s, summarize_point, trial_segments
+from orbench.summary.point_summary import (
+    TrialEvidence,
+    TrialKey,
+    slice_p50s,
+    summarize_point,
+    trial_segments,
+)
 from orbench.summary.pooled_spread import with_pooled_spread
 from orbench.summary.queueing import queueing_checks
 from orbench.summary.run_checks import foreign_share, median, run_warnings
@@ -71,7 +77,10 @@ def summarize(store: RunStore) -> RunSummary:
         if p50s:
             trial_p50[point] = p50s
     slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
-    points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices)
+    # A round trip's slices read block by block at the host's usual speed (a oneway flood's p50 reads no speed).
+    blocks = {point: found for point in slices if point.mode != "oneway"
+              and (found := usual_blocks(slice_samples(by_point[point], store.path))) is not None}
+    points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices, blocks)
     points = with_pooled_spread(points)
     points = with_run_to_run(points, store.path)
     points = with_interop(points)
