@@ -108,7 +108,8 @@ class PointTrials:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             for k, p50 in enumerate(trial.slice_p50s_ns or ()):
                 self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
-            if self.rule.samples_dir is not None and trial.slice_p50s_ns and trial.point.mode != "oneway":
+            if (self.rule.samples_dir is not None and trial.slice_p50s_ns and trial.point.mode != "oneway"
+                    and trial.point.is_base_load):  # as the summary reads them (summary.py)
                 self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
 
     def add_time(self, seconds: float) -> None:

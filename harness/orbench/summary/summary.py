@@ -77,8 +77,9 @@ def summarize(store: RunStore) -> RunSummary:
         if p50s:
             trial_p50[point] = p50s
     slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
-    # A round trip's slices read block by block at the host's usual speed (a oneway flood's p50 reads no speed).
-    blocks = {point: found for point in slices if point.mode != "oneway"
+    # A round trip's slices read block by block at the host's usual speed: not a oneway flood's (its p50 reads how
+    # often a write found room), nor one under load (its slow blocks are the queue's, part of what it measures).
+    blocks = {point: found for point in slices if point.mode != "oneway" and point.is_base_load
               and (found := usual_blocks(slice_samples(by_point[point], store.path))) is not None}
     points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices, blocks)
     points = with_pooled_spread(points)
