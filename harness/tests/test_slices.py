@@ -33,7 +33,9 @@ def test_slices_split_a_trials_calls_evenly():
     assert slice_sizes(1000, 250) == [250] * 4
     assert slice_sizes(1000, 300) == [334, 333, 333]
     assert sum(slice_sizes(777, 100)) == 777
-    assert slice_sizes(100, 250) == [100]  # fewer calls than a slice: one
+    # Fewer calls than two slices: two shorter ones while each keeps two 25-call blocks, else one.
+    assert slice_sizes(500, 500) == [250, 250] and slice_sizes(100, 250) == [50, 50]
+    assert slice_sizes(99, 250) == [99]
     assert slice_sizes(500, 0) == [500]
 
 
@@ -140,11 +142,16 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
         rounds = [t.trial for t in trials if t.launch == launch]
         assert rounds == sorted(rounds) and len(set(t.point.group for t in trials if t.launch == launch)) == 2
     summary = json.loads((run_dir / "summary.json").read_text())
-    added = [p["orb_added_latency_ns"] for p in summary["points"] if p["target"] == "omniorb"]
+    added = {p["mode"]: p["orb_added_latency_ns"] for p in summary["points"] if p["target"] == "omniorb"}
     assert len(added) == 2
-    for a in added:
+    for mode, a in added.items():
         assert "slices" in a["ci_method"] and a["n_launches"] == 2
-        assert a["pairs"] == 2 * 2 * 3  # launches x trials x slices
+        # launches x trials x slices; a round trip read block by block leaves out a slice with no block at the
+        # host's usual speed (on a quiet host none)
+        if mode == "oneway" or "usual_blocks" not in a:
+            assert a["pairs"] == 2 * 2 * 3
+        else:
+            assert 2 <= a["pairs"] <= 2 * 2 * 3 and "blocks of 25" in a["ci_method"]
 
 
 SLICED_THREADS = """

@@ -57,6 +57,7 @@ from orbench.running.measure import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.wire_reading import WireReading
+from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT
 
 # Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
 SLICED_MODES = ("twoway", "oneway", "echo")
@@ -81,9 +82,17 @@ class Companion(Protocol):
     def run_slice(self, index: int, calls: int, rewarm: int) -> None: ...
 
 
+# The fewest calls a slice is cut to: two of the blocks a round trip's slice is read in (stats/phases.usual_blocks).
+MIN_SLICE_CALLS = MIN_BLOCKS_KEPT * BLOCK_CALLS
+
+
 def slice_sizes(calls: int, slice_calls: int) -> list[int]:
-    """A trial's calls as slices of about slice_calls each (the remainder spread over the first ones)."""
+    """A trial's calls as slices of about slice_calls each (the remainder spread over the first ones), and at
+    least two where each keeps MIN_SLICE_CALLS: a trial shorter than two slices (a budget may plan 500 calls
+    where slices are 500) still alternates, in shorter slices, rather than run whole."""
     n = max(1, round(calls / slice_calls)) if slice_calls > 0 else 1
+    if slice_calls > 0 and n < 2 and calls >= 2 * MIN_SLICE_CALLS:
+        n = 2
     base, extra = divmod(calls, n)
     return [base + (1 if k < extra else 0) for k in range(n) if base + (1 if k < extra else 0) > 0]
 
