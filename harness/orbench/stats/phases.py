@@ -185,9 +185,10 @@ def settled_pairs(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Se
     return SettledPairs(keys=kept, pairs=len(keys), limit_ns=limit)
 
 
-# Inside a slice: on some VMs the slow mode comes and goes every 1-3 ms, within one slice of a few hundred calls (a
-# c-socket slice at 1 B read 25-call blocks at 5 us, then 10.5-14 us for 75-300 calls, then 5 us again), so no
-# slice pair is wholly at the usual speed and settled_pairs has nothing to keep. The same rule then applies to
+# Inside a slice: with other work on the CPUs the slow mode comes and goes every 1-3 ms (the scheduler's turns),
+# within one slice of a few hundred calls (a c-socket slice at 1 B read 25-call blocks at 5 us, then 10.5-14 us for
+# 75-300 calls, then 5 us again), so no slice pair is wholly at the usual speed and settled_pairs has nothing to
+# keep. The same rule then applies to
 # blocks of BLOCK_CALLS consecutive calls: a block whose median is more than BLOCK_RATIO times the side's usual
 # block level (its USUAL_QUANTILE) was not at the usual speed, and a slice's value is the median of its calls in
 # the blocks that were. 1.5, not USUAL_SPEED_RATIO: a 25-call block's median varies more than a slice's, and
