@@ -129,8 +129,9 @@ def test_every_row_pairs_every_trial_with_a_reference_run(tmp_path):
 def test_unknown_row_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(UserError, match="unknown fidelity row 'sockpref'"):
         run_fidelity([16], rows=("sockpref",), root=tmp_path)
-    with pytest.raises(UserError, match="--slice-calls 300 leaves 300 calls one slice"):
-        run_fidelity([16], rows=("c-pingpong",), root=tmp_path, calls=300, slice_calls=300)
+    # Fewer calls than two slices of two 25-call blocks each: no way to alternate.
+    with pytest.raises(UserError, match="--slice-calls 300 leaves 90 calls one slice"):
+        run_fidelity([16], rows=("c-pingpong",), root=tmp_path, calls=90, slice_calls=300)
     assert not (tmp_path / "fidelity").exists()
 
 
