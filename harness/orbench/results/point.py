@@ -158,6 +158,12 @@ class PointGroup:
         return self.offered_load > 0
 
     @property
+    def on_one_cpu(self) -> bool:
+        """Client and server pinned to one CPU of this host (hosts/placement.py's same-core, host pair local):
+        a call hands over without waking an idle CPU, so a slow stretch of calls is the host's speed."""
+        return self.placement == "same-core" and self.host_pair == "local"
+
+    @property
     def server_setting(self) -> tuple[str, int]:
         """What its server is started with beyond the option set: (threading, objects)."""
         return self.threading, self.objects

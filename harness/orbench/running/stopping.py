@@ -28,7 +28,7 @@ from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
-from orbench.stats.phases import blocks_agree, slice_samples, usual_blocks
+from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, usual_blocks
 from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
@@ -108,8 +108,7 @@ class PointTrials:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             for k, p50 in enumerate(trial.slice_p50s_ns or ()):
                 self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
-            if (self.rule.samples_dir is not None and trial.slice_p50s_ns and trial.point.mode != "oneway"
-                    and trial.point.is_base_load):  # as the summary reads them (summary.py)
+            if self.rule.samples_dir is not None and trial.slice_p50s_ns and reads_blocks(trial.point):
                 self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
 
     def add_time(self, seconds: float) -> None:

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.stats.intervals import median_interval
 from orbench.stats.stats import read_samples
@@ -229,6 +230,14 @@ def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
         if int(kept.sum()) >= MIN_BLOCKS_KEPT:
             values[k] = float(np.median(cut[k][kept]))
     return UsualBlocks(values=values, kept_share=float(np.mean(every <= limit)), limit_ns=limit)
+
+
+def reads_blocks(point: Point) -> bool:
+    """Whether a point's slices are read block by block: a round trip (a oneway flood's p50 reads how often a
+    write found room), at rest (under load the slow blocks are the queue's) and on one CPU (at split-core a slow
+    stretch is the idle CPU's wake-up, part of what the placement measures: read by blocks, split-core estimates
+    moved by a median 14% in a middleware run, 20261202-142452-vm; same-core ones by 0)."""
+    return point.mode != "oneway" and point.is_base_load and point.on_one_cpu
 
 
 def blocks_agree(orb: UsualBlocks | None, base: UsualBlocks | None) -> bool:

@@ -24,7 +24,7 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
-from orbench.stats.phases import slice_samples, speed_modes, usual_blocks
+from orbench.stats.phases import reads_blocks, slice_samples, speed_modes, usual_blocks
 from orbench.summary.capacity import capacities
 from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
@@ -77,9 +77,8 @@ def summarize(store: RunStore) -> RunSummary:
         if p50s:
             trial_p50[point] = p50s
     slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
-    # A round trip's slices read block by block at the host's usual speed: not a oneway flood's (its p50 reads how
-    # often a write found room), nor one under load (its slow blocks are the queue's, part of what it measures).
-    blocks = {point: found for point in slices if point.mode != "oneway" and point.is_base_load
+    # A round trip's slices read block by block at the host's usual speed (stats/phases.reads_blocks).
+    blocks = {point: found for point in slices if reads_blocks(point)
               and (found := usual_blocks(slice_samples(by_point[point], store.path))) is not None}
     points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices, blocks)
     points = with_pooled_spread(points)
