@@ -51,7 +51,9 @@ def test_a_calibration_point_recovers_its_known_answer(write_campaign, results_r
     if foreign > BUSY_FOREIGN_PCT:
         pytest.skip(f"machine shared: other processes used {foreign:.0f}% of the CPUs during the trials; "
                     f"known answers hold only on a machine orbench has to itself (recovered {known.text})")
-    assert known.known_ns == N_NS and known.trials == 20
+    # 20 trials of 500 calls, each two slices of 250 but the first, which reads the anatomy whole: 38 slice pairs,
+    # fewer where a slice had no block of calls at the host's usual speed (stats/phases.usual_blocks)
+    assert known.known_ns == N_NS and 20 <= known.trials <= 38
     # 10%, not the campaign goal's 5% (the summary's within_tolerance): a server spinning N ns adds a little more
     # than N on a VM (about +4% and 20-60 ns on a 2-vCPU VM, C and Java alike; the user guide, "Known answers"), which a
     # tight interval shows; a property of the known-answer server, not of the pipeline. The errors this test is

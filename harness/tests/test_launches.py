@@ -123,8 +123,10 @@ def test_a_multi_launch_point_end_to_end(write_campaign, results_root):
     orb = next(p for p in summary.points if p.point.target == "omniorb")
     added = orb.orb_added_latency_ns
     # 3 launches x 4 trials x 2 slices (300 calls: two of 150), less the first launch's first trial, which reads
-    # the anatomy whole: 22 slice pairs
-    assert added.n_launches == 3 and added.pairs == 22 and len(added.launches) == 3
+    # the anatomy whole: 22 slice pairs; read block by block, a slice with no block at the host's usual speed (a
+    # busy machine) has no value, and its pair drops out
+    assert added.n_launches == 3 and len(added.launches) == 3
+    assert added.pairs == 22 if added.usual_blocks is None else 3 <= added.pairs <= 22
     assert math.isfinite(added.ci95_low) and added.ci95_low <= added.estimate <= added.ci95_high
     split = added.variance
     for value in (split.within_launch_sd_ns, split.between_launch_sd_ns, split.launch_values_sd_ns,
