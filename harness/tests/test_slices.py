@@ -249,7 +249,14 @@ def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_cam
         assert 0.9 * 2000 <= added["estimate"] <= 1.25 * 2000, added
     apart = max(sliced["half"] + calm["half"], 0.05 * 2000)
     assert -apart <= sliced["estimate"] - calm["estimate"] <= apart + maker.steal_share * 2000, (calm, sliced)
-    assert sliced["half"] <= 0.5 * sequential["half"], (sliced["half"], sequential["half"])
+    # Where the made phases did not widen the sequential design past 5% of the answer (on a fast host its trials
+    # are short against the phases and seldom straddle a switch: a 2-vCPU Intel Xeon VM read +-24 to +-57 ns
+    # sequential under them, as with periods of 0.05 s), there is nothing for the slices to halve: they must
+    # then stay within that 5% too.
+    if sequential["half"] > 0.05 * 2000:
+        assert sliced["half"] <= 0.5 * sequential["half"], (sliced["half"], sequential["half"])
+    else:
+        assert sliced["half"] <= 0.05 * 2000, (sliced["half"], sequential["half"])
 
 
 def test_pairs_at_the_usual_speed_leave_out_switches_and_a_slow_launch():
