@@ -57,7 +57,7 @@ from orbench.running.measure import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.wire_reading import WireReading
-from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT
+from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT, split_evenly
 
 # Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
 SLICED_MODES = ("twoway", "oneway", "echo")
@@ -93,8 +93,7 @@ def slice_sizes(calls: int, slice_calls: int) -> list[int]:
     n = max(1, round(calls / slice_calls)) if slice_calls > 0 else 1
     if slice_calls > 0 and n < 2 and calls >= 2 * MIN_SLICE_CALLS:
         n = 2
-    base, extra = divmod(calls, n)
-    return [base + (1 if k < extra else 0) for k in range(n) if base + (1 if k < extra else 0) > 0]
+    return [size for size in split_evenly(calls, n) if size > 0]
 
 
 def slice_orders(members: int, slices: int, rng: random.Random) -> list[list[int]]:

@@ -144,7 +144,8 @@ class PointTrials:
         """The two sides' slices as the summary pairs them: block by block at the usual speed where both sides'
         blocks agree (summary/pairing.by_blocks), else their p50s."""
         o, b = (usual_blocks(self.slice_calls.get(name, {})) for name in (orb, base))
-        if o is not None and b is not None and blocks_agree(o, b) and set(o.values) & set(b.values):
+        if blocks_agree(o, b):
+            assert o is not None and b is not None
             return o.values, b.values
         return self.slice_p50s[orb], self.slice_p50s[base]
 

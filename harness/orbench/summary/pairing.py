@@ -43,8 +43,8 @@ PAIRED_SLICES = "; pairs: slices of alternating sliced trials"
 USUAL_SPEED_PAIRS = ", with the host at its usual speed"
 # ... or each slice valued by its calls in blocks at the usual speed (stats/phases.usual_blocks). Not both: the
 # block values are the usual speed's already, and leaving out stretches of them again mostly loses pairs (omniORB
-# 1 B in three quick runs beside another run on the same CPUs, slow in 1-3 ms bursts: half-widths 264, 591 and 367 ns with both, 101, 692 and
-# 65 ns with the blocks alone).
+# 1 B in three quick runs beside another run on the same CPUs, slow in 1-3 ms bursts: half-widths 264, 591 and
+# 367 ns with both, 101, 692 and 65 ns with the blocks alone).
 USUAL_SPEED_BLOCKS = f", with the host at its usual speed (each slice's calls in blocks of {BLOCK_CALLS} that were)"
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
