@@ -344,18 +344,30 @@ def test_a_middleware_slow_on_its_own_keeps_its_slow_blocks():
     assert usual_blocks({k: v for k, v in list(base.items())[:3]}) is None  # too few blocks for a usual level
 
 
-def test_a_trials_samples_split_into_its_slices_only_where_they_match_its_slice_p50s(tmp_path):
-    """The summary reads the slices back from a trial's samples file: the first slices one call longer where the
-    calls do not divide evenly (running/slices.py's split), checked against the slice p50s the trial recorded."""
+def test_a_trials_samples_split_into_its_recorded_slices_checked_against_its_slice_p50s(tmp_path):
+    """The summary reads the slices back from a trial's samples file at the slice sizes the trial recorded (a
+    threads point's slices need not be even), checked against the slice p50s it recorded; an older run's trial
+    gets the even split its runner made from the upgrade, and one the upgrade guessed wrong is left whole."""
+    from orbench.results.upgrade import update_to_19
+
     point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target="omniorb")
     calls = np.arange(1, 1002, dtype="<i8")
     calls.tofile(tmp_path / "t.i64")
     pieces = np.split(calls, [334, 668])
     assert [p.size for p in pieces] == slice_sizes(1001, 334)
     good = Trial(seq=0, point=point, trial=0, status="ok", calls=1001, samples_file="t.i64",
-                 slice_p50s_ns=tuple(float(np.median(p)) for p in pieces))
+                 slice_p50s_ns=tuple(float(np.median(p)) for p in pieces), slice_sizes=(334, 334, 333))
     got = slice_samples([good], tmp_path)
     assert sorted(got) == [(0, 0, 0), (0, 0, 1), (0, 0, 2)]
     assert all(np.array_equal(got[(0, 0, k)], pieces[k]) for k in range(3))
-    wrong = good.replace(trial=1, slice_p50s_ns=(1.0, 2.0, 3.0))
-    assert slice_samples([wrong], tmp_path) == {}
+    uneven = np.split(calls, [600])  # two threads x 300 calls, then two x 200.5: not the even split
+    threads = good.replace(trial=1, slice_p50s_ns=tuple(float(np.median(p)) for p in uneven), slice_sizes=(600, 401))
+    assert [p.size for p in slice_samples([threads], tmp_path).values()] == [600, 401]
+    assert slice_samples([good.replace(trial=2, slice_p50s_ns=(1.0, 2.0, 3.0))], tmp_path) == {}
+    assert slice_samples([good.replace(trial=3, slice_sizes=(334, 334))], tmp_path) == {}  # does not fill the file
+    rows = [{"calls": "1001", "slice_p50s_ns": ";".join(str(v) for v in p50s)}
+            for p50s in (good.slice_p50s_ns, threads.slice_p50s_ns)] + [{"calls": "1000", "slice_p50s_ns": ""}]
+    update_to_19({}, rows)
+    assert [r["slice_sizes"] for r in rows] == ["334;334;333", "501;500", ""]
+    upgraded = [good.replace(trial=4, slice_sizes=(334, 334, 333)), threads.replace(trial=5, slice_sizes=(501, 500))]
+    assert sorted(slice_samples(upgraded, tmp_path)) == [(0, 4, 0), (0, 4, 1), (0, 4, 2)]

@@ -175,6 +175,7 @@ def test_a_round_trips_slices_are_read_at_the_usual_speed_as_the_summary_reads_t
                 calls.tofile(tmp_path / f"{name}-{number}.i64")
                 point.add(name, Trial.of(1, POINT.replace(target=name), number, Measurement(
                     status="ok", p50_ns=float(np.median(calls)), calls=calls.size, samples_file=f"{name}-{number}.i64",
-                    slice_p50s_ns=tuple(float(np.median(p)) for p in pieces))))
+                    slice_p50s_ns=tuple(float(np.median(p)) for p in pieces),
+                    slice_sizes=tuple(p.size for p in pieces))))
         estimate, widths[samples_dir is not None] = point.added_half_widths()["orb"]
     assert abs(estimate - 1_000) < 60 and widths[True] < 0.25 * widths[False]

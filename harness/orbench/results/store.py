@@ -89,6 +89,9 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
      trial with a local client (running/wire_reading.py); empty in older runs.
   18: trials.csv gains client_jit_ms: the JIT compile time a JVM client finished during the timed calls
      (PROTOCOL.md, memory.jit_ms); empty in older runs and for workers without a JIT.
+  19: trials.csv gains slice_sizes: the calls of each slice, in the order they ran, so the summary cuts the
+     samples file into its slices as they were (a threads point's slice holds every thread's calls of it); an
+     older run's are the even split its runner made.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
 compute on is a UserError naming the file.

@@ -87,6 +87,9 @@ class Measurement:
     slice_calls: int | None = None
     slice_p50s_ns: tuple[float, ...] | None = None
     slice_means_ns: tuple[float, ...] | None = None
+    # The calls of each slice, in order (since schema 19): where the samples file's slices end. A threads point's
+    # slice holds every thread's calls of it. An older run's are the even split its runner made (upgrade.py).
+    slice_sizes: tuple[int, ...] | None = None
     # The TCP data segments the client sent per call over the trial's warm-up and timed calls (since schema 17;
     # running/wire_reading.py), every trial with a client on this machine: below 1 for oneways, its sends joined
     # data already queued (coalescing), which can change from trial to trial.
@@ -177,6 +180,14 @@ def _values(m: Measurement) -> dict[str, Any]:
 
 MEASUREMENT_FIELDS = [f.name for f in dataclasses.fields(Measurement)]
 COLUMNS = ["seq", *Point.columns(), "launch", "trial", *MEASUREMENT_FIELDS]
+
+
+def split_evenly(calls: int, parts: int) -> list[int]:
+    """`calls` in `parts` runs as even as can be, the first ones one call longer where they do not divide: how
+    the runner cuts a sliced trial's calls (running/slices.slice_sizes), and so the slice_sizes of a run from
+    before they were recorded (upgrade.py)."""
+    base, extra = divmod(calls, parts)
+    return [base + (1 if k < extra else 0) for k in range(parts)]
 
 
 def to_row(t: Trial) -> dict[str, str]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from orbench.results.trial import split_evenly
+
 Rows = list[dict[str, str]]
 
 
@@ -184,11 +186,22 @@ def update_to_18(manifest: dict[str, Any], rows: Rows) -> None:
     _add_columns(rows, client_jit_ms="")
 
 
+def update_to_19(manifest: dict[str, Any], rows: Rows) -> None:
+    """19: trials gain slice_sizes, the calls of each slice in the samples file. An older run's runner cut a
+    trial's calls evenly into its slices (trial.split_evenly), so that split is theirs: right for every point but
+    a threads point with uneven slices, which the summary's check against the slice p50s then leaves whole."""
+    for row in rows:
+        slices = [v for v in (row.get("slice_p50s_ns") or "").split(";") if v]
+        calls = row.get("calls") or ""
+        sizes = split_evenly(int(calls), len(slices)) if slices and calls.isdigit() else []
+        row.setdefault("slice_sizes", ";".join(str(n) for n in sizes))
+
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
     11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
-    16: update_to_16, 17: update_to_17, 18: update_to_18,
+    16: update_to_16, 17: update_to_17, 18: update_to_18, 19: update_to_19,
 }
 SCHEMA_VERSION = max(UPDATES)
 

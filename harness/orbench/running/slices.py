@@ -34,7 +34,7 @@ import numpy as np
 
 from orbench.errors import WorkerError
 from orbench.results.point import Point
-from orbench.results.trial import Measurement
+from orbench.results.trial import Measurement, split_evenly
 from orbench.running.cpu_usage import UsageReading
 from orbench.running.flood import warm_in_pieces
 from orbench.running.load_usage import LoadOverWindows
@@ -57,7 +57,7 @@ from orbench.running.measure import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.wire_reading import WireReading
-from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT, split_evenly
+from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT
 
 # Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
 SLICED_MODES = ("twoway", "oneway", "echo")
@@ -238,6 +238,7 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
         "trial_end_unix": round(end_unix, 4), **usage,
         "slice_calls": max(sizes), "slice_p50s_ns": tuple(float(np.median(s)) for s in got.samples),
         "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
+        "slice_sizes": tuple(int(s.size) for s in got.samples),
         "out_segs_per_call": got.wire.per_call(got.run_calls) if got.wire is not None else None,
         "client_jit_ms": jit_total(got.jit_ms),
     }

@@ -249,23 +249,19 @@ def blocks_agree(orb: UsualBlocks | None, base: UsualBlocks | None) -> bool:
             and orb.kept_share >= base.kept_share - MAX_KEPT_GAP)
 
 
-def split_evenly(calls: int, parts: int) -> list[int]:
-    """`calls` in `parts` runs as even as can be, the first ones one call longer where they do not divide: how a
-    sliced trial's calls are cut (running/slices.slice_sizes) and read back (slice_samples)."""
-    base, extra = divmod(calls, parts)
-    return [base + (1 if k < extra else 0) for k in range(parts)]
-
-
 def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, int], np.ndarray]:
     """Each ok sliced trial's calls split into its slices, by (launch, trial, slice): the slices were written one
-    after the other (running/slices.py), the first ones one call longer where the calls do not divide evenly. A
-    trial whose pieces' medians are not its recorded slice p50s (a split this cannot redo) gives none."""
+    after the other (running/slices.py), each as long as the trial's slice_sizes say. A trial whose pieces do not
+    fill its file or whose medians are not its recorded slice p50s (an older run's threads point, whose even
+    split upgrade.py could only assume) gives none."""
     out: dict[tuple[int, int, int], np.ndarray] = {}
     for t in trials:
-        if not (t.ok and t.slice_p50s_ns and t.samples_file):
+        if not (t.ok and t.slice_p50s_ns and t.slice_sizes and t.samples_file):
             continue
         calls = read_samples(run_dir / str(t.samples_file))
-        pieces = np.split(calls, np.cumsum(split_evenly(int(calls.size), len(t.slice_p50s_ns)))[:-1])
+        if sum(t.slice_sizes) != calls.size or len(t.slice_sizes) != len(t.slice_p50s_ns):
+            continue
+        pieces = np.split(calls, np.cumsum(t.slice_sizes)[:-1])
         if all(p.size and abs(float(np.median(p)) - float(v)) <= 0.5 for p, v in zip(pieces, t.slice_p50s_ns)):
             out.update({(t.launch, t.trial, k): p for k, p in enumerate(pieces)})
     return out
