@@ -129,7 +129,7 @@ TimedSpan paced_loop(ArrivalSchedule& schedule, int64_t* samples_ns, uint64_t ca
   span.start_ns = schedule.peek();
   for (uint64_t i = 0; i < calls; ++i) {
     const int64_t intended = schedule.next();
-    wait_until(intended);
+    wait_to_send(intended, period_ns);
     if constexpr (std::is_void_v<decltype(call(i))>) {
       const int64_t before = monotonic_ns();
       call(i);

@@ -59,7 +59,7 @@ ThreadTally pool_loop(CallPool& pool, Call&& call, Check&& check) {
     int64_t intended = 0;
     if (pool.due_offset_ns != nullptr) {
       intended = pool.t0_ns + pool.due_offset_ns[i];
-      wait_until(intended);
+      wait_to_send(intended, pool.period_ns);
     }
     if constexpr (std::is_void_v<decltype(call(i))>) {
       const int64_t before = monotonic_ns();

@@ -3,6 +3,7 @@
 // every call that should have gone out during it: no coordinated omission.
 #pragma once
 
+#include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -78,12 +79,12 @@ inline int64_t min_sleep_ns() {
 // at the default slack and 7-13 us late at 1 ns. Each pacing thread sets its own (threads inherit their creator's).
 inline bool precise_timer_slack() { return prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) == 0; }
 
-// Waits until deadline_ns, and when least_ns > 0 at least that long from now (a late call too).
-inline void wait_until(int64_t deadline_ns, int64_t least_ns) {
+// Waits until deadline_ns, spinning the last `spin` ns, and when least_ns > 0 at least that long from now (a
+// late call too).
+inline void wait_until(int64_t deadline_ns, int64_t least_ns, int64_t spin) {
   static thread_local const bool precise = precise_timer_slack();
   (void)precise;
   if (least_ns > 0) deadline_ns = std::max(deadline_ns, monotonic_ns() + least_ns);
-  const int64_t spin = spin_ns();
   // Without a spin every call sleeps, a late one too (an absolute sleep into the past returns at once): a late
   // call that skipped its sleep would run fewer instructions than the others.
   if (spin == 0 || deadline_ns - monotonic_ns() > spin) {
@@ -99,6 +100,33 @@ inline void wait_until(int64_t deadline_ns, int64_t least_ns) {
   }
 }
 
-inline void wait_until(int64_t deadline_ns) { wait_until(deadline_ns, min_sleep_ns()); }
+inline void wait_until(int64_t deadline_ns, int64_t least_ns) { wait_until(deadline_ns, least_ns, spin_ns()); }
+inline void wait_until(int64_t deadline_ns) { wait_until(deadline_ns, min_sleep_ns(), spin_ns()); }
+
+// The most of the CPUs this process may run on that the spins may take. A spin of kSpinNs before every call
+// costs the call rate times kSpinNs: 16 client threads on one vCPU offering a third of a 64k calls/s server's
+// capacity spun the whole CPU, so the clients set the latency, not the server (scale run 20261202-170539-vm:
+// clients' CPU 0.97 from 35% of c-socket's capacity, its p50 233 us there and 179 us at 50%).
+inline constexpr double kSpinCpuShare = 0.25;
+
+inline int usable_cpus() {
+  static const int cpus = [] {
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+  }();
+  return cpus;
+}
+
+// The spin before a paced call when the process's calls are due every period_ns on average (all its threads
+// together): kSpinNs, or less where that would take more than kSpinCpuShare of its CPUs.
+inline int64_t paced_spin_ns(int64_t period_ns) {
+  const auto ceiling = static_cast<int64_t>(kSpinCpuShare * usable_cpus() * static_cast<double>(period_ns));
+  return std::min(spin_ns(), std::max<int64_t>(0, ceiling));
+}
+
+// A paced call's wait for its intended send time, its calls due every period_ns on average.
+inline void wait_to_send(int64_t deadline_ns, int64_t period_ns) {
+  wait_until(deadline_ns, min_sleep_ns(), paced_spin_ns(period_ns));
+}
 
 }  // namespace orbench

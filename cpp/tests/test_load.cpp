@@ -145,6 +145,17 @@ void late_paced_wait_sleeps_the_least_sleep() {
   CHECK(monotonic_ns() - start >= 2'000'000);
 }
 
+// The spin before a paced call: the whole kSpinNs at a low rate, and no more than kSpinCpuShare of the
+// process's CPUs at a high one (pacing.hpp: spins at every call of a fast server's rate filled the clients' CPU).
+void paced_spin_keeps_to_its_share_of_the_cpus() {
+  CHECK(paced_spin_ns(10'000'000) == kSpinNs);  // 100 calls/s
+  const int64_t period = 20'000;                 // 50,000 calls/s
+  const int64_t spin = paced_spin_ns(period);
+  CHECK(spin > 0);
+  CHECK(static_cast<double>(spin) <= kSpinCpuShare * usable_cpus() * period);
+  CHECK(paced_spin_ns(0) == 0);
+}
+
 }  // namespace
 
 int main() {
@@ -153,5 +164,6 @@ int main() {
   paced_loop_times_from_intended_send();
   paced_wait_sets_a_precise_timer_slack();
   late_paced_wait_sleeps_the_least_sleep();
+  paced_spin_keeps_to_its_share_of_the_cpus();
   return orbench_test::finish("test_load");
 }

@@ -1,6 +1,7 @@
 """The Python worker kit (harness/workers/python/orbench_worker) agrees with the contract's shared definitions:
 the same arrivals from a seed as C++ and Java, the same histogram buckets as HdrHistogram, the same elements."""
 
+import os
 import sys
 
 import pytest
@@ -12,7 +13,15 @@ sys.path.insert(0, str(repo_root() / "harness" / "workers" / "python"))
 
 from orbench_worker.errors import WorkerError  # noqa: E402
 from orbench_worker.histogram import Histogram, bucket_of, highest_in  # noqa: E402
-from orbench_worker.pacing import ArrivalSchedule, SplitMix64, thread_slack_path, wait_until  # noqa: E402
+from orbench_worker.pacing import (  # noqa: E402
+    SPIN_CPU_SHARE,
+    SPIN_NS,
+    ArrivalSchedule,
+    SplitMix64,
+    spin_for_period,
+    thread_slack_path,
+    wait_until,
+)
 from orbench_worker.payloads import counted_bytes, elements  # noqa: E402
 from orbench_worker.spec import parse_run_spec, take_load_spec  # noqa: E402
 
@@ -28,6 +37,14 @@ def test_a_late_paced_call_still_sleeps_the_least_sleep():
     start = time.monotonic_ns()
     wait_until(start - 1_000_000, 2_000_000)
     assert time.monotonic_ns() - start >= 2_000_000
+
+
+def test_a_paced_spin_keeps_to_its_share_of_the_cpus():
+    """All of SPIN_NS at a low rate, no more than SPIN_CPU_SHARE of the process's CPUs at a high one."""
+    assert spin_for_period(10_000_000) == SPIN_NS
+    spin = spin_for_period(20_000)
+    assert 0 < spin <= SPIN_CPU_SHARE * len(os.sched_getaffinity(0)) * 20_000
+    assert spin_for_period(0) == 0
 
 
 def test_a_paced_wait_sets_a_precise_timer_slack():

@@ -90,17 +90,30 @@ def precise_timer_slack() -> bool:
         return False
 
 
-def wait_until(deadline_ns: int, least_ns: int | None = None) -> None:
-    """Waits until deadline_ns, and at least least_ns (default MIN_SLEEP_NS) from now when that is above 0."""
+# The most of the CPUs this process may run on that the spins may take: a spin before every call costs the call
+# rate times the spin, which at a high rate would make the client what is measured (cpp/common/pacing.hpp).
+SPIN_CPU_SHARE = 0.25
+
+
+def spin_for_period(period_ns: float) -> int:
+    """The spin before a paced call when calls are due every period_ns on average: SPIN_NS, or less where that
+    would take more than SPIN_CPU_SHARE of the process's CPUs."""
+    return max(0, min(SPIN_NS, int(SPIN_CPU_SHARE * len(os.sched_getaffinity(0)) * period_ns)))
+
+
+def wait_until(deadline_ns: int, least_ns: int | None = None, spin_ns: int | None = None) -> None:
+    """Waits until deadline_ns, spinning the last spin_ns (default SPIN_NS), and at least least_ns (default
+    MIN_SLEEP_NS) from now when that is above 0."""
     if not hasattr(_precise, "set"):
         _precise.set = precise_timer_slack()
     least = MIN_SLEEP_NS if least_ns is None else least_ns
+    spin = SPIN_NS if spin_ns is None else spin_ns
     if least > 0:
         deadline_ns = max(deadline_ns, time.monotonic_ns() + least)
     left = deadline_ns - time.monotonic_ns()
-    if SPIN_NS == 0:  # every call sleeps, a late one too: one that skipped its sleep would run fewer instructions
+    if spin == 0:  # every call sleeps, a late one too: one that skipped its sleep would run fewer instructions
         time.sleep(max(left, 0) / 1e9)
-    elif left > SPIN_NS:
-        time.sleep((left - SPIN_NS) / 1e9)
+    elif left > spin:
+        time.sleep((left - spin) / 1e9)
     while time.monotonic_ns() < deadline_ns:
         pass

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from orbench_worker.errors import WorkerError
 from orbench_worker.histogram import Histogram
 from orbench_worker.output import log
-from orbench_worker.pacing import ArrivalSchedule, wait_until
+from orbench_worker.pacing import ArrivalSchedule, spin_for_period, wait_until
 from orbench_worker.spec import LoadSpec, RunSpec, SoakSpec
 
 clock = time.monotonic_ns
@@ -108,10 +108,11 @@ def _paced_calls(call: Call, samples: array, n: int, schedule: ArrivalSchedule) 
     shows in every call due during it; a deadline miss is a sample above the mean period."""
     invoke, argument, check = call.invoke, call.argument, call.check
     period = schedule.period_ns
+    spin = spin_for_period(period)
     span = Span(start_ns=schedule.peek())
     for i in range(n):
         intended = schedule.next()
-        wait_until(intended)
+        wait_until(intended, spin_ns=spin)
         before = clock()
         result = invoke(argument)
         after = clock()

@@ -293,7 +293,7 @@ final class PoolSequence {
         return false;
       }
       long intendedNs = pool.t0Ns + pool.dueOffsetNs[(int) i];
-      Pacing.waitUntil(intendedNs);
+      Pacing.waitToSend(intendedNs, pool.periodNs);
       invocation.startAt(first + i);
       long beforeNs = System.nanoTime();
       invocation.call();

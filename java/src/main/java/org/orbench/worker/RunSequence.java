@@ -257,7 +257,7 @@ public final class RunSequence {
     long afterNs = 0;
     for (int i = 0; i < samples.length; i++) {
       long intendedNs = schedule.next();
-      Pacing.waitUntil(intendedNs);
+      Pacing.waitToSend(intendedNs, period);
       sendNs = System.nanoTime();
       invocation.call();
       afterNs = System.nanoTime();

@@ -48,7 +48,7 @@ public final class SoakSequence {
         }
         intervals.closeUntil(intendedNs);
         schedule.next();
-        Pacing.waitUntil(intendedNs);
+        Pacing.waitToSend(intendedNs, period);
         sendNs = System.nanoTime();
         invocation.call();
         afterNs = System.nanoTime();

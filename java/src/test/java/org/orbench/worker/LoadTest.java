@@ -110,6 +110,20 @@ class LoadTest {
     assertTrue(span.lastSendNs() > span.firstSendNs());
   }
 
+  /**
+   * The spin before a paced call: all of SPIN_NS at a low rate, no more than SPIN_CPU_SHARE of the CPUs at a high
+   * one (Pacing says why).
+   */
+  @Test
+  void aPacedSpinKeepsToItsShareOfTheCpus() {
+    assertEquals(Pacing.SPIN_NS, Pacing.spinNs(10_000_000));
+    long period = 20_000;
+    long spin = Pacing.spinNs(period);
+    assertTrue(spin > 0);
+    assertTrue(spin <= Pacing.SPIN_CPU_SHARE * Runtime.getRuntime().availableProcessors() * period);
+    assertEquals(0, Pacing.spinNs(0));
+  }
+
   /** A paced wait sets its thread's timer slack to 1 ns (Pacing says why); another thread keeps its own. */
   @Test
   void aPacedWaitSetsAPreciseTimerSlack() throws Exception {
