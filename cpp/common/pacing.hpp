@@ -106,7 +106,8 @@ inline void wait_until(int64_t deadline_ns) { wait_until(deadline_ns, min_sleep_
 // The most of the CPUs this process may run on that the spins may take. A spin of kSpinNs before every call
 // costs the call rate times kSpinNs: 16 client threads on one vCPU offering a third of a 64k calls/s server's
 // capacity spun the whole CPU, so the clients set the latency, not the server (scale run 20261202-170539-vm:
-// clients' CPU 0.97 from 35% of c-socket's capacity, its p50 233 us there and 179 us at 50%).
+// clients' CPU 0.97 from 35% of c-socket's capacity, its p50 233 us there and 179 us at 50%). A quarter is a
+// choice, not tuned: one run with it, 20261202-174251-vm, read the clients' CPU 0.93 there and no curve falling.
 inline constexpr double kSpinCpuShare = 0.25;
 
 inline int usable_cpus() {

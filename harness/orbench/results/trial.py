@@ -198,6 +198,16 @@ def to_row(t: Trial) -> dict[str, str]:
     return row
 
 
+def measurement_cell(name: str, text: str) -> Any:
+    """One measurement column's cell as its field's type (upgrade.py reads older rows' cells through it)."""
+    return _cell_value(name, _HINTS[name], text)
+
+
+def as_cell(value: Any) -> str:
+    """A measurement field's value as its trials.csv cell (upgrade.py writes a new column's cells through it)."""
+    return _cell(value)
+
+
 def from_row(row: Mapping[str, str]) -> Trial:
     """A trials.csv row of the current layout (upgrade.py brings older ones to it). A cell that is not of its
     column's type raises ValueError naming the column; a missing column, KeyError."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from orbench.results.trial import split_evenly
+from orbench.results.trial import as_cell, measurement_cell, split_evenly
 
 Rows = list[dict[str, str]]
 
@@ -191,10 +191,10 @@ def update_to_19(manifest: dict[str, Any], rows: Rows) -> None:
     trial's calls evenly into its slices (trial.split_evenly), so that split is theirs: right for every point but
     a threads point with uneven slices, which the summary's check against the slice p50s then leaves whole."""
     for row in rows:
-        slices = [v for v in (row.get("slice_p50s_ns") or "").split(";") if v]
-        calls = row.get("calls") or ""
-        sizes = split_evenly(int(calls), len(slices)) if slices and calls.isdigit() else []
-        row.setdefault("slice_sizes", ";".join(str(n) for n in sizes))
+        p50s = measurement_cell("slice_p50s_ns", row.get("slice_p50s_ns") or "")
+        calls = measurement_cell("calls", row.get("calls") or "")
+        sizes = tuple(split_evenly(calls, len(p50s))) if p50s and calls else None
+        row.setdefault("slice_sizes", as_cell(sizes))
 
 
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
