@@ -71,6 +71,7 @@ void request_stop() {
 // stall_after >= 0 (the test hook --stall-after) the server stops reading after that many payload-carrying
 // messages.
 void serve_connection(int fd, ConnectOptions options, KnownWork work, int64_t stall_after) {
+  skip_cancellation_bookkeeping();
   if (const std::string failed = apply_socket_options(fd, options); !failed.empty()) {
     std::fprintf(stderr, "orbench: connection: %s\n", failed.c_str());
   }

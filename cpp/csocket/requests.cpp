@@ -43,8 +43,8 @@ bool answer_sync(Connection& c, uint32_t id, const SyncOutcome& outcome) {
   return send_reply(c, c.reply, wire::SYNC, id, wire::STATUS_OK, wire::kSyncReplyBytes);
 }
 
-After serve_request(Connection& c, const wire::Header& header, uint8_t* body, MessageCounter& counter,
-                    const KnownWork& work) {
+After serve_other_request(Connection& c, const wire::Header& header, uint8_t* body, MessageCounter& counter,
+                          const KnownWork& work) {
   if (carries_payload(header.kind)) {
     if (work.delay_ns > 0) known_answer_spin(work.delay_ns);
     if (work.work_iterations > 0) known_answer_work(work.work_iterations);

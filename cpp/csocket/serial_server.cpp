@@ -209,6 +209,7 @@ class SerialServer {
 
 void serve_serially(int listen_fd, int stop_fd, const ConnectOptions& options, const KnownWork& work,
                     MessageCounter& counter, ServiceStats& service) {
+  skip_cancellation_bookkeeping();  // it serves on main, the process's stdin and signal threads beside it
   SerialServer(listen_fd, stop_fd, options, work, counter, service).run();
 }
 

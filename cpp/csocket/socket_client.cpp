@@ -88,16 +88,9 @@ void SocketClient::lost(Connection& connection, const std::string& what, int err
   throw WorkerError(ErrorKind::transport, what + ": " + why);
 }
 
-void SocketClient::send_message(Connection& connection, const uint8_t* data, size_t length) {
-  if (const int error_number = send_all(connection.fd, data, length); error_number != 0) {
-    lost(connection, "send failed", error_number);
-  }
-}
-
-const uint8_t* SocketClient::read_reply(Connection& connection, uint8_t kind, size_t& body_bytes) {
-  wire::Header header;
-  uint8_t* body = nullptr;
-  switch (connection.reader.next(connection.fd, header, body)) {
+void SocketClient::bad_reply(Connection& connection, uint8_t kind, MessageReader::Result result,
+                             const wire::Header& header, const uint8_t* body) {
+  switch (result) {
     case MessageReader::Result::message: break;
     case MessageReader::Result::eof: lost(connection, "connection closed by the server", ECONNRESET);
     case MessageReader::Result::error: lost(connection, "receive failed", connection.reader.error_number());
@@ -109,11 +102,7 @@ const uint8_t* SocketClient::read_reply(Connection& connection, uint8_t kind, si
     close_connection(connection);
     throw WorkerError(ErrorKind::transport, "unexpected reply kind " + std::to_string(header.kind));
   }
-  if (const uint32_t status = wire::get_u32(body + 4); status != wire::STATUS_OK) {
-    throw WorkerError(ErrorKind::remote, "server answered status " + std::to_string(status));
-  }
-  body_bytes = header.body_bytes;
-  return body;
+  throw WorkerError(ErrorKind::remote, "server answered status " + std::to_string(wire::get_u32(body + 4)));
 }
 
 const uint8_t* SocketClient::control(uint8_t kind, const uint8_t* body, size_t body_bytes, size_t expected_reply_body) {
@@ -165,15 +154,6 @@ void SocketClient::prepare(const RunSpec& spec) {
   for (uint64_t i = 0; i < body_bytes; ++i) request_.data()[wire::kHeaderBytes + i] = static_cast<uint8_t>(i & 0xff);
 }
 
-void SocketClient::send_request(Connection& connection, const uint8_t* request, size_t request_bytes) {
-  if (split_writes_ && request_bytes > wire::kHeaderBytes) {
-    send_message(connection, request, wire::kHeaderBytes);
-    send_message(connection, request + wire::kHeaderBytes, request_bytes - wire::kHeaderBytes);
-  } else {
-    send_message(connection, request, request_bytes);
-  }
-}
-
 struct SocketClient::Calls {
   SocketClient& client;
   Connection& connection;
@@ -221,6 +201,7 @@ TimedSpan SocketClient::timed_calls(int64_t* samples_ns, uint64_t calls) {
 }
 
 ThreadTally SocketClient::pool_calls(uint32_t thread, CallPool& pool) {
+  skip_cancellation_bookkeeping();  // this thread's own, as main's
   Connection& connection = *connections_.at(thread);
   if (connection.fd < 0) throw WorkerError(ErrorKind::transport, "thread " + std::to_string(thread) + ": not connected");
   Calls make{*this, connection, request_.data(), request_.size(), request_.data()[7], payload_bytes_};

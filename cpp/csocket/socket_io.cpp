@@ -3,6 +3,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -15,18 +16,22 @@
 
 namespace orbench {
 
-int send_all(int fd, const uint8_t* data, size_t length) {
-  while (length > 0) {
-    // MSG_NOSIGNAL: a vanished peer must give EPIPE, not kill the worker with SIGPIPE.
-    const ssize_t sent = send(fd, data, length, MSG_NOSIGNAL);
+int send_rest(int fd, const uint8_t* data, size_t length, ssize_t sent) {
+  while (true) {
     if (sent < 0) {
-      if (errno == EINTR) continue;
-      return errno;
+      if (errno != EINTR) return errno;
+    } else {
+      data += sent;
+      length -= static_cast<size_t>(sent);
+      if (length == 0) return 0;
     }
-    data += sent;
-    length -= static_cast<size_t>(sent);
+    sent = send(fd, data, length, MSG_NOSIGNAL);
   }
-  return 0;
+}
+
+void skip_cancellation_bookkeeping() {
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, nullptr);
 }
 
 void PageBuffer::resize(size_t size) {
@@ -59,7 +64,7 @@ bool MessageReader::fill(int fd, size_t needed, bool& eof) {
   // the buffer is empty after it and never moves a partial large message. Before its header is known, a read
   // takes up to the last message's size, so a stream of large messages is read a whole message per call.
   const size_t message_end = begin_ + needed;
-  const size_t bulk = std::max(kBulkReadBytes, last_message_bytes_);
+  const size_t bulk = read_size();
   while (end_ - begin_ < needed) {
     const size_t room = buffer_.size() - end_;
     const size_t want = needed > kBulkReadBytes ? message_end - end_ : std::min(room, bulk);
@@ -77,8 +82,14 @@ bool MessageReader::fill(int fd, size_t needed, bool& eof) {
   return true;
 }
 
-MessageReader::Result MessageReader::next(int fd, wire::Header& header, uint8_t*& body) {
-  if (begin_ == end_) begin_ = end_ = kMessageOffset;  // cheap reset keeps each read at the same page offset
+MessageReader::Result MessageReader::failed_read(ssize_t got) {
+  if (got == 0) return Result::eof;  // a clean close between messages: the buffer was empty
+  error_number_ = errno;
+  return Result::error;
+}
+
+MessageReader::Result MessageReader::next_slow(int fd, wire::Header& header, uint8_t*& body) {
+  if (begin_ == end_) begin_ = end_ = kMessageOffset;
   bool eof = false;
   if (!fill(fd, wire::kHeaderBytes, eof)) {
     if (eof && begin_ == end_) return Result::eof;  // clean close between messages

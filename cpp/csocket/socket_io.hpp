@@ -1,18 +1,35 @@
 // Plain POSIX socket I/O for the socket baselines: whole-buffer send, buffered message reads, endpoints.
 #pragma once
 
+#include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
+#include <sys/socket.h>
+
 #include "wire.hpp"
 
 namespace orbench {
 
-// Sends all `length` bytes, looping over partial writes. Returns 0, or an errno value.
-int send_all(int fd, const uint8_t* data, size_t length);
+// Sends all `length` bytes, looping over partial writes. Returns 0, or an errno value. Inline, with the loop
+// out of line: a baseline's timed call must cost what a plain program's one send() does.
+int send_rest(int fd, const uint8_t* data, size_t length, ssize_t sent);
+inline int send_all(int fd, const uint8_t* data, size_t length) {
+  // MSG_NOSIGNAL: a vanished peer must give EPIPE, not kill the worker with SIGPIPE.
+  const ssize_t sent = send(fd, data, length, MSG_NOSIGNAL);
+  if (__builtin_expect(sent == static_cast<ssize_t>(length), 1)) return 0;
+  return send_rest(fd, data, length, sent);
+}
+
+// For the calling thread: in a process with more than one thread, glibc brackets every send() and recv() with
+// two atomic updates of the thread's cancellation type unless it is asynchronous already, and a plain
+// single-threaded program pays neither. Cancellation is turned off (nothing cancels a worker's thread), so the
+// type changes nothing else.
+void skip_cancellation_bookkeeping();
 
 // A zero-filled byte buffer that starts on a page boundary, so that where a message lies within a page is
 // chosen by its user (see MessageReader) and not by the allocator.
@@ -60,7 +77,31 @@ class MessageReader {
   enum class Result { message, eof, error, bad_header };
   // On `message`, `header` and `body` describe the next message; `body` stays valid until the next call.
   // On `error`, `error_number` holds the errno value (EAGAIN for a receive timeout).
-  Result next(int fd, wire::Header& header, uint8_t*& body);
+  Result next(int fd, wire::Header& header, uint8_t*& body) {
+    // The ping-pong case inline: nothing buffered, and one recv() brings the whole message. Its read is the one
+    // fill() would make; everything else goes the general way.
+    if (begin_ == end_) {
+      begin_ = end_ = kMessageOffset;  // cheap reset keeps each read at the same page offset
+      const ssize_t got = recv(fd, buffer_.data() + end_, std::min(buffer_.size() - end_, read_size()), 0);
+      if (got > 0) {
+        end_ += static_cast<size_t>(got);
+      } else if (got == 0 || errno != EINTR) {
+        return failed_read(got);
+      }
+    }
+    if (end_ - begin_ >= wire::kHeaderBytes) {
+      uint8_t* at = buffer_.data() + begin_;
+      if (!wire::decode_header(at, header) || header.body_bytes > wire::kMaxBodyBytes) return Result::bad_header;
+      const size_t whole = wire::kHeaderBytes + header.body_bytes;
+      if (end_ - begin_ >= whole) {
+        body = at + wire::kHeaderBytes;
+        begin_ += whole;
+        last_message_bytes_ = whole;
+        return Result::message;
+      }
+    }
+    return next_slow(fd, header, body);
+  }
   int error_number() const { return error_number_; }
   // True when next() needs no read: a whole message (or a bad header) is already in the buffer. A server that
   // waits on many sockets with poll or epoll asks this first, since the kernel no longer reports those bytes.
@@ -69,6 +110,12 @@ class MessageReader {
  private:
   // Makes at least `needed` bytes available from begin_; returns false on EOF or error.
   bool fill(int fd, size_t needed, bool& eof);
+  // next() when the buffer holds no whole message after the inline read.
+  Result next_slow(int fd, wire::Header& header, uint8_t*& body);
+  // next()'s inline read of an empty buffer brought nothing: a clean EOF (got 0), or an error.
+  Result failed_read(ssize_t got);
+  // Before a header is known, a read takes up to the last message's size (at least kBulkReadBytes).
+  size_t read_size() const { return std::max(kBulkReadBytes, last_message_bytes_); }
 
   PageBuffer buffer_;
   size_t begin_ = kMessageOffset;
