@@ -265,9 +265,9 @@ def test_c_baseline_wire_bytes_are_exact(c_socket_pair, tmp_path):
     # send/recv are not read/write calls (/proc/PID/io): the client's writes are its answer line only.
     assert fields["client_writes"] < 0.01
     assert fields["client_cpu_us"] > 0 and fields["server_cpu_us"] > 0
-    # Blocking request-reply: each side sleeps in recv at most once per call (less when, unpinned, the answer
-    # is already there).
-    assert 0.3 <= fields["client_vcsw"] <= 1.1 and 0.3 <= fields["server_vcsw"] <= 1.1
+    # Blocking request-reply: each side sleeps in recv at most once per call, less when, unpinned, the answer
+    # is already there (the client 0.28 per call on a 2-vCPU guest once the server's path was inline).
+    assert 0 < fields["client_vcsw"] <= 1.1 and 0 < fields["server_vcsw"] <= 1.1
     # The C baseline's timed loop allocates nothing.
     assert fields["client_allocs"] == 0
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from orbench.results.units import fmt_ns
 from orbench.stats.significance import POWER, benjamini_hochberg, minimum_detectable, pct, welch
+from orbench.summary.compare import MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT
 
 from tests.conftest import require_targets, run_cli
 
@@ -83,8 +84,9 @@ def test_known_answer_pair_at_2_0_and_2_2_us_says_its_mde(write_campaign, result
     row = next(r for r in result["points"] if r["target"] == "c-socket-delay@2000 / 2200")
     added = row["orb_added"]
     assert added["test"] == "welch over launches"
-    assert added["mde_ns"] >= max(100, 0.05 * abs(added["a"]["estimate"]))
+    floor = max(MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT / 100 * abs(added["a"]["estimate"]))
+    assert added["mde_ns"] >= floor
     flagged = bool(added.get("flag"))
-    assert flagged == (added["significant"] and abs(added["change_ns"]) >= 100
-                       and abs(added["change_pct"]) >= 5)
+    assert flagged == (added["significant"] and abs(added["change_ns"]) >= MIN_ADDED_CHANGE_NS
+                       and abs(added["change_pct"]) >= MIN_ADDED_CHANGE_PCT)
     assert fmt_ns(added["mde_ns"]) in out
