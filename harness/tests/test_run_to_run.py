@@ -117,3 +117,28 @@ def test_widened_intervals_cover_the_truth_and_other_runs_estimates():
 
     assert cover(own) < 0.88 and capture(own) < 0.75  # the launches alone miss the run-level offsets
     assert cover(wide) >= 0.93 and capture(wide) >= 0.83
+
+
+def test_agreement_reads_both_the_widened_and_the_own_intervals():
+    """`orbench agreement` gives cross-run capture by the intervals as the summaries give them and by each run's
+    own (its launches alone), so a user sees what the widening by earlier runs did."""
+    from types import SimpleNamespace
+
+    from orbench.summary.agreement import Agreement, _added, _capture, format_agreement
+
+    earlier = [EarlierValue(r, e, 20.0, 3) for r, e in (("a", 0.0), ("b", 100.0), ("c", 200.0))]
+    one = widened(added(100.0, 10.0), earlier)     # own [80, 120], widened far beyond
+    other = added(150.0, 10.0)                     # never widened: its own interval [130, 170]
+    runs = [SimpleNamespace(points=[PointSummary(point=POINT, orb_added_latency_ns=a)]) for a in (one, other)]
+
+    def row(point: Point) -> tuple[str, str]:
+        return point.target, point.mode
+
+    widened_capture = _capture([_added(s) for s in runs], row)[("omniorb", "twoway")]
+    own_capture = _capture([_added(s, own=True) for s in runs], row)[("omniorb", "twoway")]
+    assert (widened_capture.held, widened_capture.pairs) == (1, 2)  # the widened one holds 150
+    assert (own_capture.held, own_capture.pairs) == (0, 2)          # 150 is outside [80, 120], 100 outside [130, 170]
+    text = format_agreement(Agreement(["r1", "r2"], 3, capture={("omniorb", "twoway"): widened_capture},
+                                      own_capture={("omniorb", "twoway"): own_capture}))
+    assert "own" in text.splitlines()[4] and text.splitlines()[-1].split()[1:] == ["0.50", "1", "/", "2", "0.00",
+                                                                                    "0", "/", "2"]

@@ -2,6 +2,10 @@
 a point's ORB-added latency holds another run's estimate (cross-run capture), and how many rows `orbench
 compare` flags between two runs that should not differ (the A/A false-alarm rate).
 
+Two captures when earlier runs on the host widened a run's intervals (summary/run_to_run.py): by the intervals as
+the summary gives them, and by each run's own, from its launches alone. The first says whether the widened
+intervals are honest; the second what the run's design gives by itself, without its history on the host.
+
 Honest intervals capture another run's estimate about 83% of the time when their spread is known (two independent
 estimates of one value with equal spread: P(|Z| < 1.96 / sqrt 2)); a Student-t interval over L launches does so
 with probability P(|t(L-1)| < t(0.975, L-1) / sqrt 2), 0.89 at 4 launches (honest_capture). Far less means the
@@ -52,22 +56,36 @@ class Agreement:
     launches: int = 1
     # (target, mode) -> capture over every ordered pair of runs and every payload
     capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
+    # the same by each run's own intervals (its launches alone); empty when no run's interval was widened
+    own_capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
     # one entry per compared pair of runs: run ids, rows, tests, flagged rows
     aa: list[dict[str, Any]] = field(default_factory=list)
     # (target, capacity kind and threading setting) -> capture of capacities (summary.json `capacities`)
     capacity_capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
 
-    def overall(self) -> Capture:
+    def overall(self, own: bool = False) -> Capture:
         out = Capture()
-        for c in self.capture.values():
+        for c in (self.own_capture if own else self.capture).values():
             out.held += c.held
             out.pairs += c.pairs
         return out
 
 
-def _added(summary: RunSummary) -> dict[Point, tuple[float, float | None, float | None]]:
-    return {p.point: (a.estimate, a.ci95_low, a.ci95_high) for p in summary.points
-            if (a := p.orb_added_latency_ns) is not None and a.estimate is not None}
+def _added(summary: RunSummary, own: bool = False) -> dict[Point, tuple[float, float | None, float | None]]:
+    """Each point's ORB-added estimate and interval; with `own`, the interval from the run's launches alone."""
+    out = {}
+    for p in summary.points:
+        a = p.orb_added_latency_ns
+        if a is None or a.estimate is None:
+            continue
+        rr = a.run_to_run
+        out[p.point] = ((a.estimate, rr.within_ci95_low, rr.within_ci95_high) if own and rr is not None
+                        else (a.estimate, a.ci95_low, a.ci95_high))
+    return out
+
+
+def _widened(summary: RunSummary) -> bool:
+    return any((a := p.orb_added_latency_ns) is not None and a.run_to_run is not None for p in summary.points)
 
 
 CapacityKey = tuple[Point, str, str, str]
@@ -110,6 +128,9 @@ def agreement(stores: list[RunStore]) -> Agreement:
     result = Agreement([s.run_id for s in stores],
                        min(int((s.read_manifest().get("campaign") or {}).get("launches") or 1) for s in stores))
     result.capture = _capture(added, lambda point: (point.target, point.mode))
+    if any(_widened(s) for s in summaries):
+        result.own_capture = _capture([_added(s, own=True) for s in summaries],
+                                      lambda point: (point.target, point.mode))
     result.capacity_capture = _capture(
         [_capacities(s) for s in summaries],
         lambda key: (key[0].target, f"{key[1]} {key[0].threading}" + (f" {key[3]}" if key[3] else "")))
@@ -123,17 +144,27 @@ def agreement(stores: list[RunStore]) -> Agreement:
     return result
 
 
+def _rate(c: Capture | None) -> str:
+    return f"{c.rate:.2f}" if c is not None and c.rate is not None else "-"
+
+
 def format_agreement(a: Agreement) -> str:
     lines = [f"{len(a.runs)} runs: {', '.join(a.runs)}", "",
              f"cross-run capture: how often one run's 95% ORB-added interval holds another run's estimate "
              f"(honest intervals: about {honest_capture(a.launches):.2f} at {a.launches} launch"
              f"{'es' if a.launches != 1 else ''})"]
-    rows = [("target", "mode", "capture", "held / ordered pairs")]
+    if a.own_capture:
+        lines.append("  capture: by the intervals the summaries give, some widened by earlier runs on the host; own: "
+                     "by each run's own interval, from its launches alone")
+    rows = [("target", "mode", "capture", "held / ordered pairs") + (("own", "held") if a.own_capture else ())]
     for (target, mode), c in a.capture.items():
-        rows.append((target, mode, f"{c.rate:.2f}" if c.rate is not None else "-", f"{c.held} / {c.pairs}"))
-    total = a.overall()
-    rows.append(("all", "", f"{total.rate:.2f}" if total.rate is not None else "-", f"{total.held} / {total.pairs}"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        own = a.own_capture.get((target, mode))
+        rows.append((target, mode, _rate(c), f"{c.held} / {c.pairs}")
+                    + ((_rate(own), f"{own.held} / {own.pairs}" if own else "-") if a.own_capture else ()))
+    total, own_total = a.overall(), a.overall(own=True)
+    rows.append(("all", "", _rate(total), f"{total.held} / {total.pairs}")
+                + ((_rate(own_total), f"{own_total.held} / {own_total.pairs}") if a.own_capture else ()))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for n, r in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         if n == 0:
