@@ -124,21 +124,18 @@ def test_agreement_reads_both_the_widened_and_the_own_intervals():
     own (its launches alone), so a user sees what the widening by earlier runs did."""
     from types import SimpleNamespace
 
-    from orbench.summary.agreement import Agreement, _added, _capture, format_agreement
+    from orbench.summary.agreement import Agreement, _added, _capture, format_agreement, target_and_mode
 
     earlier = [EarlierValue(r, e, 20.0, 3) for r, e in (("a", 0.0), ("b", 100.0), ("c", 200.0))]
     one = widened(added(100.0, 10.0), earlier)     # own [80, 120], widened far beyond
     other = added(150.0, 10.0)                     # never widened: its own interval [130, 170]
     runs = [SimpleNamespace(points=[PointSummary(point=POINT, orb_added_latency_ns=a)]) for a in (one, other)]
-
-    def row(point: Point) -> tuple[str, str]:
-        return point.target, point.mode
-
-    widened_capture = _capture([_added(s) for s in runs], row)[("omniorb", "twoway")]
-    own_capture = _capture([_added(s, own=True) for s in runs], row)[("omniorb", "twoway")]
+    widened_capture = _capture([_added(s) for s in runs], target_and_mode)[("omniorb", "twoway")]
+    own_capture = _capture([_added(s, own=True) for s in runs], target_and_mode)[("omniorb", "twoway")]
     assert (widened_capture.held, widened_capture.pairs) == (1, 2)  # the widened one holds 150
     assert (own_capture.held, own_capture.pairs) == (0, 2)          # 150 is outside [80, 120], 100 outside [130, 170]
     text = format_agreement(Agreement(["r1", "r2"], 3, capture={("omniorb", "twoway"): widened_capture},
                                       own_capture={("omniorb", "twoway"): own_capture}))
-    assert "own" in text.splitlines()[4] and text.splitlines()[-1].split()[1:] == ["0.50", "1", "/", "2", "0.00",
-                                                                                    "0", "/", "2"]
+    header = next(line for line in text.splitlines() if line.startswith("target"))
+    assert header.split()[-2:] == ["own", "held"]
+    assert text.splitlines()[-1].split() == ["all", "0.50", "1", "/", "2", "0.00", "0", "/", "2"]

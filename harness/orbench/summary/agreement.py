@@ -26,6 +26,7 @@ from orbench.stats.tdist import quantile, two_sided_p
 from orbench.summary.compare import compare_summaries
 from orbench.summary.model import RunSummary
 from orbench.summary.summary import current_summary
+from orbench.summary.table import aligned
 
 # The capture rate of honest 95% intervals of known spread between two independent runs of equal precision.
 HONEST_CAPTURE = 0.83
@@ -101,6 +102,11 @@ def _capacities(summary: RunSummary) -> dict[CapacityKey, tuple[float, float | N
     return out
 
 
+def target_and_mode(point: Point) -> tuple[str, str]:
+    """The row an ORB-added capture is counted in."""
+    return point.target, point.mode
+
+
 def _capture(runs: list[dict[Any, tuple[float, float | None, float | None]]],
              row: Any) -> dict[tuple[str, str], Capture]:
     """Over every ordered pair of runs: how often one run's interval holds the other's estimate, by row(key)."""
@@ -127,10 +133,9 @@ def agreement(stores: list[RunStore]) -> Agreement:
     added = [_added(s) for s in summaries]
     result = Agreement([s.run_id for s in stores],
                        min(int((s.read_manifest().get("campaign") or {}).get("launches") or 1) for s in stores))
-    result.capture = _capture(added, lambda point: (point.target, point.mode))
+    result.capture = _capture(added, target_and_mode)
     if any(_widened(s) for s in summaries):
-        result.own_capture = _capture([_added(s, own=True) for s in summaries],
-                                      lambda point: (point.target, point.mode))
+        result.own_capture = _capture([_added(s, own=True) for s in summaries], target_and_mode)
     result.capacity_capture = _capture(
         [_capacities(s) for s in summaries],
         lambda key: (key[0].target, f"{key[1]} {key[0].threading}" + (f" {key[3]}" if key[3] else "")))
@@ -164,25 +169,17 @@ def format_agreement(a: Agreement) -> str:
     total, own_total = a.overall(), a.overall(own=True)
     rows.append(("all", "", _rate(total), f"{total.held} / {total.pairs}")
                 + ((_rate(own_total), f"{own_total.held} / {own_total.pairs}") if a.own_capture else ()))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for n, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines += aligned(rows)
     if a.capacity_capture:
         lines += ["", "capacity capture: how often one run's 95% capacity interval (closed loop; at the SLO) holds "
                   "another run's estimate"]
         rows = [("target", "capacity", "capture", "held / ordered pairs")]
         for (target, kind), c in a.capacity_capture.items():
-            rows.append((target, kind, f"{c.rate:.2f}" if c.rate is not None else "-", f"{c.held} / {c.pairs}"))
-        held = sum(c.held for c in a.capacity_capture.values())
-        pairs = sum(c.pairs for c in a.capacity_capture.values())
-        rows.append(("all", "", f"{held / pairs:.2f}" if pairs else "-", f"{held} / {pairs}"))
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        for n, r in enumerate(rows):
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-            if n == 0:
-                lines.append("  ".join("-" * w for w in widths))
+            rows.append((target, kind, _rate(c), f"{c.held} / {c.pairs}"))
+        total = Capture(sum(c.held for c in a.capacity_capture.values()),
+                        sum(c.pairs for c in a.capacity_capture.values()))
+        rows.append(("all", "", _rate(total), f"{total.held} / {total.pairs}"))
+        lines += aligned(rows)
     if a.aa:
         lines += ["", "A/A compare (disjoint consecutive pairs of runs; every flag is a false alarm if the build and "
                   "machine did not change):"]

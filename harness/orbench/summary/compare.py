@@ -48,7 +48,7 @@ from orbench.summary.instructions import compare_instructions, format_instructio
 from orbench.summary.model import PointSummary, RunSummary
 from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
 from orbench.summary.summary import summarize
-from orbench.summary.table import columns
+from orbench.summary.table import aligned, columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
 
 # The smallest changes flagged: about what two runs of the same build differ by (the user guide, "Known answers").
@@ -329,7 +329,6 @@ def format_comparison(result: dict[str, Any]) -> str:
     for r in result["points"]:
         rows.append((*columns(Point.from_record(r)), *_p50_cells(r["p50"]), *_added_cells(r.get("orb_added")),
                      _mde_cell(r)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {result['run_a']}", f"B = {result['run_b']}"]
     for w in result.get("warnings", []):
         lines.append(f"warning: {w}")
@@ -352,10 +351,7 @@ def format_comparison(result: dict[str, Any]) -> str:
                      "needs; ORB-added in ns, p50 in % beyond drift. An unflagged row reads \"no change larger than "
                      "its MDE\", never \"the same\"")
     lines.append("")
-    for n, row in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines += aligned(rows)
     for side in ("a", "b"):
         if result[f"only_in_{side}"]:
             lines.append(f"only in {side.upper()}: " + ", ".join(result[f"only_in_{side}"]))

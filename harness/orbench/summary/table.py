@@ -111,9 +111,15 @@ def known_answer_lines(rows: tuple[KnownAnswerRow, ...]) -> list[str]:
         a = r.answer
         table.append((r.point.placement, r.point.mode, f"{r.point.payload_bytes} B", r.point.target,
                       fmt_ns(a.known_ns), a.text, "yes" if a.covered else "NO", "yes" if a.within_tolerance else "NO"))
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    out = ["", f"known answers: {sum(r.answer.covered for r in rows)} of {len(rows)} intervals cover the known N"]
-    for n, row in enumerate(table):
+    return ["", f"known answers: {sum(r.answer.covered for r in rows)} of {len(rows)} intervals cover the known N",
+            *aligned(table)]
+
+
+def aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows of text as left-aligned columns, the first a header underlined with dashes."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    out = []
+    for n, row in enumerate(rows):
         out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
