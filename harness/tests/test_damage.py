@@ -458,3 +458,25 @@ def test_a_damaged_row_that_a_resume_ran_again_is_no_damage(run, original, capsy
     assert summarize(run, capsys)[0] == 0
     assert summary_of(run)["points"] == summary_of(original)["points"]
     assert main(["verify", str(run)]) == 0
+
+
+def test_a_table_read_again_in_one_process_is_the_same_and_sees_every_change(run):
+    """read_table keeps what it found while no file it read changed: the second read gives the same trials
+    and a manifest of its own (a caller may change its copy), and a row appended or a samples file damaged
+    since is read again."""
+    from orbench.results import integrity
+
+    manifest, first = integrity.read_table(run, integrity.TRIALS)
+    manifest["status"] = "changed by a caller"
+    again_manifest, again = integrity.read_table(run, integrity.TRIALS)
+    assert again_manifest["status"] != "changed by a caller" and again.trials == first.trials
+    assert integrity.read_table(run, integrity.TRIALS, full=False)[1].trials == first.trials
+    path = samples_of(run, omniorb_line(run, 0))
+    x = np.fromfile(path, dtype="<i8")
+    x[0] += 1
+    x.tofile(path)
+    _, damaged = integrity.read_table(run, integrity.TRIALS)
+    assert [d.file for d in damaged.damage] == [str(path.relative_to(run))]
+    with open(run / "trials.csv", "a") as f:
+        f.write(lines(run)[-1].decode())
+    assert len(integrity.read_table(run, integrity.TRIALS)[1].trials) == len(damaged.trials) + 1

@@ -46,3 +46,24 @@ def test_older_manifests_read_as_the_type(tmp_path, fixture, kind, version):
     assert manifest.kind == kind and manifest.run_id and manifest.started_at
     assert RunStore(run_dir).read_manifest()["schema_version_read"] == version
     assert "schema_version" not in manifest.to_json()
+
+
+def test_a_lazy_manifest_write_waits_for_the_interval_and_the_next_write_carries_it(tmp_path, monkeypatch):
+    """A point group's stopping record is written lazily: not within MANIFEST_INTERVAL_S of the last write,
+    and whatever it skipped is in the next write, lazy or not."""
+    from orbench.results import store as store_module
+
+    clock = [100.0]
+    monkeypatch.setattr(store_module.time, "monotonic", lambda: clock[0])
+    store = RunStore.create("m", tmp_path)
+    manifest = Manifest.start("campaign", store.run_id, ["orbench"], {}, campaign={"name": "quick"}, stopping=[])
+    store.write_manifest(manifest)
+    manifest["stopping"].append({"launch": 0})
+    store.write_manifest(manifest, lazily=True)
+    assert json.loads(store.manifest_path.read_text())["stopping"] == []
+    clock[0] += store_module.MANIFEST_INTERVAL_S
+    store.write_manifest(manifest, lazily=True)
+    assert json.loads(store.manifest_path.read_text())["stopping"] == [{"launch": 0}]
+    manifest["stopping"].append({"launch": 1})
+    store.write_manifest(manifest)
+    assert len(json.loads(store.manifest_path.read_text())["stopping"]) == 2

@@ -82,6 +82,24 @@ def test_sample_figures_keep_host_pairs_apart(tmp_path):
     assert len(names) == 4 and sum(n.startswith("cdf-alpha--beta-same-core-") for n in names) == 2
 
 
+def test_a_cdf_is_drawn_through_few_points_with_its_minimum_and_maximum():
+    """cdf_curve thins a point's samples to evenly spaced ranks: never more than asked, the fastest and slowest
+    call among them, its share of calls rising to exactly 1; a short one keeps every sample."""
+    import numpy as np
+    from orbench_plots.sample_figures import cdf_curve
+
+    rng = np.random.default_rng(7)
+    samples = rng.lognormal(10, 0.5, 30_001).astype(np.int64)
+    x, y = cdf_curve(samples, points=500)
+    assert x.size == y.size <= 500
+    assert x[0] == samples.min() / 1e3 and x[-1] == samples.max() / 1e3 and y[-1] == 1.0
+    assert (np.diff(x) >= 0).all() and (np.diff(y) > 0).all()
+    # Each drawn point is where the full CDF is: the share of calls at or below x is y (ties aside).
+    assert np.allclose(np.searchsorted(np.sort(samples), x * 1e3, side="right") / samples.size, y, atol=1e-3)
+    short_x, short_y = cdf_curve(np.array([5, 1, 3]), points=500)
+    assert list(short_x * 1e3) == [1, 3, 5] and list(short_y) == [1 / 3, 2 / 3, 1.0]
+
+
 def test_the_headline_has_a_row_per_language_of_the_registry_in_its_order():
     from orbench_plots.figures import language_rows
 

@@ -88,25 +88,45 @@ def snapshot(host: Host) -> Snapshot:
     return Snapshot(parse_stat(stat), float(fields[0]) if fields else None)
 
 
+def _read_proc(path: str) -> bytes | None:
+    """A small /proc file's bytes, None when it is gone: os-level reads, because a sliced trial reads the tree
+    twice and pathlib's text reads made each reading about 1 ms of the harness's time on a 2-vCPU VM (0.33 ms
+    this way, with 8 workers and 17 harness threads)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _children(pid: int, every_thread: bool) -> list[int]:
     """The pids a process started, from /proc/PID/task/TID/children (every thread's, or its main thread's)."""
-    tasks = [p.name for p in Path(f"/proc/{pid}/task").iterdir()] if every_thread else [str(pid)]
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task") if every_thread else [str(pid)]
+    except OSError:
+        return []
     out: list[int] = []
     for tid in tasks:
-        try:
-            out += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
-        except (OSError, ValueError):
-            continue
+        text = _read_proc(f"/proc/{pid}/task/{tid}/children")
+        if text:
+            try:
+                out += [int(c) for c in text.split()]
+            except ValueError:
+                continue
     return out
 
 
 def _ticks(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+    stat = _read_proc(f"/proc/{pid}/stat")
+    if stat is None:
         return None  # gone meanwhile
     # The command name (field 2) may hold spaces and parentheses: split after its closing parenthesis.
-    fields = stat[stat.rfind(")") + 2:].split()
+    fields = stat[stat.rfind(b")") + 2:].split()
     # utime + stime, and cutime + cstime: the time of children it has reaped (a short command the harness ran,
     # a worker that ended), which would otherwise vanish from the tree and read as other processes' work.
     return sum(int(f) for f in fields[11:15])
@@ -127,10 +147,7 @@ def own_tree_ticks(root: int | None = None) -> dict[int, int]:
         if ticks is None or pid in out:
             continue
         out[pid] = ticks
-        try:
-            todo += [(child, False) for child in _children(pid, every_thread)]
-        except OSError:
-            continue
+        todo += [(child, False) for child in _children(pid, every_thread)]
     return out
 
 

@@ -567,7 +567,7 @@ class Runner:
                 with self._lock:
                     self.manifest.setdefault("stopping", []).append(trials.record(group, reason))
                     self.done_groups.add((group, self.launch))
-                    self.store.write_manifest(self.manifest)
+                    self.store.write_manifest(self.manifest, lazily=True)
                 # The traced trial is not a result: one per point and target, in the last launch.
                 clock = self.group_clocks.pop((lane.label, group))
                 if self.campaign.settings.anatomy == "syscalls":
