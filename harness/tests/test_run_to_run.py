@@ -139,3 +139,30 @@ def test_agreement_reads_both_the_widened_and_the_own_intervals():
     header = next(line for line in text.splitlines() if line.startswith("target"))
     assert header.split()[-2:] == ["own", "held"]
     assert text.splitlines()[-1].split() == ["all", "0.50", "1", "/", "2", "0.00", "0", "/", "2"]
+
+
+def test_agreement_says_the_honest_capture_at_each_rows_own_launches():
+    """A campaign with launches_for (quick: 6 launches of the C++ workers, 3 of the others) expects another
+    capture per row: each row gets its launches and the honest rate at them, from its estimates' launches."""
+    from types import SimpleNamespace
+
+    from orbench.summary.agreement import Agreement, Capture, _launches, format_agreement, honest_capture
+
+    jacorb = POINT.replace(target="jacorb")
+    def run(n: int) -> SimpleNamespace:
+        return SimpleNamespace(points=[
+            PointSummary(point=POINT, orb_added_latency_ns=added(100.0, 10.0).replace(n_launches=6)),
+            PointSummary(point=jacorb, orb_added_latency_ns=added(900.0, 90.0).replace(n_launches=n))])
+
+    runs = [run(3), run(4)]
+    launches = _launches(runs)
+    assert launches == {("omniorb", "twoway"): 6, ("jacorb", "twoway"): 3}  # the fewest of any run
+    rows = {("omniorb", "twoway"): Capture(9, 10), ("jacorb", "twoway"): Capture(8, 10)}
+    text = format_agreement(Agreement(["r1", "r2"], 3, row_launches=launches, capture=rows))
+    table = {line.split()[0]: line.split() for line in text.splitlines()
+             if line.split()[:1] in (["omniorb"], ["jacorb"])}
+    assert table["omniorb"][-2:] == [f"{honest_capture(6):.2f}", "6"]
+    assert table["jacorb"][-2:] == [f"{honest_capture(3):.2f}", "3"]
+    # Every row at the campaign's launches: the one rate in the header, no column.
+    text = format_agreement(Agreement(["r1", "r2"], 3, row_launches={k: 3 for k in rows}, capture=rows))
+    assert f"about {honest_capture(3):.2f} at 3 launches" in text and "honest " not in text.splitlines()[3]

@@ -55,6 +55,9 @@ class Capture:
 class Agreement:
     runs: list[str]
     launches: int = 1
+    # (target, mode) -> the fewest launches its ORB-added estimates had in any run (launches_for gives some
+    # targets more than the campaign's `launches`); empty: every row had `launches`
+    row_launches: dict[tuple[str, str], int] = field(default_factory=dict)
     # (target, mode) -> capture over every ordered pair of runs and every payload
     capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
     # the same by each run's own intervals (its launches alone); empty when no run's interval was widened
@@ -82,6 +85,18 @@ def _added(summary: RunSummary, own: bool = False) -> dict[Point, tuple[float, f
         rr = a.run_to_run
         out[p.point] = ((a.estimate, rr.within_ci95_low, rr.within_ci95_high) if own and rr is not None
                         else (a.estimate, a.ci95_low, a.ci95_high))
+    return out
+
+
+def _launches(summaries: list[RunSummary]) -> dict[tuple[str, str], int]:
+    """Per row, the fewest launches any of its ORB-added estimates was over, in any of the runs."""
+    out: dict[tuple[str, str], int] = {}
+    for summary in summaries:
+        for p in summary.points:
+            a = p.orb_added_latency_ns
+            if a is not None and a.n_launches:
+                key = target_and_mode(p.point)
+                out[key] = min(out.get(key, a.n_launches), a.n_launches)
     return out
 
 
@@ -133,6 +148,7 @@ def agreement(stores: list[RunStore]) -> Agreement:
     added = [_added(s) for s in summaries]
     result = Agreement([s.run_id for s in stores],
                        min(int((s.read_manifest().get("campaign") or {}).get("launches") or 1) for s in stores))
+    result.row_launches = _launches(summaries)
     result.capture = _capture(added, target_and_mode)
     if any(_widened(s) for s in summaries):
         result.own_capture = _capture([_added(s, own=True) for s in summaries], target_and_mode)
@@ -154,21 +170,28 @@ def _rate(c: Capture | None) -> str:
 
 
 def format_agreement(a: Agreement) -> str:
+    launches = {a.row_launches.get(key, a.launches) for key in a.capture} or {a.launches}
+    per_row = len(launches) > 1  # launches_for: the honest rate differs from row to row
+    honest = ("the honest column, at each row's launches" if per_row else
+              f"about {honest_capture(min(launches)):.2f} at {min(launches)} launch{'es' if min(launches) != 1 else ''}")
     lines = [f"{len(a.runs)} runs: {', '.join(a.runs)}", "",
              f"cross-run capture: how often one run's 95% ORB-added interval holds another run's estimate "
-             f"(honest intervals: about {honest_capture(a.launches):.2f} at {a.launches} launch"
-             f"{'es' if a.launches != 1 else ''})"]
+             f"(honest intervals: {honest})"]
     if a.own_capture:
         lines.append("  capture: by the intervals the summaries give, some widened by earlier runs on the host; own: "
                      "by each run's own interval, from its launches alone")
-    rows = [("target", "mode", "capture", "held / ordered pairs") + (("own", "held") if a.own_capture else ())]
+    rows = [("target", "mode", "capture", "held / ordered pairs") + (("own", "held") if a.own_capture else ())
+            + (("honest", "launches") if per_row else ())]
     for (target, mode), c in a.capture.items():
         own = a.own_capture.get((target, mode))
+        n = a.row_launches.get((target, mode), a.launches)
         rows.append((target, mode, _rate(c), f"{c.held} / {c.pairs}")
-                    + ((_rate(own), f"{own.held} / {own.pairs}" if own else "-") if a.own_capture else ()))
+                    + ((_rate(own), f"{own.held} / {own.pairs}" if own else "-") if a.own_capture else ())
+                    + ((f"{honest_capture(n):.2f}", str(n)) if per_row else ()))
     total, own_total = a.overall(), a.overall(own=True)
     rows.append(("all", "", _rate(total), f"{total.held} / {total.pairs}")
-                + ((_rate(own_total), f"{own_total.held} / {own_total.pairs}") if a.own_capture else ()))
+                + ((_rate(own_total), f"{own_total.held} / {own_total.pairs}") if a.own_capture else ())
+                + (("", "") if per_row else ()))
     lines += aligned(rows)
     if a.capacity_capture:
         lines += ["", "capacity capture: how often one run's 95% capacity interval (closed loop; at the SLO) holds "
