@@ -90,8 +90,8 @@ def snapshot(host: Host) -> Snapshot:
 
 def _read_proc(path: str) -> bytes | None:
     """A small /proc file's bytes, None when it is gone: os-level reads, because a sliced trial reads the tree
-    twice and pathlib's text reads made each reading about 1 ms of the harness's time on a 2-vCPU VM (0.33 ms
-    this way, with 8 workers and 17 harness threads)."""
+    twice and pathlib's text reads made a reading 0.7-1.1 ms of the harness's time on a 2-vCPU VM (0.27-0.33 ms
+    this way, with 8 children and 17 harness threads)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
