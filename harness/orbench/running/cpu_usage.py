@@ -96,12 +96,16 @@ def _read_proc(path: str) -> bytes | None:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
+    chunks: list[bytes] = []
     try:
-        return os.read(fd, 4096)
+        # To its end: a process with hundreds of children lists more than one read's worth of pids.
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
     except OSError:
         return None
     finally:
         os.close(fd)
+    return b"".join(chunks)
 
 
 def _children(pid: int, every_thread: bool) -> list[int]:
