@@ -10,6 +10,7 @@
 #include "load_spec.hpp"
 #include "protocol_out.hpp"
 #include "run_spec.hpp"
+#include "turns.hpp"
 #include "worker_error.hpp"
 
 namespace orbench {
@@ -29,7 +30,8 @@ ordered_json hello(const ClientWorker& worker) {
           {"timer", {{"clock", kClockName}, {"cost_ns", timer_cost_ns(timer_reads())}}},
           {"modes", worker.modes()},
           {"payload_types", worker.payload_types()},
-          {"shapes", worker.shapes()}};
+          {"shapes", worker.shapes()},
+          {"turns", true}};
 }
 
 void connect(ClientWorker& worker, const json& command) {
@@ -64,9 +66,16 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit, con
     json fields = command;
     const LoadSpec load = take_load_spec(fields);
     const std::optional<SoakSpec> soak = take_soak_spec(fields);
+    const std::optional<TurnsSpec> turns = take_turns_spec(fields);
     const ShapeSpec shape = take_shape_spec(fields, worker.shapes());
     RunSpec spec = parse_run_spec(fields, worker.modes(), worker.payload_types(), soak.has_value());
     spec.shape = shape;
+    if (turns) {
+      if (soak || !shape.is_in() || load.threads > 1 || load.objects > 1 || load.rate_hz > 0 || load.shared()) {
+        throw WorkerError(ErrorKind::unsupported, "turns need a closed-loop twoway or echo run on one thread");
+      }
+      return run_in_turns(worker.driver(), spec, *turns);
+    }
     if (!shape.is_in() && (soak || load.threads > 1 || load.objects > 1 || load.rate_hz > 0 || load.shared())) {
       throw WorkerError(ErrorKind::unsupported,
                         "shape \"" + shape.name() + "\" is run by one closed-loop client on one thread and object");

@@ -1,9 +1,13 @@
 // The client command loop: JSON parsing and validation, answers and errors as data, and the run sequence
 // of PROTOCOL.md, against a fake transport that records what it was asked to do.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -26,6 +30,10 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   uint64_t late_warmup = 0;  // warm-up messages the server has not counted by the warm-up barrier
   uint64_t server_messages = 0;
   std::vector<char> scratch;
+  // Turns: whose timed calls ran, in order, across the workers sharing `order`.
+  std::vector<std::string>* order = nullptr;
+  std::mutex* order_lock = nullptr;
+  std::string name;
 
   nlohmann::ordered_json worker_info() const override { return {{"role", "client"}, {"target", "fake"}}; }
   std::vector<std::string> modes() const override { return {"twoway", "oneway", "echo"}; }
@@ -59,6 +67,10 @@ class FakeWorker final : public ClientWorker, public BenchDriver {
   TimedSpan timed_calls(int64_t* samples_ns, uint64_t calls) override {
     if (fail_timed_calls) throw WorkerError(ErrorKind::transport, "connection lost");
     log.push_back("timed " + std::to_string(calls));
+    if (order != nullptr) {
+      const std::lock_guard<std::mutex> hold(*order_lock);
+      order->push_back(name + std::to_string(calls));
+    }
     scratch = std::vector<char>(calls * 1000);  // one allocation inside the timed calls, for the memory check
     for (uint64_t i = 0; i < calls; ++i) samples_ns[i] = static_cast<int64_t>(100 + i);
     server_messages += calls;
@@ -223,6 +235,78 @@ void shape_parsing() {
   CHECK(refused["ok"] == false && error_kind(refused) == "unsupported" && worker.log.empty());
 }
 
+// Two clients taking turns through real named pipes (PROTOCOL.md, "Turns"): ABBA, A first.
+void turns_sequence() {
+  char dir_template[] = "/tmp/orbench-turns-test-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string pipe_a = dir + "/a", pipe_b = dir + "/b";
+  CHECK(mkfifo(pipe_a.c_str(), 0600) == 0 && mkfifo(pipe_b.c_str(), 0600) == 0);
+  std::vector<std::string> order;
+  std::mutex order_lock;
+  FakeWorker a, b;
+  for (FakeWorker* w : {&a, &b}) {
+    w->connected = true;
+    w->order = &order;
+    w->order_lock = &order_lock;
+  }
+  a.name = "A";
+  b.name = "B";
+  auto run = [&](const std::string& me, const json& give, const json& calls, bool first, const std::string& file) {
+    json command = json::parse(R"({"cmd":"run","mode":"twoway","payload_type":"octets","payload_bytes":1,
+        "calls":1000,"warmup":100})");
+    command["samples_file"] = file;
+    command["turns"] = {{"wait", me}, {"give", give}, {"calls", calls}, {"rewarm", 5}, {"first", first},
+                        {"timeout_ms", 5000}};
+    return command.dump();
+  };
+  nlohmann::ordered_json answer_a, answer_b;
+  std::thread second([&] {
+    answer_b = answer(b, run(pipe_b, {pipe_a, pipe_a}, {500, 500}, false, dir + "/b.i64"));
+  });
+  answer_a = answer(a, run(pipe_a, {pipe_b, pipe_b, ""}, {250, 500, 250}, true, dir + "/a.i64"));
+  // A took the trial's last turn; B, whose last turn handed on, waits for the harness's end byte to answer.
+  const int end_fd = open(pipe_b.c_str(), O_RDWR);
+  CHECK(end_fd >= 0 && write(end_fd, "t", 1) == 1);
+  second.join();
+  close(end_fd);
+  CHECK(answer_a["ok"] == true && answer_b["ok"] == true);
+  CHECK(answer_a["turns"]["count"] == 3 && answer_b["turns"]["count"] == 2);
+  CHECK(answer_a["calls"] == 1000 && answer_a["elapsed_ns"] == 3 * 4000);  // the fake's turns span 4000 ns each
+  // The timed calls alternate A B B A A B as the turns say, each side's warm-up in its first turn only.
+  CHECK((order == std::vector<std::string>{"A250", "B500", "A500", "B500", "A250"}));
+  CHECK((a.log == std::vector<std::string>{"prepare 1", "reset", "warmup 100", "reset", "timed 250", "warmup 5",
+                                           "timed 500", "warmup 5", "timed 250", "counters"}));
+  // The server counted 2 rewarms of 5 beside the timed calls; `received` is the timed calls'.
+  CHECK(answer_a["received"]["messages"] == 1000);
+  CHECK(read_samples_file(dir + "/a.i64").size() == 1000);
+
+  // No turn comes: the run fails as a transport error after timeout_ms, and the worker stays alive.
+  json lonely = json::parse(run(pipe_b, {""}, {10}, false, dir + "/c.i64"));
+  lonely["calls"] = 10;
+  lonely["turns"]["timeout_ms"] = 200;
+  FakeWorker c;
+  c.connected = true;
+  auto timed_out = answer(c, lonely.dump());
+  CHECK(error_kind(timed_out) == "transport");
+  CHECK(timed_out.value("error", std::string()).find("no turn within 200 ms") != std::string::npos);
+
+  json mismatched = json::parse(run(pipe_a, {"", ""}, {10, 10}, true, dir + "/d.i64"));
+  CHECK(error_kind(answer(c, mismatched.dump())) == "usage");  // 20 calls in turns, 1000 in the run
+  json short_give = json::parse(run(pipe_a, {""}, {500, 500}, true, dir + "/d.i64"));
+  CHECK(error_kind(answer(c, short_give.dump())) == "usage");
+  json missing_pipe = json::parse(run(dir + "/nowhere", {""}, {1000}, true, dir + "/d.i64"));
+  CHECK(error_kind(answer(c, missing_pipe.dump())) == "usage");
+  json oneway = json::parse(run(pipe_a, {""}, {1000}, true, dir + "/d.i64"));
+  oneway["mode"] = "oneway";
+  CHECK(error_kind(answer(c, oneway.dump())) == "unsupported");
+  json threads = json::parse(run(pipe_a, {""}, {1000}, true, dir + "/d.i64"));
+  threads["threads"] = 2;
+  CHECK(error_kind(answer(c, threads.dump())) == "unsupported");
+  CHECK(answer(c, R"({"cmd":"hello"})")["turns"] == true);
+  for (const char* name : {"/a", "/b", "/a.i64", "/b.i64"}) unlink((dir + name).c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 int main() {
@@ -230,5 +314,6 @@ int main() {
   shape_parsing();
   command_loop_answers();
   run_sequence();
+  turns_sequence();
   return orbench_test::finish("test_commands");
 }

@@ -23,7 +23,15 @@ from orbench.anatomy.syscount import local_library, preloaded_env
 from orbench.errors import WorkerError
 from orbench.paths import repo_root
 from orbench.stats.stats import read_samples
-from orbench.targets import relay_steps, sample_checks, scale_checks, shape_checks, timing_checks, wire_checks
+from orbench.targets import (
+    relay_steps,
+    sample_checks,
+    scale_checks,
+    shape_checks,
+    timing_checks,
+    turn_checks,
+    wire_checks,
+)
 from orbench.targets.descriptor import Target, counted_payload_bytes
 from orbench.targets.families import endpoint_form, read_families
 from orbench.targets.options import plan_options
@@ -88,8 +96,8 @@ LONG_HAUL_SECONDS = 120
 SPLIT_SEGMENTS = 1 + NAGLE_TWOWAY_EXTRA_SEGMENTS
 # The groups of steps check-target runs after the main pair's (ready line, stats, hello, connect), in order; a
 # run may be limited to some of them (`--only`: a new target's developer, or a test that needs a few steps).
-STEP_GROUPS = ("runs", "shapes", "delays", "in_time", "baseline", "long_haul", "soak", "threads", "errors", "serial",
-               "lifecycle", "clients", "options", "threading", "objects")
+STEP_GROUPS = ("runs", "shapes", "delays", "in_time", "baseline", "long_haul", "soak", "threads", "turns", "errors",
+               "serial", "lifecycle", "clients", "options", "threading", "objects")
 # A check that took this long or more shows its time (check-target must stay quick).
 SHOW_SECONDS_FROM = 0.5
 # Lines of a worker's stderr shown with a failed check.
@@ -260,6 +268,8 @@ class Conformance:
         return self.checks
 
     def _run_client_checks(self, client: ClientWorker, server: ServerWorker) -> None:
+        told: dict = {}  # what the client's hello said it can do
+
         def hello() -> str:
             answer = client.call({"cmd": "hello"}, watch=[server])
             self._validate(answer, "hello_answer")
@@ -276,6 +286,7 @@ class Conformance:
                 assert p in answer["payload_types"], f"descriptor lists payload type {p}, the client does not"
             for k in self.target.shapes:
                 assert k in answer.get("shapes", ["in"]), f"descriptor lists shape {k}, the client does not"
+            told["turns"] = answer.get("turns")
             return f"timer {answer['timer']['clock']} {answer['timer']['cost_ns']:.1f} ns"
 
         def connect() -> None:
@@ -319,6 +330,12 @@ class Conformance:
             if "twoway" in self.target.modes:
                 self.check("threads: the threads' calls overlap (replies held a known time)",
                            lambda: scale_checks.threads_overlap(self, client, server, RELAY_DELAY_NS))
+
+        if told.get("turns") is True and "twoway" in self.target.modes and self.wants("turns"):
+            self.check("turns: two clients take turns through named pipes, every call made and counted",
+                       lambda: turn_checks.two_clients_take_turns(self, client, server))
+            self.check("turns: a turn that never comes fails the run after its timeout",
+                       lambda: turn_checks.a_lone_turn_times_out(self, client, server))
 
         def refuses(command: dict, kinds: tuple[str, ...]) -> Callable[[], str]:
             def fn() -> str:

@@ -100,6 +100,10 @@ class _Process:
         except subprocess.TimeoutExpired:
             return False
 
+    def has_line(self) -> bool:
+        """A line (or the end of its stdout) is waiting to be read: the next read_json will not wait."""
+        return not self.lines.empty()
+
     def death(self) -> str:
         code = self.proc.poll()
         why = _describe_exit(code) if code is not None else "closed its stdout"
@@ -235,6 +239,12 @@ class ClientWorker(_Process):
         watched server is dead, hangs, or breaks the protocol. Event lines before the answer (a soak's
         intervals) go to `on_event`; `timeout` then bounds each wait for the next line, not the whole command.
         `on_wait`: see read_json."""
+        self.send(command)
+        return self.receive(timeout, watch, on_event, on_wait)
+
+    def send(self, command: dict[str, Any]) -> None:
+        """The first half of `call`: send the command, its answer to be read by `receive` (two clients taking
+        turns inside one run each: both commands are out before either answer comes)."""
         self._next_id += 1
         command = {**command, "id": self._next_id}
         self.answer_pending = True
@@ -245,6 +255,11 @@ class ClientWorker(_Process):
         except (BrokenPipeError, OSError):
             self.proc.wait(timeout=5)
             raise WorkerError(self.death(), "died") from None
+
+    def receive(self, timeout: float = COMMAND_TIMEOUT_S, watch: list[_Process] = (),
+                on_event: Callable[[dict[str, Any]], None] | None = None,
+                on_wait: Callable[[], None] | None = None) -> dict[str, Any]:
+        """The answer to the command `send` sent last (see `call`)."""
         answer = self.read_json(timeout, watch, on_wait)
         while "event" in answer and "ok" not in answer:
             if on_event is None or answer.get("id") != self._next_id:

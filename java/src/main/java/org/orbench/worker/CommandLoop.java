@@ -91,10 +91,23 @@ public final class CommandLoop {
         JsonObject fields = command.deepCopy();
         LoadSpec load = LoadSpec.take(fields);
         SoakSpec soak = SoakSpec.take(fields);
+        TurnsSpec turns = TurnsSpec.take(fields);
         Shape shape = Shape.take(fields, client.shapes());
         RunSpec spec = RunSpec.parse(fields, client.modes(), client.payloadTypes(), soak != null);
         if (!connected) {
           throw WorkerException.usage("run before a successful connect");
+        }
+        if (turns != null) {
+          // A oneway turn would leave its backlog to the other client's turn, and a pool, a paced or a shaped
+          // loop is not the one loop a turn times (PROTOCOL.md, "Turns").
+          if (soak != null || (spec.mode() != Mode.TWOWAY && spec.mode() != Mode.ECHO) || !shape.isIn()
+              || load.threads() > 1 || load.objects() > 1 || load.rateHz() > 0 || load.clients() > 1) {
+            throw new WorkerException(ErrorKind.UNSUPPORTED,
+                "turns need a closed-loop twoway or echo run on one thread (shape \"in\", no load or soak fields)");
+          }
+          turns.check(spec);
+          client.useShape(shape);
+          return RunSequence.runTurns(client, spec, turns);
         }
         if (!shape.isIn() && (soak != null || load.threads() > 1 || load.objects() > 1 || load.rateHz() > 0
             || load.clients() > 1)) {
@@ -160,6 +173,8 @@ public final class CommandLoop {
     answer.add("modes", Json.strings(modes));
     answer.add("payload_types", Json.strings(payloadTypes));
     answer.add("shapes", Json.strings(client.shapes().stream().sorted().toList()));
+    // Every Java client runs turns through the same RunSequence, whatever its transport (PROTOCOL.md, "Turns").
+    answer.addProperty("turns", true);
     return answer;
   }
 

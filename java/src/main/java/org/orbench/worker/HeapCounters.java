@@ -30,7 +30,27 @@ public final class HeapCounters {
    * JIT's accumulated compile time in ms (-1 when the JVM cannot say).
    */
   public record Snapshot(long threadAllocatedBytes, long allocatedBytes, long gcCount, long gcTimeMs,
-                         long jitTimeMs) {}
+                         long jitTimeMs) {
+    /** Nothing counted yet: the start of a sum of spans ({@link #plusSpan}). */
+    public static final Snapshot ZERO = new Snapshot(0, 0, 0, 0, 0);
+
+    /**
+     * These counts plus what happened from {@code before} to {@code after}: {@code between(ZERO, sum)} is then
+     * the sum of several spans (a run's turns). A counter the JVM cannot read stays -1, so it is left out.
+     */
+    public Snapshot plusSpan(Snapshot before, Snapshot after) {
+      return new Snapshot(
+          grown(threadAllocatedBytes, before.threadAllocatedBytes, after.threadAllocatedBytes),
+          grown(allocatedBytes, before.allocatedBytes, after.allocatedBytes),
+          grown(gcCount, before.gcCount, after.gcCount),
+          grown(gcTimeMs, before.gcTimeMs, after.gcTimeMs),
+          grown(jitTimeMs, before.jitTimeMs, after.jitTimeMs));
+    }
+
+    private static long grown(long sum, long before, long after) {
+      return sum < 0 || before < 0 || after < 0 ? -1 : sum + after - before;
+    }
+  }
 
   public static Snapshot now() {
     long count = 0;

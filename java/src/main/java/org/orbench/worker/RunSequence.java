@@ -97,6 +97,74 @@ public final class RunSequence {
     return answer;
   }
 
+  /**
+   * A run with turns (PROTOCOL.md, "Turns"): the run's timed calls in the turns' pieces, each turn waiting for
+   * its byte on the {@code wait} pipe (the first at once when {@code first}) and ending with a byte to its
+   * {@code give} pipe. The first turn makes the run's prelude (resets, warm-up, reset); every later one makes
+   * {@code rewarm} untimed calls first, through the warm-up's path. A closed loop on one thread, twoway or echo
+   * (the command loop refuses the rest): no barrier, no pacing. The pipes are closed however the run ends.
+   */
+  static JsonObject runTurns(BenchClient client, RunSpec spec, TurnsSpec turns) throws Exception {
+    // Opened before prepare, so a pipe that is missing fails the run before any call is made.
+    try (TurnPipes pipes = TurnPipes.open(turns)) {
+      Invocation invocation = client.prepare(spec);
+      // Allocated (and zeroed, so touched) before timing: no page fault lands inside a sample.
+      long[] samples = new long[spec.calls()];
+      int[] calls = turns.calls();
+      long elapsedNs = 0;
+      long waitedNs = 0;
+      // memory sums each turn's timed calls only, as a run without turns counts its timed calls: the waits
+      // and the rewarms between turns are left out.
+      HeapCounters.Snapshot heap = HeapCounters.Snapshot.ZERO;
+      int offset = 0;
+      for (int turn = 0; turn < calls.length; turn++) {
+        if (turn > 0 || !turns.first()) {
+          long waited = pipes.awaitTurn();
+          if (turn > 0) {
+            waitedNs += waited;
+          }
+        }
+        if (turn == 0) {
+          beforeTimedCalls(client, invocation, spec, LoadSpec.CLOSED_LOOP);
+          invocation.startAt(0);
+        } else {
+          warmUp(invocation, turns.rewarm(), LoadSpec.CLOSED_LOOP);
+        }
+        HeapCounters.Snapshot heapBefore = HeapCounters.now();
+        TimedSpan span = timedLoop(invocation, samples, offset, offset + calls[turn]);
+        HeapCounters.Snapshot heapAfter = HeapCounters.now();
+        // Read before the give, not after: this client's last reads must not overlap the next turn's calls.
+        heap = heap.plusSpan(heapBefore, heapAfter);
+        elapsedNs += span.lastAfterNs() - span.firstBeforeNs();
+        offset += calls[turn];
+        pipes.give(turn);
+      }
+      if (!turns.givePaths().get(calls.length - 1).isEmpty()) {
+        // The end of the trial: counters, samples file and answer must not run beside another client's turn.
+        pipes.awaitTurn();
+      }
+      // The server counted every later turn's rewarm calls too; received is the timed calls', as in any run.
+      Counts counted = client.counters();
+      long rewarmed = (long) turns.rewarm() * (calls.length - 1);
+      long rewarmedBytes = rewarmed * spec.payloadType().countedBytes(spec.payloadBytes());
+      Counts received = new Counts(Math.max(0, counted.messages() - rewarmed),
+          Math.max(0, counted.bytes() - rewarmedBytes));
+
+      writeSamples(spec, samples);
+
+      JsonObject turnsAnswer = new JsonObject();
+      turnsAnswer.addProperty("count", calls.length);
+      turnsAnswer.addProperty("waited_ns", waitedNs);
+      JsonObject answer = new JsonObject();
+      answer.addProperty("calls", spec.calls());
+      answer.addProperty("elapsed_ns", elapsedNs);
+      answer.add("received", Json.counts(received));
+      answer.add("memory", HeapCounters.between(HeapCounters.Snapshot.ZERO, heap));
+      answer.add("turns", turnsAnswer);
+      return answer;
+    }
+  }
+
   /** A paced run's answer fields; {@code sending}: from the first real send to the last. */
   static void addRate(JsonObject answer, LoadSpec load, long deadlineMisses, long calls, long sending) {
     answer.addProperty("rate_hz", load.rateHz());
@@ -223,18 +291,30 @@ public final class RunSequence {
    * target, so it cancels in ORB-added latency). A {@link BatchInvocation} times its own calls.
    */
   static TimedSpan timedLoop(Invocation invocation, long[] samples) throws Exception {
+    return timedLoop(invocation, samples, 0, samples.length);
+  }
+
+  /**
+   * The same into {@code samples[from, to)}: a turn's calls at their place among the run's (one loop for
+   * every run, so the warm-up's chunks compile the code the timed calls of a turn run too).
+   */
+  static TimedSpan timedLoop(Invocation invocation, long[] samples, int from, int to) throws Exception {
     if (invocation instanceof BatchInvocation batch) {
-      long[] span = batch.runAll(samples);
+      long[] own = from == 0 && to == samples.length ? samples : new long[to - from];
+      long[] span = batch.runAll(own);
+      if (own != samples) {
+        System.arraycopy(own, 0, samples, from, own.length);
+      }
       return new TimedSpan(span[0], span[1]);
     }
     long firstBeforeNs = 0;
     long afterNs = 0;
-    for (int i = 0; i < samples.length; i++) {
+    for (int i = from; i < to; i++) {
       long beforeNs = System.nanoTime();
       invocation.call();
       afterNs = System.nanoTime();
       samples[i] = afterNs - beforeNs;
-      if (i == 0) {
+      if (i == from) {
         firstBeforeNs = beforeNs;
       }
       invocation.check();

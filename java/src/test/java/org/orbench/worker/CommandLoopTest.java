@@ -104,6 +104,7 @@ class CommandLoopTest {
     assertEquals("[1,2]", answer.get("id").toString());
     assertEquals("java", answer.getAsJsonObject("worker").get("language").getAsString());
     assertEquals("[\"twoway\",\"oneway\"]", answer.get("modes").toString());
+    assertTrue(answer.get("turns").getAsBoolean(), "every Java client takes turns");
     double cost = answer.getAsJsonObject("timer").get("cost_ns").getAsDouble();
     assertTrue(cost > 0 && cost < 10_000, "timer cost " + cost);
   }

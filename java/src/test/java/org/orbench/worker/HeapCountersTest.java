@@ -1,5 +1,7 @@
 package org.orbench.worker;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
@@ -46,6 +48,20 @@ class HeapCountersTest {
     assertTrue(before.jitTimeMs() >= 0 && after.jitTimeMs() >= before.jitTimeMs(), between.toString());
     assertTrue(between.has("jit_ms"), between.toString());
     assertTrue(HeapCounters.cumulative(after).get("jit_ms").getAsLong() >= 0);
+  }
+
+  @Test
+  void sumsSpansAndLeavesOutWhatTheJvmCannotCount() {
+    // A run with turns: what happened inside each turn, not between them; a -1 counter stays out of the answer.
+    HeapCounters.Snapshot sum = HeapCounters.Snapshot.ZERO
+        .plusSpan(new HeapCounters.Snapshot(100, 1000, 1, 5, -1), new HeapCounters.Snapshot(150, 1500, 1, 5, -1))
+        .plusSpan(new HeapCounters.Snapshot(900, 9000, 3, 9, -1), new HeapCounters.Snapshot(920, 9100, 4, 12, -1));
+    JsonObject memory = HeapCounters.between(HeapCounters.Snapshot.ZERO, sum);
+    assertEquals(70, memory.get("thread_allocated_bytes").getAsLong());
+    assertEquals(600, memory.get("allocated_bytes").getAsLong());
+    assertEquals(1, memory.get("gc_count").getAsLong());
+    assertEquals(3, memory.get("gc_time_ms").getAsLong());
+    assertFalse(memory.has("jit_ms"), memory.toString());
   }
 
   private static long hot(int i) {
