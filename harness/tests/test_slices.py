@@ -11,7 +11,7 @@ from orbench.results.accounting import time_account
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
-from orbench.running.slices import slice_orders, slice_sizes
+from orbench.running.slices import slice_orders, slice_sizes, turn_plan
 from orbench.stats.launches import over_launches, sliced_or_trial_pairs
 from orbench.stats.phases import (
     BLOCK_CALLS,
@@ -50,6 +50,21 @@ def test_slice_order_is_abba_from_a_random_side():
     # Three members (a baseline in the middle): every slice keeps the middle one next to both others.
     three = slice_orders(3, 4, random.Random(1))
     assert all(order[1] == 1 for order in three)
+
+
+def test_turns_merge_a_members_consecutive_slices():
+    """Slices as turns (PROTOCOL.md, "Turns"): ABBA becomes A | B B | A A | B, each member's slices in order."""
+    orders = [[0, 1], [1, 0], [0, 1], [1, 0]]
+    assert turn_plan(2, orders, [250] * 4) == [(0, [0]), (1, [0, 1]), (0, [1, 2]), (1, [2, 3]), (0, [3])]
+    # A baseline between two middleware (O1 B O2, O2 B O1): it hands the turn to each of them in turn.
+    three = turn_plan(3, [[0, 1, 2], [2, 1, 0], [0, 1, 2]], [100] * 3)
+    assert [who for who, _ in three] == [0, 1, 2, 1, 0, 1, 2]
+    # Companions (index >= members) take no turn: they are never sliced this way.
+    assert turn_plan(1, [[0, 1], [1, 0]], [50, 50]) == [(0, [0, 1])]
+    for plan in (turn_plan(2, orders, [250] * 4), three):
+        for member in {who for who, _ in plan}:
+            slices = [k for who, ks in plan if who == member for k in ks]
+            assert slices == sorted(slices) and len(slices) == len(set(slices))
 
 
 def test_two_speed_modes_are_found_and_one_is_not():
@@ -136,7 +151,11 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
             assert p50 == pytest.approx(float(np.median(samples[200 * k:200 * (k + 1)])))
         if t.point.mode == "oneway":
             assert t.lost_messages == 0 and t.received_messages == 600
+            assert t.slice_turns is None  # a flood's slices end with their barrier: a run each
+        else:  # A | B B | A (or the reverse): two turns each inside one run, the messages the timed calls'
+            assert t.slice_turns == 2 and t.received_messages == 600
     assert not list((run_dir / "samples").glob("*.s[0-9]*.i64")), "the slices' own files are removed"
+    assert not list((run_dir / "samples").glob("*.turns.i64")), "... and the turns' files"
     # The two point groups interleave within each launch: every group's round k ends before any round k + 1.
     for launch in (0, 1):
         rounds = [t.trial for t in trials if t.launch == launch]

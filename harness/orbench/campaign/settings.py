@@ -75,6 +75,7 @@ class Settings:
     # the measurement design (running/slices.py): calls per slice, 0 = sequential; untimed calls per later slice
     slice_calls: int
     slice_rewarm: int
+    slice_turns: bool                # slices as turns inside one run per client, where both clients can
     interleave_groups: bool          # one round of every group per pass, instead of group after group
     # order, pauses, timeouts, what is read around a trial
     order_seed: int | None
@@ -141,6 +142,7 @@ class Settings:
             steady_window=int(d["steady_window"]), steady_max_calls=_opt_int(d.get("steady_max_calls")),
             steady_max_s=_opt_float(d.get("steady_max_s")), steady_at=str(d["steady_at"]),
             slice_calls=int(d["slice_calls"]), slice_rewarm=int(d["slice_rewarm"]),
+            slice_turns=bool(d["slice_turns"]),
             interleave_groups=bool(d["interleave_groups"]),
             order_seed=_opt_int(d.get("order_seed")), pause_idle_workers=bool(d["pause_idle_workers"]),
             awake_cpus=bool(d["awake_cpus"]),

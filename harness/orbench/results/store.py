@@ -92,6 +92,8 @@ SCHEMA_VERSION changes whenever a file's meaning changes; the changelog is here 
   19: trials.csv gains slice_sizes: the calls of each slice, in the order they ran, so the summary cuts the
      samples file into its slices as they were (a threads point's slice holds every thread's calls of it); an
      older run's are the even split its runner made.
+  20: trials.csv gains slice_turns: how many turns a sliced trial's client took inside its one `run` (the
+     clients handing the turn to each other: PROTOCOL.md, "Turns"); empty where each slice was a `run`.
 Older runs are upgraded when read (upgrade.py, one function per version); nothing else knows their layout.
 Every read goes through integrity.py: a damaged trial is left out and named on stderr, a run with nothing to
 compute on is a UserError naming the file.

@@ -98,6 +98,9 @@ class Measurement:
     # answer's memory.jit_ms, summed over a sliced trial's slices and a group's client processes): above 0, its
     # call path was still being compiled while it was timed. Empty for a worker without a JIT.
     client_jit_ms: int | None = None
+    # A sliced trial's slices as turns (since schema 20; running/slices.py, PROTOCOL.md "Turns"): how many turns
+    # the client took inside its one `run`; empty when each slice was a `run` of its own, or the trial unsliced.
+    slice_turns: int | None = None
     # The anatomy of a call (orbench.anatomy; since schema 8), read where each worker runs. Per call unless said:
     # the kernel's counters over the `run` command's anatomy_calls (warm-up and timed calls), the client's heap
     # over its timed calls. Strings hold "name=value;..." pairs.

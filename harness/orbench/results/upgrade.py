@@ -197,11 +197,17 @@ def update_to_19(manifest: dict[str, Any], rows: Rows) -> None:
         row.setdefault("slice_sizes", as_cell(sizes))
 
 
+
+def update_to_20(manifest: dict[str, Any], rows: Rows) -> None:
+    """20: trials gain slice_turns, the turns a sliced trial's client took inside one `run`. An older run's
+    sliced trials ran one `run` per slice: empty."""
+    _add_columns(rows, slice_turns="")
+
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,
     8: update_to_8, 9: update_to_9, 10: update_to_10,
     11: update_to_11, 12: update_to_12, 13: update_to_13, 14: update_to_14, 15: update_to_15,
-    16: update_to_16, 17: update_to_17, 18: update_to_18, 19: update_to_19,
+    16: update_to_16, 17: update_to_17, 18: update_to_18, 19: update_to_19, 20: update_to_20,
 }
 SCHEMA_VERSION = max(UPDATES)
 

@@ -75,7 +75,14 @@ from orbench.running.schedule import (
 )
 from orbench.running.session import TargetSession
 from orbench.running.skips import DEFAULT_STALL_S, PointSkips, is_rule_skip
-from orbench.running.slices import SLICED_MODES, Companion, SliceMember, measure_sliced, slice_sizes
+from orbench.running.slices import (
+    SLICED_MODES,
+    Companion,
+    SliceMember,
+    measure_sliced,
+    slice_sizes,
+    takes_turns,
+)
 from orbench.running.soak.point import run_soak_point
 from orbench.running.steady import (
     JIT_BUSY_POINTS,
@@ -922,12 +929,14 @@ class Runner:
             # workers all run through the trial: stopping and continuing them around every slice read omniORB
             # about 4 us faster per call at split-core than whole trials did (the campaigns README, "How a
             # campaign runs").
+            # In turns (slices.takes_turns) both clients run through the trial, the one waiting blocked on its pipe.
             names = [m.point.target for m in sliced]
-            per_slice = any(lane.sessions[n].target.is_jvm for n in names)
+            turns = s.slice_turns and takes_turns(sliced, companions)
+            per_slice = not turns and any(lane.sessions[n].target.is_jvm for n in names)
             if not per_slice:
                 self._hold(lane, *names)
             before_slice = (lambda m: self._hold(lane, m.point.target)) if per_slice else (lambda m: None)
-            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng, before_slice, companions)
+            results = measure_sliced(sliced, s.slice_calls, s.slice_rewarm, rng, before_slice, companions, turns)
         else:  # the others failed their warm-up: the one left runs its trial whole, its workers running again
             results = []
             for m in sliced:

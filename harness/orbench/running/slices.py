@@ -19,11 +19,18 @@ other side's slice. The slices' samples are written one after the other into the
 trial's row keeps each slice's p50 and mean (`slice_p50s_ns`, `slice_means_ns`): slice k of a middleware pairs
 with slice k of its baseline (summary/pairing.py). A point of N clients as threads slices the same way, each
 slice N threads' calls (slice_calls per thread); its throughput is the trial's calls over its slices' spans.
+
+Turns (`takes_turns`): when every member's client says it can take turns (PROTOCOL.md, "Turns") and runs on
+this machine, a closed-loop twoway or echo trial is one `run` per member, not one per slice: the clients hand
+the turn to each other through named pipes in the same ABBA order, so the command's own cost (0.6-0.8 ms a
+C++ slice, 1.5-5 ms a JVM's) is paid once a trial, and the slice's other side is a pipe's wake-up away.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -121,14 +128,33 @@ class _Collected:
     wire: WireReading | None = None
     run_calls: int = 0  # warm-up and timed calls of its slices' run commands, every thread's
     jit_ms: list[int | None] = field(default_factory=list)  # each slice's client JIT time (measure.jit_ms)
+    turns: int | None = None  # the turns its client took inside one run (_run_turns)
+
+
+def takes_turns(members: list[SliceMember], companions: tuple[Companion, ...] = ()) -> bool:
+    """Whether the members' trial can run in turns (module docstring): two or more members, no companions,
+    every client local and saying `turns` in its hello, a closed-loop twoway or echo point of one client on one
+    thread and object with the plain `in` shape."""
+    if companions or len(members) < 2:
+        return False
+    point = members[0].point
+    if point.mode not in TURN_MODES or point.clients != 1 or point.rate_hz or point.objects != 1 \
+            or point.shape != "in":
+        return False
+    return all(m.session.hello.get("turns") is True and local_client_pid(m.session) is not None for m in members)
+
+
+# Modes whose slices can be turns: a oneway turn would hand its backlog to the next client's.
+TURN_MODES = ("twoway", "echo")
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
                    before_slice: Callable[[SliceMember], None] = lambda member: None,
-                   companions: tuple[Companion, ...] = ()) -> list[Measurement | WorkerError]:
+                   companions: tuple[Companion, ...] = (), turns: bool = True) -> list[Measurement | WorkerError]:
     """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
     slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
-    others go on without it. `before_slice`: called with the member whose slice comes next (the runner stops
+    others go on without it. `turns`: as turns where the members can (takes_turns). `before_slice`: called with
+    the member whose slice comes next (the runner stops
     the other targets' workers, as for a whole trial). `companions` take their turns after the members in the
     rotation, a slice of as many calls each time; a companion's error ends the trial (it is raised)."""
     sizes = slice_sizes(members[0].plan.calls, slice_calls)
@@ -136,7 +162,11 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
     reading = UsageReading(members[0].session.runtime.usage_hosts())
     for member, got in zip(members, collected):
         got.wire = WireReading(local_client_pid(member.session))
-    for k, order in enumerate(slice_orders(len(members) + len(companions), len(sizes), rng)):
+    orders = slice_orders(len(members) + len(companions), len(sizes), rng)
+    if turns and takes_turns(members, companions):
+        _run_turns(members, sizes, orders, slice_rewarm, collected)
+        orders = []
+    for k, order in enumerate(orders):
         for i in order:
             if i >= len(members):
                 with members[0].plan.phases.phase("companions"):
@@ -170,6 +200,121 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
         for path in got.files:
             path.unlink(missing_ok=True)
     return out
+
+
+def turn_plan(members: int, orders: list[list[int]], sizes: list[int]) -> list[tuple[int, list[int]]]:
+    """The slices in the order they run, consecutive slices of one member merged into one turn: (member, its
+    slice indexes) per turn. ABBA with two members: A | B B | A A | B ..."""
+    turns: list[tuple[int, list[int]]] = []
+    for k, order in enumerate(orders):
+        for i in order:
+            if i >= members or not sizes[k]:
+                continue
+            if turns and turns[-1][0] == i:
+                turns[-1][1].append(k)
+            else:
+                turns.append((i, [k]))
+    return turns
+
+
+def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[int]], slice_rewarm: int,
+               collected: list[_Collected]) -> None:
+    """The members' slices as turns inside one `run` each (module docstring). A member whose run fails ends its
+    trial, and the others are given every turn they still wait for, so they finish at once (their trials then
+    pair with no one of that member's)."""
+    turns = turn_plan(len(members), orders, sizes)
+    first = members[0]
+    clock = first.plan.phases
+    clock.warmup_phase = first.first_warmup
+    plans = [replace(m.plan, warmup=max(m.plan.warmup, slice_rewarm), anatomy="off",
+                     samples_file=m.plan.samples_file.with_name(f"{m.plan.samples_file.stem}.turns.i64"))
+             for m in members]
+    # A turn waits at most for every member's whole run: a longer wait means one of them died or hangs.
+    timeout_s = sum(trial_timeout_s(plan, 0.0) for plan in plans)
+    answers: dict[int, dict[str, Any] | WorkerError] = {}
+    with tempfile.TemporaryDirectory(prefix="orbench-turns-") as tmp:
+        pipes = [os.path.join(tmp, str(i)) for i in range(len(members))]
+        for path in pipes:
+            os.mkfifo(path, 0o600)
+        # Held open for the trial: a pipe keeps a byte only while someone has it open, and a client may give the
+        # turn before the next one has opened its pipe.
+        held = [os.open(path, os.O_RDWR | os.O_NONBLOCK) for path in pipes]
+        last = turns[-1][0]
+        sent = time.perf_counter()
+        for i, (member, plan, got) in enumerate(zip(members, plans, collected)):
+            got.files.append(plan.samples_file)
+            if got.service is None:
+                got.service = ServiceReading(member.session.server)
+            mine = [j for j, (who, _) in enumerate(turns) if who == i]
+            command = run_command(member.session, member.point, plan)
+            command["turns"] = {
+                "wait": pipes[i],
+                "give": [pipes[turns[j + 1][0]] if j + 1 < len(turns) else "" for j in mine],
+                "calls": [sum(sizes[k] for k in turns[j][1]) for j in mine],
+                "rewarm": slice_rewarm, "first": turns[0][0] == i, "timeout_ms": int(timeout_s * 1000)}
+            try:
+                member.session.client.send(command)
+            except WorkerError as exc:
+                answers[i] = exc
+        released = ended = False
+        while len(answers) < len(members):
+            if not released and any(isinstance(a, WorkerError) or not a.get("ok") for a in answers.values()):
+                _release(held, [i for i in range(len(members)) if i not in answers], len(turns))
+                released = True
+            elif not ended and last in answers:
+                # The trial's last turn is over: the others may now read their counters and answer.
+                _release(held, [i for i in range(len(members)) if i not in answers], 1)
+                ended = True
+            waiting = [i for i in range(len(members)) if i not in answers]
+            ready = [i for i in waiting if members[i].session.client.has_line()
+                     or not members[i].session.client.alive() or not members[i].session.server.alive()]
+            if not ready:
+                time.sleep(0.002)
+                if time.perf_counter() - sent > 2 * timeout_s:
+                    ready = waiting  # their receive times out with the reason
+                else:
+                    continue
+            for i in ready:
+                try:
+                    answers[i] = members[i].session.client.receive(timeout_s, watch=[members[i].session.server])
+                except WorkerError as exc:
+                    answers[i] = exc
+        for fd in held:
+            os.close(fd)
+    round_trip = time.perf_counter() - sent
+    elapsed = warmups = calls = 0
+    for i, (member, plan, got) in enumerate(zip(members, plans, collected)):
+        answer = answers[i]
+        if isinstance(answer, WorkerError):
+            got.ended = answer
+            continue
+        failed = failed_answer(answer, member.session.server)
+        if failed is not None:
+            got.ended = failed
+            continue
+        rewarmed = slice_rewarm * max(0, int((answer.get("turns") or {}).get("count") or 0) - 1)
+        elapsed += int(answer.get("elapsed_ns") or 0)
+        warmups += plan.warmup + rewarmed
+        calls += plan.calls
+        with clock.phase("samples"):
+            samples = fetched_samples(member.session, plan.samples_file, plan.store_root, plan.calls)
+        got.samples = list(np.split(samples, np.cumsum(sizes)[:-1]))
+        received = answer.get("received") or {}
+        got.elapsed_ns = int(answer.get("elapsed_ns") or 0)
+        got.jit_ms.append(jit_ms(answer))
+        got.run_calls = plan.warmup + rewarmed + plan.calls
+        got.turns = int((answer.get("turns") or {}).get("count") or 0) or None
+        got.messages = int(received.get("messages") or 0)
+        got.received_bytes = int(received.get("bytes") or 0)
+    # One exchange for all members: their timed calls, warm-ups, and the rest (hand-overs, answers) as samples.
+    clock.run_command(round_trip, elapsed, warmups, calls)
+
+
+def _release(held: list[int], waiting: list[int], turns: int) -> None:
+    """Give each member still running `turns` turns: one that waits to end its run, or, when a member failed
+    and its turns will never be handed on, every turn the others could still wait for."""
+    for i in waiting:
+        os.write(held[i], b"t" * turns)
 
 
 def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
@@ -240,7 +385,7 @@ def _measurement(member: SliceMember, got: _Collected, sizes: list[int], usage: 
         "slice_means_ns": tuple(round(float(np.mean(s)), 1) for s in got.samples),
         "slice_sizes": tuple(int(s.size) for s in got.samples),
         "out_segs_per_call": got.wire.per_call(got.run_calls) if got.wire is not None else None,
-        "client_jit_ms": jit_total(got.jit_ms),
+        "client_jit_ms": jit_total(got.jit_ms), "slice_turns": got.turns,
     }
     if got.elapsed_ns:
         fields["aggregate_calls_per_s"] = round(calls / got.elapsed_ns * 1e9, 1)
