@@ -72,7 +72,7 @@ ordered_json dispatch(ClientWorker& worker, const json& command, bool& quit, con
     spec.shape = shape;
     if (turns) {
       if (soak || !shape.is_in() || load.threads > 1 || load.objects > 1 || load.rate_hz > 0 || load.shared()) {
-        throw WorkerError(ErrorKind::unsupported, "turns need a closed-loop twoway or echo run on one thread");
+        throw WorkerError(ErrorKind::unsupported, "turns need a closed-loop run of one client on one thread");
       }
       return run_in_turns(worker.driver(), spec, *turns);
     }

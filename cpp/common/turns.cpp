@@ -116,11 +116,6 @@ std::optional<TurnsSpec> take_turns_spec(json& command) {
 }
 
 ordered_json run_in_turns(BenchDriver& driver, const RunSpec& spec, const TurnsSpec& turns) {
-  if (spec.mode == Mode::oneway) {
-    throw WorkerError(ErrorKind::unsupported,
-                      "turns need a closed-loop twoway or echo run on one thread (a oneway turn would hand its "
-                      "backlog to the next client's)");
-  }
   if (std::accumulate(turns.calls.begin(), turns.calls.end(), uint64_t{0}) != spec.calls) {
     bad("its \"calls\" must add up to the run's calls");
   }
@@ -131,7 +126,12 @@ ordered_json run_in_turns(BenchDriver& driver, const RunSpec& spec, const TurnsS
 
   driver.prepare(spec);
   std::vector<int64_t> samples_ns(spec.calls);  // touched before timing: no page fault inside a sample
+  const bool oneway = spec.mode == Mode::oneway;
   int64_t busy_ns = 0;
+  uint64_t counted = 0;  // what the server should have counted since the warm-up's reset
+  bool synced = true;
+  int64_t sync_wait_ns = 0;
+  nlohmann::ordered_json warmup_sync;
   int64_t waited_ns = 0;
   uint64_t done = 0;
   AllocationCounts allocated;
@@ -142,16 +142,26 @@ ordered_json run_in_turns(BenchDriver& driver, const RunSpec& spec, const TurnsS
       if (i > 0) waited_ns += monotonic_ns() - wait_start;
     }
     if (i == 0) {
-      before_timed_calls(driver, spec, LoadSpec{});
+      warmup_sync = before_timed_calls(driver, spec, LoadSpec{}).warmup_sync;
     } else if (turns.rewarm > 0) {
       driver.untimed_calls(turns.rewarm);  // the other client's turn left the caches to it
+      counted += turns.rewarm;
     }
     const AllocationCounts before = process_allocations();
     const TimedSpan span = driver.timed_calls(samples_ns.data() + done, turns.calls[i]);
     const AllocationCounts turn = process_allocations() - before;  // the timed calls' own, summed over turns
     allocated.allocations += turn.allocations;
     allocated.bytes += turn.bytes;
-    busy_ns += span.end_ns - span.start_ns;
+    counted += turns.calls[i];
+    int64_t end_ns = span.end_ns;
+    if (oneway) {
+      // No flood hands its backlog to the next client's turn: the turn ends once the server has it all.
+      const SyncOutcome outcome = driver.sync(counted, spec.sync_timeout_ms);
+      end_ns = monotonic_ns();
+      synced = synced && outcome.complete;
+      sync_wait_ns += end_ns - span.end_ns;
+    }
+    busy_ns += end_ns - span.start_ns;
     done += turns.calls[i];
     if (give_fds[i] >= 0) give_turn(give_fds[i]);
   }
@@ -167,6 +177,8 @@ ordered_json run_in_turns(BenchDriver& driver, const RunSpec& spec, const TurnsS
                          {"elapsed_ns", busy_ns},
                          {"received", counts_json(received)},
                          {"turns", {{"count", turns.calls.size()}, {"waited_ns", waited_ns}}}};
+  if (oneway) answer["sync"] = {{"complete", synced}, {"wait_ns", sync_wait_ns}};
+  if (!warmup_sync.is_null()) answer["warmup_sync"] = warmup_sync;
   if (counting_allocations()) answer["memory"] = memory_json(allocated);
   return answer;
 }

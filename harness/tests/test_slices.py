@@ -149,11 +149,11 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
         assert samples.size == 600 == t.calls
         for k, p50 in enumerate(t.slice_p50s_ns):
             assert p50 == pytest.approx(float(np.median(samples[200 * k:200 * (k + 1)])))
+        # A | B B | A (or the reverse): two turns each inside one run, the messages the timed calls'; a oneway
+        # turn ends with its barrier, so none is lost to the next turn
+        assert t.slice_turns == 2 and t.received_messages == 600
         if t.point.mode == "oneway":
-            assert t.lost_messages == 0 and t.received_messages == 600
-            assert t.slice_turns is None  # a flood's slices end with their barrier: a run each
-        else:  # A | B B | A (or the reverse): two turns each inside one run, the messages the timed calls'
-            assert t.slice_turns == 2 and t.received_messages == 600
+            assert t.lost_messages == 0 and t.sync_complete
     assert not list((run_dir / "samples").glob("*.s[0-9]*.i64")), "the slices' own files are removed"
     assert not list((run_dir / "samples").glob("*.turns.i64")), "... and the turns' files"
     # The two point groups interleave within each launch: every group's round k ends before any round k + 1.

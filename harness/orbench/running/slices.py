@@ -21,9 +21,10 @@ with slice k of its baseline (summary/pairing.py). A point of N clients as threa
 slice N threads' calls (slice_calls per thread); its throughput is the trial's calls over its slices' spans.
 
 Turns (`takes_turns`): when every member's client says it can take turns (PROTOCOL.md, "Turns") and runs on
-this machine, a closed-loop twoway or echo trial is one `run` per member, not one per slice: the clients hand
-the turn to each other through named pipes in the same ABBA order, so the command's own cost (0.6-0.8 ms a
-C++ slice, 1.5-5 ms a JVM's) is paid once a trial, and the slice's other side is a pipe's wake-up away.
+this machine, a closed-loop trial of one client is one `run` per member, not one per slice (a oneway turn ends
+with its closing barrier, as a oneway slice does): the clients hand the turn to each other through named pipes
+in the same ABBA order, so the command's own cost (0.6-0.8 ms a C++ slice, 1.5-5 ms a JVM's) is paid once a
+trial, and the slice's other side is a pipe's wake-up away.
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ class _Collected:
 
 def takes_turns(members: list[SliceMember], companions: tuple[Companion, ...] = ()) -> bool:
     """Whether the members' trial can run in turns (module docstring): two or more members, no companions,
-    every client local and saying `turns` in its hello, a closed-loop twoway or echo point of one client on one
-    thread and object with the plain `in` shape."""
+    every client local and saying `turns` in its hello, a closed-loop point of one client on one thread and
+    object with the plain `in` shape."""
     if companions or len(members) < 2:
         return False
     point = members[0].point
@@ -144,8 +145,8 @@ def takes_turns(members: list[SliceMember], companions: tuple[Companion, ...] = 
     return all(m.session.hello.get("turns") is True and local_client_pid(m.session) is not None for m in members)
 
 
-# Modes whose slices can be turns: a oneway turn would hand its backlog to the next client's.
-TURN_MODES = ("twoway", "echo")
+# Modes whose slices can be turns: every mode a unit slices (a oneway turn ends with its barrier).
+TURN_MODES = SLICED_MODES
 
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
@@ -164,7 +165,7 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
         got.wire = WireReading(local_client_pid(member.session))
     orders = slice_orders(len(members) + len(companions), len(sizes), rng)
     if turns and takes_turns(members, companions):
-        _run_turns(members, sizes, orders, slice_rewarm, collected)
+        _warm_and_run_turns(members, sizes, orders, slice_rewarm, collected)
         orders = []
     for k, order in enumerate(orders):
         for i in order:
@@ -217,6 +218,26 @@ def turn_plan(members: int, orders: list[list[int]], sizes: list[int]) -> list[t
     return turns
 
 
+def _warm_and_run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[int]], slice_rewarm: int,
+                        collected: list[_Collected]) -> None:
+    """A oneway warm-up's pieces first, each member's alone (flood.py; the last piece goes with its first turn),
+    then the turns of the members whose pieces went through."""
+    live: list[int] = []
+    runs: list[SliceMember] = []
+    for i, (member, got) in enumerate(zip(members, collected)):
+        member.plan.phases.warmup_phase = member.first_warmup
+        plan = replace(member.plan, warmup=max(member.plan.warmup, slice_rewarm))
+        plan, failed = warm_in_pieces(measure_single, member.session, member.point, plan)
+        if failed is not None:
+            got.ended = failed
+            continue
+        live.append(i)
+        runs.append(replace(member, plan=plan))
+    if runs:
+        renumbered = [[live.index(i) for i in order if i in live] for order in orders]
+        _run_turns(runs, sizes, renumbered, slice_rewarm, [collected[i] for i in live])
+
+
 def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[int]], slice_rewarm: int,
                collected: list[_Collected]) -> None:
     """The members' slices as turns inside one `run` each (module docstring). A member whose run fails ends its
@@ -226,7 +247,7 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
     first = members[0]
     clock = first.plan.phases
     clock.warmup_phase = first.first_warmup
-    plans = [replace(m.plan, warmup=max(m.plan.warmup, slice_rewarm), anatomy="off",
+    plans = [replace(m.plan, anatomy="off",
                      samples_file=m.plan.samples_file.with_name(f"{m.plan.samples_file.stem}.turns.i64"))
              for m in members]
     # A turn waits at most for every member's whole run: a longer wait means one of them died or hangs.
@@ -304,6 +325,10 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
         got.jit_ms.append(jit_ms(answer))
         got.run_calls = plan.warmup + rewarmed + plan.calls
         got.turns = int((answer.get("turns") or {}).get("count") or 0) or None
+        if member.point.mode == "oneway":
+            got.sync_complete = bool((answer.get("sync") or {}).get("complete"))
+            if "warmup_sync" in answer:
+                got.warmup_sync_complete = bool(answer["warmup_sync"].get("complete"))
         got.messages = int(received.get("messages") or 0)
         got.received_bytes = int(received.get("bytes") or 0)
     # One exchange for all members: their timed calls, warm-ups, and the rest (hand-overs, answers) as samples.

@@ -332,8 +332,10 @@ class Conformance:
                            lambda: scale_checks.threads_overlap(self, client, server, RELAY_DELAY_NS))
 
         if told.get("turns") is True and "twoway" in self.target.modes and self.wants("turns"):
-            self.check("turns: two clients take turns through named pipes, every call made and counted",
-                       lambda: turn_checks.two_clients_take_turns(self, client, server))
+            for mode in ("twoway", "oneway"):
+                if mode in self.target.modes:
+                    self.check(f"turns: two {mode} clients take turns through named pipes, every call made and "
+                               "counted", lambda m=mode: turn_checks.two_clients_take_turns(self, client, server, m))
             self.check("turns: a turn that never comes fails the run after its timeout",
                        lambda: turn_checks.a_lone_turn_times_out(self, client, server))
 

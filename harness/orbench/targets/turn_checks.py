@@ -2,8 +2,9 @@
 a round trip's slices this way, running/slices.py):
 
 - two clients of the target, each on a server of its own, take turns through two named pipes in the ABBA order
-  of a sliced trial: every timed call made, counted and in the samples file, each client waiting while the other
-  had the turn, and the client whose last turn handed on answering only after the harness's end byte;
+  of a sliced trial, twoway and oneway: every timed call made, counted and in the samples file, each client
+  waiting while the other had the turn, a oneway turn ending with its barrier, and the client whose last turn
+  handed on answering only after the harness's end byte;
 - a turn that never comes fails the run as a transport error after the turn's timeout, and the client goes on.
 """
 
@@ -37,16 +38,18 @@ class _Conformance(Protocol):
     def _validate(self, value: dict, definition: str) -> None: ...
 
 
-def _run(conformance: _Conformance, tag: str, calls: int, turns: dict) -> dict:
-    return {"cmd": "run", "mode": "twoway", "payload_type": "octets", "payload_bytes": 64, "calls": calls,
+def _run(conformance: _Conformance, tag: str, calls: int, turns: dict, mode: str = "twoway") -> dict:
+    return {"cmd": "run", "mode": mode, "payload_type": "octets", "payload_bytes": 64, "calls": calls,
             "warmup": 50, "samples_file": str(conformance.log_dir / f"turns-{tag}.i64"), "sync_timeout_ms": 10000,
             "turns": turns}
 
 
-def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first_server: ServerWorker) -> str:
-    """The first client (connected to its server) and a second one of the target, each with its own server."""
-    server = conformance._server("turns")
-    second = conformance._client("turns")
+def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first_server: ServerWorker,
+                           mode: str = "twoway") -> str:
+    """The first client (connected to its server) and a second one of the target, each with its own server; a
+    oneway client's every turn ends with its barrier, none of its messages lost to the next turn."""
+    server = conformance._server(f"turns-{mode}")
+    second = conformance._client(f"turns-{mode}")
     answer = second.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
     assert answer["ok"], f"second client's connect: {answer.get('error_kind')}: {answer.get('error')}"
     clients, servers = [first, second], [first_server, server]
@@ -62,7 +65,7 @@ def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first
                 slices, give = given[i]
                 client.send(_run(conformance, "ab"[i], SLICE_CALLS * SLICES, {
                     "wait": pipes[i], "give": give, "calls": [SLICE_CALLS * n for n in slices], "rewarm": REWARM,
-                    "first": i == 0, "timeout_ms": int(TIMEOUT_S * 1000)}))
+                    "first": i == 0, "timeout_ms": int(TIMEOUT_S * 1000)}, mode))
             answers: dict[int, dict] = {0: clients[0].receive(TIMEOUT_S, watch=[servers[0]])}
             # A took the trial's last turn; B's last turn handed on, so it answers only after the end byte.
             time.sleep(0.05)
@@ -82,11 +85,13 @@ def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first
         assert samples.size == SLICE_CALLS * SLICES, f"client {who}: {samples.size} samples, expected {SLICE_CALLS * SLICES}"
         assert a["received"]["messages"] == SLICE_CALLS * SLICES, \
             f"client {who}: received {a['received']['messages']}, expected the timed calls' {SLICE_CALLS * SLICES}"
+        if mode == "oneway":
+            assert (a.get("sync") or {}).get("complete"), f"client {who}: a turn's barrier did not complete: {a.get('sync')}"
         turns = a.get("turns") or {}
         assert turns.get("count") == want_turns, f"client {who}: turns {turns}, expected count {want_turns}"
         # A client that took its turns without waiting for them would read no wait at all.
         assert turns.get("waited_ns", 0) > 0, f"client {who} never waited for a turn: {turns}"
-        out.append(f"{who}: {want_turns} turns, {check_against_elapsed(samples, a, 'twoway')}")
+        out.append(f"{who}: {want_turns} turns, {check_against_elapsed(samples, a, mode)}")
     return "; ".join(out)
 
 

@@ -98,12 +98,11 @@ public final class CommandLoop {
           throw WorkerException.usage("run before a successful connect");
         }
         if (turns != null) {
-          // A oneway turn would leave its backlog to the other client's turn, and a pool, a paced or a shaped
-          // loop is not the one loop a turn times (PROTOCOL.md, "Turns").
-          if (soak != null || (spec.mode() != Mode.TWOWAY && spec.mode() != Mode.ECHO) || !shape.isIn()
-              || load.threads() > 1 || load.objects() > 1 || load.rateHz() > 0 || load.clients() > 1) {
+          // A pool, a paced or a shaped loop is not the one loop a turn times (PROTOCOL.md, "Turns").
+          if (soak != null || !shape.isIn() || load.threads() > 1 || load.objects() > 1 || load.rateHz() > 0
+              || load.clients() > 1) {
             throw new WorkerException(ErrorKind.UNSUPPORTED,
-                "turns need a closed-loop twoway or echo run on one thread (shape \"in\", no load or soak fields)");
+                "turns need a closed-loop run of one client on one thread (shape \"in\", no load or soak fields)");
           }
           turns.check(spec);
           client.useShape(shape);

@@ -117,6 +117,11 @@ public final class RunSequence {
       // and the rewarms between turns are left out.
       HeapCounters.Snapshot heap = HeapCounters.Snapshot.ZERO;
       int offset = 0;
+      boolean oneway = spec.mode() == Mode.ONEWAY;
+      long expected = 0; // what the server should have counted since the warm-up's reset
+      boolean synced = true;
+      long syncWaitNs = 0;
+      JsonObject warmupBarrier = null;
       for (int turn = 0; turn < calls.length; turn++) {
         if (turn > 0 || !turns.first()) {
           long waited = pipes.awaitTurn();
@@ -125,17 +130,27 @@ public final class RunSequence {
           }
         }
         if (turn == 0) {
-          beforeTimedCalls(client, invocation, spec, LoadSpec.CLOSED_LOOP);
+          warmupBarrier = beforeTimedCalls(client, invocation, spec, LoadSpec.CLOSED_LOOP).warmupSync();
           invocation.startAt(0);
         } else {
           warmUp(invocation, turns.rewarm(), LoadSpec.CLOSED_LOOP);
+          expected += turns.rewarm();
         }
         HeapCounters.Snapshot heapBefore = HeapCounters.now();
         TimedSpan span = timedLoop(invocation, samples, offset, offset + calls[turn]);
         HeapCounters.Snapshot heapAfter = HeapCounters.now();
         // Read before the give, not after: this client's last reads must not overlap the next turn's calls.
         heap = heap.plusSpan(heapBefore, heapAfter);
-        elapsedNs += span.lastAfterNs() - span.firstBeforeNs();
+        expected += calls[turn];
+        long endNs = span.lastAfterNs();
+        if (oneway) {
+          // No flood hands its backlog to the next client's turn: the turn ends once the server has it all.
+          SyncOutcome outcome = client.sync(expected, spec.syncTimeoutMs());
+          endNs = System.nanoTime();
+          synced &= outcome.complete();
+          syncWaitNs += endNs - span.lastAfterNs();
+        }
+        elapsedNs += endNs - span.firstBeforeNs();
         offset += calls[turn];
         pipes.give(turn);
       }
@@ -161,6 +176,15 @@ public final class RunSequence {
       answer.add("received", Json.counts(received));
       answer.add("memory", HeapCounters.between(HeapCounters.Snapshot.ZERO, heap));
       answer.add("turns", turnsAnswer);
+      if (oneway) {
+        JsonObject sync = new JsonObject();
+        sync.addProperty("complete", synced);
+        sync.addProperty("wait_ns", syncWaitNs);
+        answer.add("sync", sync);
+      }
+      if (warmupBarrier != null) {
+        answer.add("warmup_sync", warmupBarrier);
+      }
       return answer;
     }
   }

@@ -108,18 +108,32 @@ class TurnsLoopbackTest {
   }
 
   @Test
+  void aOnewayTurnEndsWithItsBarrier() throws Exception {
+    Path pipe = mkfifo("o");
+    Path samples = dir.resolve("o.i64");
+    try (ServerProcess server = start("o")) {
+      ClientDriver client = connected(server);
+      // Handing the turn to itself, one client takes both turns; each ends once the server has all it sent.
+      JsonObject flood = client.send(run("oneway", 100, samples,
+          turns(pipe, List.of(pipe.toString(), ""), List.of(60, 40), true, 10_000)));
+      checkTurns(flood, samples, 100, 2);
+      assertTrue(flood.getAsJsonObject("sync").get("complete").getAsBoolean(), flood.toString());
+      assertTrue(flood.getAsJsonObject("warmup_sync").get("complete").getAsBoolean(), flood.toString());
+    }
+  }
+
+  @Test
   void turnsTakeAClosedLoopTwowayOrEchoWhoseCallsAddUp() throws Exception {
     Path pipe = mkfifo("p");
     Path samples = dir.resolve("s.i64");
     JsonObject ok = turns(pipe, List.of("", ""), List.of(60, 40), true, 300);
     try (ServerProcess server = start("p")) {
       ClientDriver client = connected(server);
-      String needs = "turns need a closed-loop twoway or echo run on one thread";
-      // A oneway run, then twoway runs with one load field each.
-      String[] extras = {"", ",\"threads\":2", ",\"rate_hz\":1000", ",\"clients\":2", ",\"objects\":2"};
+      String needs = "turns need a closed-loop run of one client on one thread";
+      // Twoway runs with one load field each.
+      String[] extras = {",\"threads\":2", ",\"rate_hz\":1000", ",\"clients\":2", ",\"objects\":2"};
       for (String extra : extras) {
-        String mode = extra.isEmpty() ? "oneway" : "twoway";
-        JsonObject answer = client.send(run(mode, 100, samples, ok).replace(",\"id\"", extra + ",\"id\""));
+        JsonObject answer = client.send(run("twoway", 100, samples, ok).replace(",\"id\"", extra + ",\"id\""));
         assertEquals("unsupported", answer.get("error_kind").getAsString(), extra + ": " + answer);
         assertTrue(answer.get("error").getAsString().startsWith(needs), answer.toString());
       }
