@@ -154,9 +154,9 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
                    companions: tuple[Companion, ...] = (), turns: bool = True) -> list[Measurement | WorkerError]:
     """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
     slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
-    others go on without it. `turns`: as turns where the members can (takes_turns). `before_slice`: called with
-    the member whose slice comes next (the runner stops
-    the other targets' workers, as for a whole trial). `companions` take their turns after the members in the
+    others go on without it. `turns`: the slices as turns where the members can take them (takes_turns).
+    `before_slice`: called with the member whose slice comes next, one `run` per slice (the runner stops the
+    other targets' workers, as for a whole trial). `companions` take their turns after the members in the
     rotation, a slice of as many calls each time; a companion's error ends the trial (it is raised)."""
     sizes = slice_sizes(members[0].plan.calls, slice_calls)
     collected = [_Collected() for _ in members]
