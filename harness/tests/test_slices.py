@@ -4,6 +4,10 @@ pairs over trial pairs (stats/launches.py), and a real sliced run of omniORB aga
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -390,3 +394,73 @@ def test_a_trials_samples_split_into_its_recorded_slices_checked_against_its_sli
     assert [r["slice_sizes"] for r in rows] == ["334;334;333", "501;500", ""]
     upgraded = [good.replace(trial=4, slice_sizes=(334, 334, 333)), threads.replace(trial=5, slice_sizes=(501, 500))]
     assert sorted(slice_samples(upgraded, tmp_path)) == [(0, 4, 0), (0, 4, 1), (0, 4, 2)]
+
+
+KILLED = """
+name = "killed"
+targets = ["omniorb", "c-socket"]
+modes = ["twoway"]
+payload_bytes = [1]
+launches = 1
+trials = 1
+max_trials = 1
+calls = 200000
+slice_calls = 20000
+warmup = 100
+anatomy = "off"
+"""
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every process below `pid`, with its command line (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found, frontier = {}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in found:
+                try:
+                    found[child] = open(f"/proc/{child}/cmdline").read().replace("\0", " ")
+                except OSError:
+                    found[child] = ""
+                frontier.append(child)
+    return found
+
+
+def test_a_member_killed_during_its_turns_ends_the_trial_at_once(write_campaign, results_root):
+    """The baseline's client killed in the middle of a trial in turns: the middleware's client, waiting for a
+    turn that will never come, is given all its turns and finishes; the trial ends within seconds, not after the
+    turns' timeouts (minutes at 200,000 calls), and the killed member's trial is a failed one with the reason."""
+    require_targets("omniorb", "c-socket")
+    path = write_campaign(KILLED)
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "orbench", "run", str(path), "--no-report"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        victim = None
+        while victim is None and time.monotonic() - started < 60 and proc.poll() is None:
+            time.sleep(0.2)
+            # Once both clients run, the trial (about 6 s of calls) is under way a second later.
+            clients = {p: c for p, c in _descendants(proc.pid).items() if "-client" in c}
+            if any("csocket-client" in c for c in clients.values()) and any("omniorb-client" in c for c in clients.values()):
+                time.sleep(1.0)
+                victim = next(p for p, c in clients.items() if "csocket-client" in c)
+        assert victim is not None, "the run never started both clients"
+        os.kill(victim, signal.SIGKILL)
+        killed_at = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert time.monotonic() - killed_at < 30, "the trial waited out its turns' timeouts"
+    trials = RunStore((results_root / "killed" / "latest").resolve()).read_trials()
+    failed = [t for t in trials if t.point.target == "c-socket" and not t.ok]
+    assert failed, [(t.point.target, t.status, t.error) for t in trials]
+    assert "died" in failed[0].error or "signal" in failed[0].error, failed[0].error

@@ -145,6 +145,8 @@ def takes_turns(members: list[SliceMember], companions: tuple[Companion, ...] = 
     return all(m.session.hello.get("turns") is True and local_client_pid(m.session) is not None for m in members)
 
 
+# After a member's run in turns failed, how long another still running may take to answer once released.
+STUCK_AFTER_FAILURE_S = 10.0
 # Modes whose slices can be turns: every mode a unit slices (a oneway turn ends with its barrier).
 TURN_MODES = SLICED_MODES
 
@@ -250,8 +252,10 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
     plans = [replace(m.plan, anatomy="off",
                      samples_file=m.plan.samples_file.with_name(f"{m.plan.samples_file.stem}.turns.i64"))
              for m in members]
-    # A turn waits at most for every member's whole run: a longer wait means one of them died or hangs.
-    timeout_s = sum(trial_timeout_s(plan, 0.0) for plan in plans)
+    # A member's run takes at most its own trial's time and the others' (its waits for their turns): a longer
+    # one means a member died or hangs. A turn waits at most for the others' whole runs.
+    own_s = [trial_timeout_s(plan, 0.0) for plan in plans]
+    timeout_s = sum(own_s)
     answers: dict[int, dict[str, Any] | WorkerError] = {}
     with tempfile.TemporaryDirectory(prefix="orbench-turns-") as tmp:
         pipes = [os.path.join(tmp, str(i)) for i in range(len(members))]
@@ -272,7 +276,8 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
                 "wait": pipes[i],
                 "give": [pipes[turns[j + 1][0]] if j + 1 < len(turns) else "" for j in mine],
                 "calls": [sum(sizes[k] for k in turns[j][1]) for j in mine],
-                "rewarm": slice_rewarm, "first": turns[0][0] == i, "timeout_ms": int(timeout_s * 1000)}
+                "rewarm": slice_rewarm, "first": turns[0][0] == i,
+                "timeout_ms": int((timeout_s - own_s[i]) * 1000) or 1}
             try:
                 member.session.client.send(command)
             except WorkerError as exc:
@@ -297,11 +302,12 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
             answers[last] = _receive(members[last], timeout_s, watch_others)
         last_failed = isinstance(answers[last], WorkerError) or not answers[last].get("ok")
         # The trial's last turn is over: the others may read their counters and answer (all their turns, if it
-        # ended early).
+        # ended early). After a failure, one that does not answer soon is stuck in a call: its workers are
+        # started afresh (the WorkerError), not waited for a whole trial's time.
         _release(held, [i for i in others if i not in answers], len(turns) if last_failed and not failed_early else 1)
         for i in others:
             if i not in answers:
-                answers[i] = _receive(members[i], timeout_s)
+                answers[i] = _receive(members[i], min(own_s[i], STUCK_AFTER_FAILURE_S) if last_failed else own_s[i])
         for fd in held:
             os.close(fd)
     round_trip = time.perf_counter() - sent
