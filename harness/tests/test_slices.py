@@ -434,6 +434,7 @@ def _descendants(pid: int) -> dict[int, str]:
     return found
 
 
+@pytest.mark.slow  # about 6 s: the fast suite is at its 3-minute budget
 def test_a_member_killed_during_its_turns_ends_the_trial_at_once(write_campaign, results_root):
     """The baseline's client killed in the middle of a trial in turns: the middleware's client, waiting for a
     turn that will never come, is given all its turns and finishes; the trial ends within seconds, not after the
