@@ -15,7 +15,8 @@ from orbench.results.accounting import time_account
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.results.trial import Trial
-from orbench.running.slices import slice_orders, slice_sizes, turn_plan
+from orbench.running.cpu_usage import own_tree_ticks
+from orbench.running.slices import slice_orders, slice_sizes
 from orbench.stats.launches import over_launches, sliced_or_trial_pairs
 from orbench.stats.phases import (
     BLOCK_CALLS,
@@ -28,6 +29,7 @@ from orbench.stats.phases import (
     usual_blocks,
 )
 from orbench.summary.pairing import by_blocks, paired_difference
+from orbench.targets.turns import turn_plan
 
 from tests.conftest import require_targets, run_cli
 from tests.phase_maker import PhaseMaker
@@ -411,27 +413,17 @@ anatomy = "off"
 """
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    """Every process below `pid`, with its command line (from /proc)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    found, frontier = {}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, ppid in parents.items():
-            if ppid == parent and child not in found:
-                try:
-                    found[child] = open(f"/proc/{child}/cmdline").read().replace("\0", " ")
-                except OSError:
-                    found[child] = ""
-                frontier.append(child)
-    return found
+def _clients_below(pid: int) -> dict[int, str]:
+    """The client workers in the process tree under `pid`, with their command lines."""
+    out = {}
+    for child in own_tree_ticks(pid):
+        try:
+            command = open(f"/proc/{child}/cmdline").read().replace("\0", " ")
+        except OSError:
+            continue
+        if "-client" in command:
+            out[child] = command
+    return out
 
 
 @pytest.mark.slow  # about 6 s: the fast suite is at its 3-minute budget
@@ -449,7 +441,7 @@ def test_a_member_killed_during_its_turns_ends_the_trial_at_once(write_campaign,
         while victim is None and time.monotonic() - started < 60 and proc.poll() is None:
             time.sleep(0.2)
             # Once both clients run, the trial (about 6 s of calls) is under way a second later.
-            clients = {p: c for p, c in _descendants(proc.pid).items() if "-client" in c}
+            clients = _clients_below(proc.pid)
             if any("csocket-client" in c for c in clients.values()) and any("omniorb-client" in c for c in clients.values()):
                 time.sleep(1.0)
                 victim = next(p for p, c in clients.items() if "csocket-client" in c)

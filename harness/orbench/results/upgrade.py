@@ -197,11 +197,11 @@ def update_to_19(manifest: dict[str, Any], rows: Rows) -> None:
         row.setdefault("slice_sizes", as_cell(sizes))
 
 
-
 def update_to_20(manifest: dict[str, Any], rows: Rows) -> None:
     """20: trials gain slice_turns, the turns a sliced trial's client took inside one `run`. An older run's
     sliced trials ran one `run` per slice: empty."""
     _add_columns(rows, slice_turns="")
+
 
 UPDATES: dict[int, Callable[[dict[str, Any], Rows], None]] = {
     2: update_to_2, 3: update_to_3, 4: update_to_4, 5: update_to_5, 6: update_to_6, 7: update_to_7,

@@ -23,15 +23,13 @@ slice N threads' calls (slice_calls per thread); its throughput is the trial's c
 Turns (`takes_turns`): when every member's client says it can take turns (PROTOCOL.md, "Turns") and runs on
 this machine, a closed-loop trial of one client is one `run` per member, not one per slice (a oneway turn ends
 with its closing barrier, as a oneway slice does): the clients hand the turn to each other through named pipes
-in the same ABBA order, so the command's own cost (0.6-0.8 ms a C++ slice, 1.5-5 ms a JVM's) is paid once a
+in the same ABBA order, so the command's own cost (0.6-0.8 ms a C++ slice, 1.8-4.7 ms a JVM's) is paid once a
 trial, and the slice's other side is a pipe's wake-up away.
 """
 
 from __future__ import annotations
 
-import os
 import random
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -66,6 +64,7 @@ from orbench.running.measure import (
 from orbench.running.session import TargetSession
 from orbench.running.wire_reading import WireReading
 from orbench.stats.phases import BLOCK_CALLS, MIN_BLOCKS_KEPT
+from orbench.targets.turns import TurnPipes, turn_plan
 
 # Modes a unit can slice: a call per sample on one client (echo is a twoway with its reply checked).
 SLICED_MODES = ("twoway", "oneway", "echo")
@@ -153,10 +152,10 @@ TURN_MODES = SLICED_MODES
 
 def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: int, rng: random.Random,
                    before_slice: Callable[[SliceMember], None] = lambda member: None,
-                   companions: tuple[Companion, ...] = (), turns: bool = True) -> list[Measurement | WorkerError]:
+                   companions: tuple[Companion, ...] = (), turns: bool = False) -> list[Measurement | WorkerError]:
     """Each member's trial, its calls in slices alternating with the other members' (ABBA). A member whose
     slice fails ends there (its Measurement says why, or the WorkerError that calls for fresh workers), and the
-    others go on without it. `turns`: the slices as turns where the members can take them (takes_turns).
+    others go on without it. `turns`: the slices as turns (the caller found that takes_turns holds).
     `before_slice`: called with the member whose slice comes next, one `run` per slice (the runner stops the
     other targets' workers, as for a whole trial). `companions` take their turns after the members in the
     rotation, a slice of as many calls each time; a companion's error ends the trial (it is raised)."""
@@ -166,7 +165,8 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
     for member, got in zip(members, collected):
         got.wire = WireReading(local_client_pid(member.session))
     orders = slice_orders(len(members) + len(companions), len(sizes), rng)
-    if turns and takes_turns(members, companions):
+    if turns:
+        assert takes_turns(members, companions)
         _warm_and_run_turns(members, sizes, orders, slice_rewarm, collected)
         orders = []
     for k, order in enumerate(orders):
@@ -203,21 +203,6 @@ def measure_sliced(members: list[SliceMember], slice_calls: int, slice_rewarm: i
         for path in got.files:
             path.unlink(missing_ok=True)
     return out
-
-
-def turn_plan(members: int, orders: list[list[int]], sizes: list[int]) -> list[tuple[int, list[int]]]:
-    """The slices in the order they run, consecutive slices of one member merged into one turn: (member, its
-    slice indexes) per turn. ABBA with two members: A | B B | A A | B ..."""
-    turns: list[tuple[int, list[int]]] = []
-    for k, order in enumerate(orders):
-        for i in order:
-            if i >= members or not sizes[k]:
-                continue
-            if turns and turns[-1][0] == i:
-                turns[-1][1].append(k)
-            else:
-                turns.append((i, [k]))
-    return turns
 
 
 def _warm_and_run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[int]], slice_rewarm: int,
@@ -257,27 +242,16 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
     own_s = [trial_timeout_s(plan, 0.0) for plan in plans]
     timeout_s = sum(own_s)
     answers: dict[int, dict[str, Any] | WorkerError] = {}
-    with tempfile.TemporaryDirectory(prefix="orbench-turns-") as tmp:
-        pipes = [os.path.join(tmp, str(i)) for i in range(len(members))]
-        for path in pipes:
-            os.mkfifo(path, 0o600)
-        # Held open for the trial: a pipe keeps a byte only while someone has it open, and a client may give the
-        # turn before the next one has opened its pipe.
-        held = [os.open(path, os.O_RDWR | os.O_NONBLOCK) for path in pipes]
+    with TurnPipes(len(members)) as pipes:
         last = turns[-1][0]
         sent = time.perf_counter()
         for i, (member, plan, got) in enumerate(zip(members, plans, collected)):
             got.files.append(plan.samples_file)
             if got.service is None:
                 got.service = ServiceReading(member.session.server)
-            mine = [j for j, (who, _) in enumerate(turns) if who == i]
             command = run_command(member.session, member.point, plan)
-            command["turns"] = {
-                "wait": pipes[i],
-                "give": [pipes[turns[j + 1][0]] if j + 1 < len(turns) else "" for j in mine],
-                "calls": [sum(sizes[k] for k in turns[j][1]) for j in mine],
-                "rewarm": slice_rewarm, "first": turns[0][0] == i,
-                "timeout_ms": int((timeout_s - own_s[i]) * 1000) or 1}
+            command["turns"] = pipes.turns_field(turns, i, sizes, slice_rewarm,
+                                                 int((timeout_s - own_s[i]) * 1000) or 1)
             try:
                 member.session.client.send(command)
             except WorkerError as exc:
@@ -286,30 +260,29 @@ def _run_turns(members: list[SliceMember], sizes: list[int], orders: list[list[i
         # another one failed (its answer came early, or it died): then everyone still running gets all the turns
         # it could wait for, so the trial ends at once. No tighter polling: the harness's wake-ups would land on
         # the measured CPU.
-        others = [i for i in range(len(members)) if i != last]
-        failed_early = any(isinstance(answers.get(i), WorkerError) for i in range(len(members)))
+        everyone = list(range(len(members)))
+        others = [i for i in everyone if i != last]
+        failed_early = any(isinstance(answers.get(i), WorkerError) for i in everyone)
 
         def watch_others() -> None:
             nonlocal failed_early
             if not failed_early and any(members[i].session.client.has_line() or not members[i].session.client.alive()
                                         or not members[i].session.server.alive() for i in others):
                 failed_early = True
-                _release(held, list(range(len(members))), len(turns))
+                pipes.give(everyone, len(turns))
 
         if failed_early:
-            _release(held, list(range(len(members))), len(turns))
+            pipes.give(everyone, len(turns))
         if last not in answers:
             answers[last] = _receive(members[last], timeout_s, watch_others)
         last_failed = isinstance(answers[last], WorkerError) or not answers[last].get("ok")
         # The trial's last turn is over: the others may read their counters and answer (all their turns, if it
         # ended early). After a failure, one that does not answer soon is stuck in a call: its workers are
         # started afresh (the WorkerError), not waited for a whole trial's time.
-        _release(held, [i for i in others if i not in answers], len(turns) if last_failed and not failed_early else 1)
+        pipes.give([i for i in others if i not in answers], len(turns) if last_failed and not failed_early else 1)
         for i in others:
             if i not in answers:
                 answers[i] = _receive(members[i], min(own_s[i], STUCK_AFTER_FAILURE_S) if last_failed else own_s[i])
-        for fd in held:
-            os.close(fd)
     round_trip = time.perf_counter() - sent
     elapsed = warmups = calls = 0
     for i, (member, plan, got) in enumerate(zip(members, plans, collected)):
@@ -351,13 +324,6 @@ def _receive(member: SliceMember, timeout_s: float, on_wait: Callable[[], None] 
         return member.session.client.receive(timeout_s, watch=[member.session.server], on_wait=on_wait)
     except WorkerError as exc:
         return exc
-
-
-def _release(held: list[int], waiting: list[int], turns: int) -> None:
-    """Give each member still running `turns` turns: one that waits to end its run, or, when a member failed
-    and its turns will never be handed on, every turn the others could still wait for."""
-    for i in waiting:
-        os.write(held[i], b"t" * turns)
 
 
 def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:

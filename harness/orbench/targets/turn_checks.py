@@ -11,16 +11,16 @@ a round trip's slices this way, running/slices.py):
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from typing import Protocol
 
 from orbench.stats.stats import read_samples
 from orbench.targets.descriptor import Target
 from orbench.targets.sample_checks import check_against_elapsed
+from orbench.targets.turns import TurnPipes, turn_plan
 from orbench.targets.workers import ClientWorker, ServerWorker
 
-# Four slices of SLICE_CALLS calls, A | B B | A A | B B | A: A takes three turns, B two.
+# Four slices of SLICE_CALLS calls in ABBA order: A takes three turns, B two.
 SLICE_CALLS = 100
 SLICES = 4
 REWARM = 5
@@ -53,28 +53,18 @@ def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first
     answer = second.call({"cmd": "connect", "endpoint": server.endpoint, "options": {}}, watch=[server])
     assert answer["ok"], f"second client's connect: {answer.get('error_kind')}: {answer.get('error')}"
     clients, servers = [first, second], [first_server, server]
-    with tempfile.TemporaryDirectory(prefix="orbench-turns-") as tmp:
-        pipes = [os.path.join(tmp, name) for name in ("a", "b")]
-        for path in pipes:
-            os.mkfifo(path, 0o600)
-        held = [os.open(path, os.O_RDWR | os.O_NONBLOCK) for path in pipes]
-        try:
-            # A | B B | A A | B B | A, as the runner's turn_plan makes it of four slices in ABBA order.
-            given = {0: ([1, 2, 1], [pipes[1], pipes[1], ""]), 1: ([2, 2], [pipes[0], pipes[0]])}
-            for i, client in enumerate(clients):
-                slices, give = given[i]
-                client.send(_run(conformance, "ab"[i], SLICE_CALLS * SLICES, {
-                    "wait": pipes[i], "give": give, "calls": [SLICE_CALLS * n for n in slices], "rewarm": REWARM,
-                    "first": i == 0, "timeout_ms": int(TIMEOUT_S * 1000)}, mode))
-            answers: dict[int, dict] = {0: clients[0].receive(TIMEOUT_S, watch=[servers[0]])}
-            # A took the trial's last turn; B's last turn handed on, so it answers only after the end byte.
-            time.sleep(0.05)
-            assert not clients[1].has_line(), "the client whose last turn handed on answered before the end byte"
-            os.write(held[1], b"t")
-            answers[1] = clients[1].receive(TIMEOUT_S, watch=[servers[1]])
-        finally:
-            for fd in held:
-                os.close(fd)
+    sizes = [SLICE_CALLS] * SLICES
+    plan = turn_plan(2, [[0, 1] if k % 2 == 0 else [1, 0] for k in range(SLICES)], sizes)  # A | B B | A A | B B | A
+    with TurnPipes(2) as pipes:
+        for i, client in enumerate(clients):
+            client.send(_run(conformance, "ab"[i], SLICE_CALLS * SLICES,
+                             pipes.turns_field(plan, i, sizes, REWARM, int(TIMEOUT_S * 1000)), mode))
+        answers: dict[int, dict] = {0: clients[0].receive(TIMEOUT_S, watch=[servers[0]])}
+        # A took the trial's last turn; B's last turn handed on, so it answers only after the end byte.
+        time.sleep(0.05)
+        assert not clients[1].has_line(), "the client whose last turn handed on answered before the end byte"
+        pipes.give([1])
+        answers[1] = clients[1].receive(TIMEOUT_S, watch=[servers[1]])
     out = []
     for i, want_turns in ((0, 3), (1, 2)):
         a = answers[i]
@@ -97,11 +87,9 @@ def two_clients_take_turns(conformance: _Conformance, first: ClientWorker, first
 
 def a_lone_turn_times_out(conformance: _Conformance, client: ClientWorker, server: ServerWorker) -> str:
     """A client whose turn never comes: a transport error after the turn's timeout, and it answers again."""
-    with tempfile.TemporaryDirectory(prefix="orbench-turns-") as tmp:
-        pipe = os.path.join(tmp, "w")
-        os.mkfifo(pipe, 0o600)
+    with TurnPipes(1) as pipes:
         started = time.monotonic()
-        answer = client.call(_run(conformance, "lone", 50, {"wait": pipe, "give": [""], "calls": [50],
+        answer = client.call(_run(conformance, "lone", 50, {"wait": pipes.paths[0], "give": [""], "calls": [50],
                                                              "first": False, "timeout_ms": LONE_TIMEOUT_MS}),
                              timeout=TIMEOUT_S, watch=[server])
         took = time.monotonic() - started

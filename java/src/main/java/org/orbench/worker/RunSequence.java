@@ -177,10 +177,7 @@ public final class RunSequence {
       answer.add("memory", HeapCounters.between(HeapCounters.Snapshot.ZERO, heap));
       answer.add("turns", turnsAnswer);
       if (oneway) {
-        JsonObject sync = new JsonObject();
-        sync.addProperty("complete", synced);
-        sync.addProperty("wait_ns", syncWaitNs);
-        answer.add("sync", sync);
+        answer.add("sync", barrier(synced, syncWaitNs));
       }
       if (warmupBarrier != null) {
         answer.add("warmup_sync", warmupBarrier);
@@ -292,8 +289,13 @@ public final class RunSequence {
   }
 
   static JsonObject barrier(SyncOutcome outcome, long waitNs) {
+    return barrier(outcome.complete(), waitNs);
+  }
+
+  /** A barrier's answer field; a run in turns gives one for all its turns' barriers. */
+  static JsonObject barrier(boolean complete, long waitNs) {
     JsonObject out = new JsonObject();
-    out.addProperty("complete", outcome.complete());
+    out.addProperty("complete", complete);
     out.addProperty("wait_ns", waitNs);
     return out;
   }
