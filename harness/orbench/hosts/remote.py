@@ -217,7 +217,7 @@ class PairRuntime:
         if on.spec.is_local:
             # A [hosts] entry's java wins; else the campaign's `jdk` (target.java), else the default JVM.
             java = on.spec.java or target.java or java_executable()
-            return prefix + target.expand(argv, java=java, **values)
+            return prefix + target.expand(argv, share=True, java=java, **values)
         directory = self.hosts.dirs[on.name]
         if values.get("gc_log", os.devnull) != os.devnull:
             # A remote JVM writes its GC log on its own host, beside its pid file; collect_gc_logs copies it back.

@@ -17,6 +17,7 @@ from orbench.paths import repo_root, targets_dir
 from orbench.results.shapes import claims, kind_of
 from orbench.schemas import check, read_toml, schema
 from orbench.targets.families import FAMILIES_FILE, protocol_of, read_families
+from orbench.targets.jvm_share import shared
 from orbench.targets.languages import LANGUAGES_FILE, read_languages
 
 # "known-answer": a socket baseline doing a known amount of extra work per call (its parameter, in ns), measured
@@ -158,19 +159,23 @@ class Target:
         # "java->c++": an interop pair (campaign/interop.py) with a JVM on one side.
         return "java" in self.language.split("->")
 
-    def expand(self, argv: tuple[str, ...], **values: str) -> list[str]:
+    def expand(self, argv: tuple[str, ...], share: bool = False, **values: str) -> list[str]:
         """Fill {root}, {java}, {host}, {port}, {gc_log} in a descriptor's argv.
 
         {gc_log} is the file a JVM worker writes its GC log to (-Xlog:gc*:file={gc_log}); the runner gives
         each worker its own in the run's logs/, anything else that starts workers gets /dev/null.
-        {java} is the campaign's `jdk` when it set one (with_java), else the default JVM."""
+        {java} is the campaign's `jdk` when it set one (with_java), else the default JVM. `share`: a worker
+        started on this machine by {java} maps its classes from its archive (jvm_share.py, made if missing)."""
         values = {"root": str(repo_root()), "java": self.java or java_executable(), "gc_log": os.devnull, **values}
         if self.parameter is not None:
             values.setdefault(self.parameter, str(self.parameter_value))
         try:
-            return [a.format(**values) for a in argv]
+            command = [a.format(**values) for a in argv]
         except KeyError as exc:
             raise UserError(f"{self.path}: argv uses unknown placeholder {{{exc.args[0]}}}") from None
+        if share and argv and argv[0] == "{java}":
+            command = shared(command, volatile=values["gc_log"])
+        return command
 
     def threading_choice(self, name: str) -> ThreadingChoice:
         """The setting a campaign names: an unsized setting by its name, a sized one as NAME-SIZE (SIZE >= 1)."""
@@ -198,10 +203,11 @@ class Target:
         return replace(self, server_argv=self.server_argv + args) if args else self
 
     def server_command(self, host: str, port: int = 0, gc_log: str = os.devnull) -> list[str]:
-        return self.expand(self.server_argv, host=host, port=str(port), gc_log=gc_log)
+        """The server worker's command line on this machine (a JVM's with its class archive: expand)."""
+        return self.expand(self.server_argv, share=True, host=host, port=str(port), gc_log=gc_log)
 
     def client_command(self, gc_log: str = os.devnull) -> list[str]:
-        return self.expand(self.client_argv, gc_log=gc_log)
+        return self.expand(self.client_argv, share=True, gc_log=gc_log)
 
 
 def java_executable() -> str:
