@@ -11,9 +11,10 @@ from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.stats.launches import over_launches
 from orbench.stats.tdist import quantile
-from orbench.summary.model import OrbAdded, PointSummary
+from orbench.summary.model import SUMMARY_VERSION, OrbAdded, PointSummary
 from orbench.summary.run_to_run import (
     EARLIER_RUNS_FILE,
+    SAME_ESTIMATE_FROM,
     EarlierValue,
     gather,
     read_earlier,
@@ -59,13 +60,14 @@ def test_widening_needs_three_earlier_runs_and_never_narrows():
     assert (same.ci95_low, same.ci95_high) == (80.0, 120.0) and same.run_to_run.tau_ns == 0.0
 
 
-def _run(root, name: str, host: dict, campaign: str = "quick", estimate: float = 100.0, se: float = 5.0):
+def _run(root, name: str, host: dict, campaign: str = "quick", estimate: float = 100.0, se: float = 5.0,
+         version: int = SUMMARY_VERSION):
     run = root / campaign / name
     run.mkdir(parents=True)
     (run / "manifest.json").write_text(json.dumps({"environment": {"host": host}, "campaign": {"name": campaign}}))
     row = {**POINT.as_record(), "target": POINT.target,
            "orb_added_latency_ns": {"baseline": "c-socket", "estimate": estimate, "se_ns": se, "se_df": 3}}
-    (run / "summary.json").write_text(json.dumps({"points": [row]}))
+    (run / "summary.json").write_text(json.dumps({"summary_version": version, "points": [row]}))
     return RunStore(run)
 
 
@@ -75,6 +77,7 @@ def test_gather_takes_earlier_runs_of_the_campaign_on_this_host(tmp_path):
     _run(tmp_path, "20261129-100100-vm", {**HOST, "hostname": "other"})   # another host
     _run(tmp_path, "20261129-100101-vm", HOST, campaign="middleware")     # another campaign (its own directory)
     (tmp_path / "quick" / "20261129-100102-vm").mkdir()                   # no manifest: an unfinished start
+    _run(tmp_path, "20261129-100103-vm", HOST, version=SAME_ESTIMATE_FROM - 1)  # its estimates were unscaled
     this = _run(tmp_path, "20261129-110000-vm", HOST)
     _run(tmp_path, "20261129-120000-vm", HOST)                            # later than this run
     data = gather(this)

@@ -26,9 +26,11 @@ from orbench.stats.phases import (
     slice_samples,
     slow_step,
     speed_modes,
+    speed_scaled,
     usual_blocks,
 )
-from orbench.summary.pairing import by_blocks, paired_difference
+from orbench.summary.pairing import SPEED_SCALED, by_blocks, paired_difference
+from orbench.targets.descriptor import read_targets
 from orbench.targets.turns import turn_plan
 
 from tests.conftest import require_targets, run_cli
@@ -171,6 +173,11 @@ def test_a_sliced_run_pairs_slices(write_campaign, results_root):
     assert len(added) == 2
     for mode, a in added.items():
         assert "slices" in a["ci_method"] and a["n_launches"] == 2
+        # omniORB's added cost is work: a round trip's pairs at the host's usual speed, read off c-socket's slices
+        assert (SPEED_SCALED in a["ci_method"]) == (mode == "twoway") == ("usual_speed_ns" in a)
+        if mode == "twoway":
+            baseline = next(p for p in summary["points"] if p["target"] == "c-socket" and p["mode"] == mode)
+            assert 0.8 < a["usual_speed_ns"] / baseline["p50_ci95_ns"]["estimate"] < 1.1
         # launches x trials x slices; a round trip read block by block leaves out a slice with no block at the
         # host's usual speed (on a quiet host none)
         if mode == "oneway" or "usual_blocks" not in a:
@@ -272,6 +279,7 @@ def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_cam
         sliced = _added_at_made_phases(write_campaign, results_root, "slice_calls = 250\n", "made-phases-sliced")
     for added in (calm, sliced):
         assert 0.9 * 2000 <= added["estimate"] <= 1.25 * 2000, added
+        assert SPEED_SCALED not in added["ci_method"], added   # a clock spin: its pairs as measured
     apart = max(sliced["half"] + calm["half"], 0.05 * 2000)
     assert -apart <= sliced["estimate"] - calm["estimate"] <= apart + maker.steal_share * 2000, (calm, sliced)
     # Where the made phases did not widen the sequential design past 5% of the answer (on a fast host its trials
@@ -282,6 +290,38 @@ def test_the_known_answer_holds_under_made_phases_and_slices_narrow_it(write_cam
         assert sliced["half"] <= 0.5 * sequential["half"], (sliced["half"], sequential["half"])
     else:
         assert sliced["half"] <= 0.05 * 2000, (sliced["half"], sequential["half"])
+
+
+def test_work_is_scaled_to_the_usual_speed_and_a_clock_delay_is_not():
+    """Known answer: the middleware's work adds 1.5 us with the host at its usual speed (13.6 us round trips),
+    and, being work, 1.25 x 1.5 us in the stretches and the two launches the host ran 1.25x slow. Each pair's
+    difference scaled by the usual level over its own baseline slice reads 1.5 us in every launch; as measured,
+    the slow launches read 1.875. A known-answer server's clock spin takes 2 us at any speed: it is not scaled."""
+    rng = np.random.default_rng(12)
+    orb, base = {}, {}
+    for launch in range(6):
+        for trial in range(4):
+            for k in range(4):
+                slow = launch in (2, 5) or (trial == 1 and k in (2, 3))
+                speed = 1.25 if slow else 1.0
+                base[(launch, trial, k)] = speed * rng.normal(13_600, 30)
+                orb[(launch, trial, k)] = base[(launch, trial, k)] + speed * (1_500 + rng.normal(0, 20))
+    scaled = speed_scaled(orb, base)
+    assert scaled is not None and abs(scaled.usual_ns - 13_600) < 50
+    per_launch = sliced_or_trial_pairs(scaled.values, base, {}, {})
+    assert all(abs(float(np.median(d)) - 1_500) < 30 for d in per_launch.values())
+    raw = sliced_or_trial_pairs(orb, base, {}, {})
+    assert all(abs(float(np.median(raw[launch])) - 1_875) < 40 for launch in (2, 5))
+    added = paired_difference({}, {}, scaled.values, base)
+    assert added["ci95_low"] < 1_500 < added["ci95_high"] and added["ci95_high"] - added["ci95_low"] < 100
+    # Without two modes the usual level is the baseline's median: a calm run's pairs stay as measured.
+    calm = {k: v for k, v in base.items() if k[0] not in (2, 5) and not (k[1] == 1 and k[2] in (2, 3))}
+    still = speed_scaled(orb, calm)
+    assert still is not None and abs(still.usual_ns - float(np.median(list(calm.values())))) < 1e-6
+    assert speed_scaled(orb, {k: base[k] for k in list(base)[:7]}) is None  # too few slices for a usual level
+    targets = read_targets()
+    assert targets["omniorb"].added_scales_with_host and targets["c-socket-work"].added_scales_with_host
+    assert not targets["c-socket-delay"].added_scales_with_host
 
 
 def test_pairs_at_the_usual_speed_leave_out_switches_and_a_slow_launch():

@@ -165,7 +165,9 @@ class Runner:
         self.skips = PointSkips(store.path, campaign.settings.stall_timeout_s or DEFAULT_STALL_S)
         self.baselines = {t.name: t.baseline for t in campaign.targets
                           if t.kind in MEASURED_AGAINST_BASELINE and t.baseline}
-        self.stopping = StoppingRule.from_settings(campaign.settings, self.baselines, samples_dir=store.path)
+        self.stopping = StoppingRule.from_settings(
+            campaign.settings, self.baselines, samples_dir=store.path,
+            unscaled=frozenset(t.name for t in campaign.targets if not t.added_scales_with_host))
         self.steady = SteadyState.from_settings(campaign.settings)
         self.profile_tools = ToolShipper()  # the profile mode's files on each host, shipped once
         # The order of targets within each round is random, from a seed the manifest records (schedule.py); a

@@ -28,7 +28,7 @@ from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
-from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, usual_blocks
+from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, speed_scaled, usual_blocks
 from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
@@ -51,14 +51,17 @@ class StoppingRule:
     # The run directory its trials' samples files are under: a round trip's slices are then read block by block at
     # the host's usual speed, as the summary pairs them (stats/phases.usual_blocks).
     samples_dir: Path | None = None
+    # Targets whose added latency is a clock's time, not work (Target.added_scales_with_host): their slice pairs
+    # are not scaled to the host's usual speed (stats/phases.speed_scaled).
+    unscaled: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: Settings, baselines: dict[str, str] | None = None,
-                      samples_dir: Path | None = None) -> StoppingRule:
+                      samples_dir: Path | None = None, unscaled: frozenset[str] = frozenset()) -> StoppingRule:
         return cls(trials=settings.trials, target_ci_pct=settings.target_ci_pct, max_trials=settings.max_trials,
                    time_cap_s=settings.time_cap_s, target_added_ci_ns=settings.target_added_ci_ns,
                    target_added_ci_pct=settings.target_added_ci_pct, baselines=dict(baselines or {}),
-                   samples_dir=samples_dir)
+                   samples_dir=samples_dir, unscaled=unscaled)
 
     @property
     def has_target(self) -> bool:
@@ -99,6 +102,7 @@ class PointTrials:
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
     slice_p50s: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)  # (trial, slice) -> p50
     slice_calls: dict[str, dict[tuple, np.ndarray]] = field(default_factory=dict)  # a round trip's, by slice
+    round_trip: bool = False   # the group's calls are round trips, whose slices read the host's speed
     fixed_rounds: int | None = None
     fixed_reason: str = "sweep step"
     over_time: Callable[[], bool] | None = None
@@ -108,6 +112,7 @@ class PointTrials:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             for k, p50 in enumerate(trial.slice_p50s_ns or ()):
                 self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
+            self.round_trip = trial.point.mode != "oneway"
             if self.rule.samples_dir is not None and trial.slice_p50s_ns and reads_blocks(trial.point):
                 self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
 
@@ -142,12 +147,16 @@ class PointTrials:
 
     def _slice_values(self, orb: str, base: str) -> tuple[dict, dict]:
         """The two sides' slices as the summary pairs them: block by block at the usual speed where both sides'
-        blocks agree (summary/pairing.by_blocks), else their p50s."""
+        blocks agree (summary/pairing.by_blocks), else their p50s; a round trip's middleware values scaled to the
+        host's usual speed (stats/phases.speed_scaled)."""
         o, b = (usual_blocks(self.slice_calls.get(name, {})) for name in (orb, base))
         if blocks_agree(o, b):
             assert o is not None and b is not None
-            return o.values, b.values
-        return self.slice_p50s[orb], self.slice_p50s[base]
+            orb_values, base_values = o.values, b.values
+        else:
+            orb_values, base_values = self.slice_p50s[orb], self.slice_p50s[base]
+        scale = speed_scaled(orb_values, base_values) if self.round_trip and orb not in self.rule.unscaled else None
+        return (orb_values if scale is None else scale.values), base_values
 
     def _added_precise(self) -> bool:
         ns, pct = self.rule.target_added_ci_ns, self.rule.target_added_ci_pct

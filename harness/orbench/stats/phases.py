@@ -25,6 +25,19 @@ half-width 497 -> 419 ns) but the step itself moved from run to run (-540 to +52
 interval held another's estimate in 44% of the cases against 77% without it. The summary gives each mode's
 figures (`by_host_speed`) beside the headline instead.
 
+What does go into the headline is a scale, not a step: each pair's difference times the usual baseline level
+over the pair's own baseline slice (`speed_scaled`), nothing fitted. A middleware's added cost is work, which
+takes longer when the host is slow, as its baseline's does; the baseline slice taken milliseconds from it says
+how much slower. Known answers on a 2-vCPU AMD EPYC VM with a made slow mode like its own (a process streaming
+memory on the other vCPU in alternating 0.3 s periods: the baseline's slices 1.19-1.34x slower in 19-37% of
+them; six runs each, omniORB, a counted work loop (c-socket-work@6000) and a 2 us clock spin (c-socket-delay)
+against c-socket, 1 B to 16 KB): scaled, the runs' sd of omniORB's estimate fell from 47-955 to 17-335 ns and
+the work loop's from 79-180 to 42-102 ns; the clock spin, which takes 2 us at any speed, read 1.95-1.99 us
+scaled against 1.98-2.00 as measured, so a known answer's delay (a target with known_added_ns) is never
+scaled. Sixteen quick runs of that VM summarized both ways: twoway ORB-added half-widths 0.41-0.81 of the
+unscaled ones, the runs' sd lower in 15 of 18 rows, cross-run capture 0.78 against 0.80
+(harness/campaigns/README.md, "Speed-scaled pairs").
+
 The headline is what the middleware adds with the host at its usual speed (`settled_pairs`): the pairs of a
 stretch of slices whose two baseline slices both read it, which needs no split into modes (a slow mode of 8% of
 the slices is too small for Otsu's cut to keep, yet one launch caught in it read 2.0 us against 1.5). Leaving the
@@ -134,6 +147,37 @@ def slow_step(by_mode: Sequence[ModeAdded]) -> float | None:
     if "slow" not in found or "fast" not in found:
         return None
     return found["slow"] - found["fast"]
+
+
+# Fewer baseline slices than this: no usual level to scale to (a median of 8 is one; two modes need MIN_SLICES).
+MIN_SCALE_SLICES = 8
+
+
+@dataclass(frozen=True)
+class SpeedScaled:
+    """A middleware's slice values moved to the host's usual speed (`speed_scaled`)."""
+
+    values: dict          # key -> the baseline's value plus the pair's difference scaled by usual_ns / baseline
+    usual_ns: float       # the baseline's slice value at the usual speed: its fast mode's median, else its median
+
+
+def speed_scaled(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> SpeedScaled | None:
+    """Each pair's difference as the middleware would have added it with the host at its usual speed: scaled by
+    the usual baseline level over the pair's own baseline slice, which was taken milliseconds from it (a
+    baseline slice 1.25x its usual level says the host ran 1.25x slow: the difference is divided by 1.25).
+
+    For a cost that is work (a middleware's marshalling, dispatch, system calls), which takes longer when the
+    host is slow; not for one that is a clock's time (a known-answer server spinning on the clock for N ns: it
+    takes N ns at any speed, and scaling would read it short). The usual level is the fast mode's median slice
+    value where the baseline's slices form two modes (speed_modes), else their median: the estimate of a run
+    without a slow mode stays as it was. None with fewer than MIN_SCALE_SLICES baseline values."""
+    values = [v for v in base.values() if v > 0]
+    if len(values) < MIN_SCALE_SLICES:
+        return None
+    modes = speed_modes(values)
+    usual = modes.fast_p50_ns if modes is not None else float(np.median(values))
+    scaled = {k: base[k] + (o - base[k]) * usual / base[k] for k, o in orb.items() if base.get(k, 0) > 0}
+    return SpeedScaled(values=scaled, usual_ns=usual)
 
 
 # A baseline slice reads the host at its usual speed when its p50 is at most this many times the point's usual

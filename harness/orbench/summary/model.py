@@ -50,7 +50,9 @@ from orbench.stats.phases import ModeAdded
 #    gives (summary/pooled_spread.py; its ci_method says so).
 # 14: ORB-added latency of a round trip from slice values read block by block at the host's usual speed
 #    (`usual_blocks`, stats/phases.usual_blocks) where both sides have them and agree.
-SUMMARY_VERSION = 14
+# 15: a round trip's slice-pair differences scaled to the host's usual speed by their baseline slices
+#    (`usual_speed_ns`, stats/phases.speed_scaled) where the added cost is work, not a known answer's clock spin.
+SUMMARY_VERSION = 15
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -356,6 +358,9 @@ class OrbAdded:
     se_ns: float | None = optional()                 # the estimate's standard error over this run's launches
     se_df: int | None = optional()                   # its degrees of freedom
     run_to_run: RunToRun | None = optional()
+    # The baseline's slice value at the host's usual speed each pair's difference was scaled to
+    # (stats/phases.speed_scaled); None where the differences are as measured.
+    usual_speed_ns: float | None = optional()
 
     def replace(self, **changes: Any) -> OrbAdded:
         return dataclasses.replace(self, **changes)

@@ -28,6 +28,7 @@ from orbench.stats.phases import (
     settled_pairs,
     slow_step,
     speed_modes,
+    speed_scaled,
 )
 from orbench.summary.model import HostSpeedSplit, KnownAnswer, OrbAdded, OrbAddedCpu, PointSummary, UsualBlocksRead
 from orbench.summary.point_summary import SliceKey, TrialKey
@@ -46,6 +47,10 @@ USUAL_SPEED_PAIRS = ", with the host at its usual speed"
 # 1 B in three quick runs beside another run on the same CPUs, slow in 1-3 ms bursts: half-widths 264, 591 and
 # 367 ns with both, 101, 692 and 65 ns with the blocks alone).
 USUAL_SPEED_BLOCKS = f", with the host at its usual speed (each slice's calls in blocks of {BLOCK_CALLS} that were)"
+# ... and each pair's difference scaled to the host's usual speed by its baseline slice (stats/phases.speed_scaled):
+# a middleware's added cost is work, which takes longer when the host is slow. Not for a known-answer server's
+# clock spin (a target with known_added_ns, Target.added_scales_with_host): N ns at any speed.
+SPEED_SCALED = "; each pair's difference scaled to the host's usual speed by its baseline slice"
 # A known-answer point is recovered when |X - N| <= max(the interval's half-width, this share of N).
 KNOWN_ANSWER_TOLERANCE = 0.05
 
@@ -84,21 +89,31 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
                 continue
         # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
         reads_speed = point.mode != "oneway"
+        # Its added cost is work unless it is a known answer's clock spin (Target.added_scales_with_host).
+        scales = reads_speed and info.get("known_added_ns") is None
         added = None
         if point in trial_p50 and base in trial_p50:
             read = by_blocks(blocks.get(point), blocks.get(base), slices.get(point, {})) if reads_speed else None
+            orb_values, base_values = ((slices.get(point, {}), slices.get(base, {})) if read is None
+                                       else (blocks[point].values, blocks[base].values))
+            scale = speed_scaled(orb_values, base_values) if scales else None
+            if scale is not None:
+                orb_values = scale.values
             if read is None:
-                added = paired_difference(trial_p50[point], trial_p50[base], slices.get(point, {}),
-                                          slices.get(base, {}), usual_speed=reads_speed)
+                added = paired_difference(trial_p50[point], trial_p50[base], orb_values, base_values,
+                                          usual_speed=reads_speed)
             else:
                 launches = read[0]
                 added = paired_difference(
                     {k: v for k, v in trial_p50[point].items() if k[0] in launches},
                     {k: v for k, v in trial_p50[base].items() if k[0] in launches},
-                    blocks[point].values, blocks[base].values)
+                    orb_values, base_values)
                 if added is not None:
                     added = {**added, "ci_method": added["ci_method"] + USUAL_SPEED_BLOCKS,
                              "usual_blocks": dataclasses.asdict(read[1])}
+            if added is not None and scale is not None and PAIRED_SLICES in added["ci_method"]:
+                added = {**added, "ci_method": added["ci_method"] + SPEED_SCALED,
+                         "usual_speed_ns": round(scale.usual_ns, 1)}
         changes: dict[str, Any] = {}
         if added is None:
             changes["orb_added_latency_ns"] = OrbAdded(baseline=base_name, estimate=None,

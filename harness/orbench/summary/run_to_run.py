@@ -16,7 +16,7 @@ The run takes its earlier runs' figures when it ends (`gather`, called by `orben
 keeps them in the run directory (EARLIER_RUNS_FILE), so its summary still reads nothing but its own directory and
 comes out the same when recomputed. Earlier runs count when they are of the same campaign name, on the same host
 (its name, and no difference `orbench compare` would name but orbench's own commit), started before this one, with a summary that has the within-run
-standard error (summary version 12 on); the last MAX_EARLIER of them. The within-run interval stays in the
+standard error and the same estimator (SAME_ESTIMATE_FROM); the last MAX_EARLIER of them. The within-run interval stays in the
 summary beside the widened one. The user guide's "ORB-added latency" gives the measurements.
 """
 
@@ -35,6 +35,9 @@ from orbench.summary.envdiff import COMMIT, environment_differences
 from orbench.summary.model import OrbAdded, PointSummary, RunToRun
 
 EARLIER_RUNS_FILE = "earlier_runs.json"
+# The first summary version whose estimates are this one's quantity: from 15 a round trip's pairs are scaled to
+# the host's usual speed (stats/phases.speed_scaled), which moves its estimates by what the slow mode had added.
+SAME_ESTIMATE_FROM = 15
 # The runs a tau needs: this one and three earlier (a variance of fewer is too rough to widen by).
 MIN_RUNS = 4
 # The most recent earlier runs taken: the host's behaviour drifts over days, and old runs should not decide.
@@ -63,6 +66,8 @@ def _earlier_values(run_dir: Path) -> dict[str, list[float]] | None:
     try:
         data = json.loads((run_dir / "summary.json").read_text())
     except (OSError, ValueError):
+        return None
+    if int(data.get("summary_version") or 0) < SAME_ESTIMATE_FROM:
         return None
     out: dict[str, Any] = {}
     for row in data.get("points") or []:

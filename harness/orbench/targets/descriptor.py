@@ -134,6 +134,14 @@ class Target:
         return self.name.split(PARAMETER_SEPARATOR, 1)[0]
 
     @property
+    def added_scales_with_host(self) -> bool:
+        """Whether what it adds over its baseline is work, which takes longer when the host runs slow (every
+        middleware; c-socket-work's loop), rather than a clock's time (a delay_ns spin: N ns at any speed). The
+        summary scales a pair's difference to the host's usual speed only then (stats/phases.speed_scaled); a
+        run's manifest says it by listing known_added_ns for the others."""
+        return self.known_added_ns is None
+
+    @property
     def known_added_ns(self) -> int | None:
         """What a known-answer target's ORB-added latency must come out as: its parameter when that is a time
         (delay_ns); a known answer in instructions (c-socket-work's work_iterations) has none."""
