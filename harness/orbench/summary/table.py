@@ -126,15 +126,18 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-P50_LEGEND = ("ORB-added latency estimates one quantity: the ORB's trial p50 minus its baseline's, paired trial by "
-              "trial, in a freshly launched process in steady state, averaged over launches. Each launch gives the "
-              "median of its paired differences; the estimate is the mean of those, its interval Student t over "
-              "launches (\"N launches, S% launch\": S% of the launches' variance is launch-to-launch, the rest "
-              "trial-to-trial; MIXED: launches disagree in kind, see the warnings). With one launch: the median of "
-              "the pairs with its sign-test interval, over trials of one process (\"(mean, t)\": fewer than 6 pairs). "
-              "p50 is estimated the same way from each target's own trials (one launch: the mean of trial p50s), so "
-              "an ORB's p50 minus its baseline's differs from ORB-added only where pairs disagree; * unpaired "
-              "trials left out; p90, p99, max: over every call of the point. A oneway's time is from the call to "
-              "its return, once the calling thread has written the request to its socket; \"not comparable\": a "
+P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds over its baseline's p50 in a freshly "
+              "launched process in steady state. Each launch gives the median of its paired differences (slice by "
+              "slice where the trials alternated in slices, else trial by trial; a round trip's pairs taken with the "
+              "host at its usual speed and each scaled to that speed by its own baseline slice, except a known "
+              "answer's clock delay); the estimate is over launches: from six launches the 20% trimmed mean with "
+              "Yuen's t, else the mean with Student t, widened by earlier runs on the host where there are three "
+              "(\"N launches, S% launch\": S% of the launches' variance is launch-to-launch, the rest within "
+              "launches; MIXED: launches disagree in kind, see the warnings). With one launch: the median of the "
+              "pairs with its sign-test interval, over one process (\"(mean, t)\": fewer than 6 pairs). p50 is "
+              "estimated the same way from each target's own trials (one launch: the mean of trial p50s), so an "
+              "ORB's p50 minus its baseline's differs from ORB-added only where pairs disagree; * unpaired trials "
+              "left out; p90, p99, max: over every call of the point. A oneway's time is from the call to its "
+              "return, once the calling thread has written the request to its socket; \"not comparable\": a "
               "middleware whose oneway returns once another thread has the request (gRPC Java and Python), whose "
               "receiver throughput is the number to compare")
