@@ -102,7 +102,7 @@ class PointTrials:
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
     slice_p50s: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)  # (trial, slice) -> p50
     slice_calls: dict[str, dict[tuple, np.ndarray]] = field(default_factory=dict)  # a round trip's, by slice
-    round_trip: bool = False   # the group's calls are round trips, whose slices read the host's speed
+    reads_speed: bool = False   # its slices read the host's speed (stats/phases.reads_blocks): scaled to it
     fixed_rounds: int | None = None
     fixed_reason: str = "sweep step"
     over_time: Callable[[], bool] | None = None
@@ -112,7 +112,7 @@ class PointTrials:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             for k, p50 in enumerate(trial.slice_p50s_ns or ()):
                 self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
-            self.round_trip = trial.point.mode != "oneway"
+            self.reads_speed = reads_blocks(trial.point)
             if self.rule.samples_dir is not None and trial.slice_p50s_ns and reads_blocks(trial.point):
                 self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
 
@@ -147,15 +147,15 @@ class PointTrials:
 
     def _slice_values(self, orb: str, base: str) -> tuple[dict, dict]:
         """The two sides' slices as the summary pairs them: block by block at the usual speed where both sides'
-        blocks agree (summary/pairing.by_blocks), else their p50s; a round trip's middleware values scaled to the
-        host's usual speed (stats/phases.speed_scaled)."""
+        blocks agree (summary/pairing.by_blocks), else their p50s; where they read the host's speed, the
+        middleware's values scaled to its usual speed (stats/phases.speed_scaled)."""
         o, b = (usual_blocks(self.slice_calls.get(name, {})) for name in (orb, base))
         if blocks_agree(o, b):
             assert o is not None and b is not None
             orb_values, base_values = o.values, b.values
         else:
             orb_values, base_values = self.slice_p50s[orb], self.slice_p50s[base]
-        scale = speed_scaled(orb_values, base_values) if self.round_trip and orb not in self.rule.unscaled else None
+        scale = speed_scaled(orb_values, base_values) if self.reads_speed and orb not in self.rule.unscaled else None
         return (orb_values if scale is None else scale.values), base_values
 
     def _added_precise(self) -> bool:

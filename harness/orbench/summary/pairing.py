@@ -25,6 +25,7 @@ from orbench.stats.phases import (
     UsualBlocks,
     added_by_mode,
     blocks_agree,
+    reads_blocks,
     settled_pairs,
     slow_step,
     speed_modes,
@@ -89,8 +90,10 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
                 continue
         # A round trip reads the host's speed; a oneway flood's p50 flips with how often a write found room.
         reads_speed = point.mode != "oneway"
-        # Its added cost is work unless it is a known answer's clock spin (Target.added_scales_with_host).
-        scales = reads_speed and info.get("known_added_ns") is None
+        # Its added cost is work unless it is a known answer's clock spin (Target.added_scales_with_host); scaled
+        # where a slow baseline slice is the host's speed: a round trip at rest on one CPU, as blocks are read (at
+        # split-core it is the idle CPU's wake-ups, under load the queue's, neither slowing the middleware's work).
+        scales = reads_blocks(point) and info.get("known_added_ns") is None
         added = None
         if point in trial_p50 and base in trial_p50:
             read = by_blocks(blocks.get(point), blocks.get(base), slices.get(point, {})) if reads_speed else None
