@@ -3,7 +3,8 @@
 A JacORB worker spends most of its start loading and verifying classes: on a 2-vCPU AMD EPYC VM (JDK 17,
 pinned to one CPU) its server took 0.59-0.72 s to its ready line and its client 0.54-0.63 s to answer hello;
 with their classes from a dynamic CDS archive (JDK 13+: -XX:ArchiveClassesAtExit, then
--XX:SharedArchiveFile) 0.30-0.36 s and 0.35-0.38 s. A launch of quick starts four JVMs, a test run dozens.
+-XX:SharedArchiveFile) 0.30-0.36 s and 0.35-0.38 s. A launch of quick starts four JVMs; the fast test suite
+made 31 archives, one per JVM command it starts.
 Only the start changes: the classes are the same bytes, so the JIT and the measured calls see no difference
 (docs: harness/campaigns/README.md, "Where the time goes", checks it by `orbench compare`).
 
@@ -29,7 +30,7 @@ from orbench.paths import repo_root
 SHARE_ENV = "ORBENCH_CDS"
 # The JVM's unified logging writes warnings to stdout by default; the worker contract owns stdout.
 WARNINGS_TO_STDERR = ("-Xlog:disable", "-Xlog:all=warning:stderr")
-# A JVM start with its archive dump took 1.0-1.5 s on that VM; far above that, something is wrong.
+# A JacORB server's or client's start with its archive dump took 0.62-0.72 s on that VM; a bound far above.
 PRIME_TIMEOUT_S = 60.0
 CLASS_PATH_FLAGS = ("-cp", "-classpath", "--class-path")
 _failed: set[Path] = set()   # commands whose archive could not be made, not tried again by this process
