@@ -1,13 +1,15 @@
 """Not a test: the power of `orbench compare` against a known answer, and its false alarms, on a quiet machine.
 
-    cd harness && ../.venv/bin/python -m tests.measure_power [--pairs 5] [--aa 10] [--campaign quick] [--to 2200]
+    cd harness && ../.venv/bin/python -m tests.measure_power [--pairs 5] [--aa 10] [--campaign quick] [--to 2200] [--history 3]
 
 Quick-sized runs (the campaign's settings, its budget included) of the known-answer server c-socket-delay
 against c-socket: `pairs` pairs whose delay changes from 2000 ns to 2200 ns (--to) between the two runs, then `aa`
 pairs of two runs at 2000 ns. Each pair is compared; prints, per pair, whether the delay's row (its ORB-added
 latency) was flagged, its change and its minimum detectable effect, and the counts: the change should be
 flagged in most pairs (at least 4 of 5) and an A/A pair seldom (at most 1 of 10). All runs share one campaign
-name, so each plans from the previous one.
+name, so each plans from the previous one. `history` runs of each delay come first, not compared: a results
+directory with three earlier runs of a campaign on the host widens each run's interval by them, and compare then
+tests a row over runs (summary/compare.py), as it would for a user who has run the campaign before.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ def main() -> None:
     p.add_argument("--campaign", default="quick", help="whose settings the runs take: a name, or a file (FILE.toml)")
     p.add_argument("--results", default="/tmp/orbench-power")
     p.add_argument("--to", type=int, default=2200, help="the changed delay, ns (from 2000)")
+    p.add_argument("--history", type=int, default=0,
+                   help="runs of each delay made first and not compared (3: every compared run has the earlier "
+                        "runs that widen its interval)")
     args = p.parse_args()
     delays = (FROM_NS, args.to)
     results = Path(args.results)
@@ -68,6 +73,9 @@ def main() -> None:
     for delay in delays:
         files[delay] = write_campaign({**data, "name": "power", "description": f"known answer at {delay} ns",
                                        "targets": [f"c-socket-delay@{delay}"]}, results / f"delay-{delay}.toml")
+    for k in range(args.history):
+        for delay in delays:
+            print(f"history run {k + 1} at {delay} ns: {run(files[delay], results)}", flush=True)
     changed = 0
     for k in range(args.pairs):
         a, b = run(files[delays[0]], results), run(files[delays[1]], results)

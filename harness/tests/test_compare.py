@@ -1,12 +1,14 @@
 """The stopping rule and `orbench compare` on two real small runs (omniORB and the C socket baseline)."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 from orbench.results.point import Point
 from orbench.results.store import RunStore
-from orbench.summary.compare import compare_summaries, format_comparison
+from orbench.stats.launches import LaunchValue, over_launches
+from orbench.summary.compare import OVER_RUNS_TEST, compare_summaries, format_comparison
 from orbench.summary.model import (
     Latency,
     MachineLoad,
@@ -16,6 +18,7 @@ from orbench.summary.model import (
     TrialInterval,
     TrialP50s,
 )
+from orbench.summary.run_to_run import EarlierValue, widened
 from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
@@ -182,3 +185,68 @@ def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_
     for i, row in enumerate(result["points"]):
         assert row["p50"]["b"]["estimate"] == pytest.approx(10_000 + 1000 * i, rel=0.02)
         assert {k: row[k] for k in dims[i]} == dims[i]
+
+
+def _simulated_runs(truth: float, count: int, rng) -> list[OrbAdded]:
+    """Runs of six launches (launch values 100 ns apart, run offsets of 20 ns), each widened by the ten before it
+    on the same host (summary/run_to_run.py), as a results directory of one campaign would hold them."""
+    runs = []
+    for _ in range(count):
+        offset = 20.0 * rng.standard_normal()
+        values = {k: [truth + offset + 100.0 * rng.standard_normal()] for k in range(6)}
+        lv = over_launches(values)
+        half = (lv["ci95_high"] - lv["ci95_low"]) / 2
+        runs.append(OrbAdded(baseline="c-socket", estimate=lv["estimate"], ci95_low=lv["estimate"] - half,
+                             ci95_high=lv["estimate"] + half, se_ns=lv["se"], se_df=lv["df"],
+                             launches=tuple(LaunchValue(k, v[0], 1) for k, v in values.items())))
+    history = [EarlierValue(str(i), r.estimate, r.se_ns, r.se_df) for i, r in enumerate(runs)]
+    return [widened(r, history[i - 10:i]) for i, r in enumerate(runs) if i >= 10]
+
+
+ROWS = 12  # sizes of one comparison: a row is tested among as many others, as in quick
+PAIRS = 30
+
+
+def _compared(a: list[OrbAdded], b: list[OrbAdded], delays: tuple[int, int]) -> list[dict]:
+    """Two runs of the known-answer server at ROWS sizes, each row with its own simulated ORB-added latency: the
+    comparison's ORB-added rows by size."""
+    def summary(rows: list[OrbAdded], delay: int) -> RunSummary:
+        points = []
+        for size, added in enumerate(rows, start=1):
+            for target, kind, added_here in (("c-socket", "socket", None),
+                                             (f"c-socket-delay@{delay}", "known-answer", added)):
+                p = point(target, kind, trials(15_000 + (delay if added_here else 0)))
+                points.append(dataclasses.replace(p, point=dataclasses.replace(p.point, payload_bytes=size),
+                                                  orb_added_latency_ns=added_here))
+        return run(str(delay), points)
+    rows = compare_summaries(summary(a, delays[0]), summary(b, delays[1]))["points"]
+    return [r["orb_added"] for r in sorted((r for r in rows if r.get("orb_added")), key=lambda r: r["payload_bytes"])]
+
+
+def test_runs_with_earlier_runs_are_judged_over_runs_and_find_a_known_change_more_often():
+    """Six launches' own standard error has 3 degrees of freedom (Yuen's, trimmed); where earlier runs on the host
+    widened a run's interval, a row is tested with the runs' pooled standard error and tau on their summed degrees
+    of freedom. On simulated runs with a known answer, one row of twelve moving from 2000 to 2200 ns: the change
+    is found more often, identical runs are flagged no more often than the false discovery rate allows, and the
+    row's MDE is smaller."""
+    rng = np.random.default_rng(11)
+    same = [_simulated_runs(2000, 10 + PAIRS, rng) for _ in range(ROWS)]
+    moved = [_simulated_runs(2200, 10 + PAIRS, rng)] + [_simulated_runs(2000, 10 + PAIRS, rng) for _ in range(ROWS - 1)]
+    by_runs, by_launches, a_a = [], [], []
+    for k in range(PAIRS):
+        a, b = [row[k] for row in same], [row[k] for row in moved]
+        by_runs.append(_compared(a, b, (2000, 2200)))
+        by_launches.append(_compared([x.replace(run_to_run=None) for x in a], [x.replace(run_to_run=None) for x in b],
+                                     (2000, 2200)))
+        if k % 2:
+            a_a.append(_compared([row[k - 1] for row in same], a, (2000, 2000)))
+    assert {r["test"] for c in by_runs for r in c} == {OVER_RUNS_TEST}
+    assert {r["test"] for c in by_launches for r in c} == {"welch over launches"}
+    assert by_runs[0][0]["df"] > 20  # the runs' summed degrees of freedom, not 3 a side
+    found = [sum(bool(c[0]["flag"]) for c in compared) for compared in (by_runs, by_launches)]
+    assert found[0] > found[1], found
+    mde = [np.median([c[0]["mde_ns"] for c in compared]) for compared in (by_runs, by_launches)]
+    assert mde[0] < 0.85 * mde[1], mde
+    # Of the rows that did not move (eleven a comparison, and every row of the A/A pairs) at most 1% flagged.
+    false = sum(bool(r["flag"]) for c in by_runs for r in c[1:]) + sum(bool(r["flag"]) for c in a_a for r in c)
+    assert false <= 0.01 * PAIRS * (ROWS - 1 + ROWS / 2), false

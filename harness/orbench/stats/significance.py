@@ -50,15 +50,22 @@ def welch(a: Sequence[float], b: Sequence[float], null: float = 0.0) -> Change:
     if len(a) == 0 or len(b) == 0:
         raise ValueError("both sides need values")
     x, y = trimmed(a), trimmed(b)
-    diff = y.mean - x.mean - null
     if x.se is None or y.se is None:
-        return Change(diff, None, None, None)
-    va, vb = x.se * x.se, y.se * y.se
+        return Change(y.mean - x.mean - null, None, None, None)
+    # Yuen's degrees of freedom: each side's h - 1.
+    return welch_estimates(x.mean, x.se, x.df, y.mean, y.se, y.df, null)
+
+
+def welch_estimates(a: float, se_a: float, df_a: float, b: float, se_b: float, df_b: float,
+                    null: float = 0.0) -> Change:
+    """b - a - null for two estimates with their standard errors and degrees of freedom: Welch's t interval
+    and p value, on Welch-Satterthwaite degrees of freedom."""
+    diff = b - a - null
+    va, vb = se_a * se_a, se_b * se_b
     se2 = va + vb
     if se2 <= 0:
         return Change(diff, diff, diff, 1.0 if diff == 0 else 0.0)
-    # Welch-Satterthwaite (Yuen's) degrees of freedom: each side's h - 1.
-    df = se2**2 / ((va**2 / x.df if va else 0.0) + (vb**2 / y.df if vb else 0.0))
+    df = se2**2 / ((va**2 / df_a if va else 0.0) + (vb**2 / df_b if vb else 0.0))
     se = math.sqrt(se2)
     half = quantile(0.975, df) * se
     return Change(diff, diff - half, diff + half, two_sided_p(diff / se, df), se, df)

@@ -4,10 +4,13 @@ target's own change, and false alarms controlled across the rows.
 **Drift**: per point group (placement, mode, payload: its targets' trials ran in the same minutes, so a load that
 came and went hit them alike) the median move of the socket baselines, log ratio B/A of their mean trial p50s.
 When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
-change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels). Runs with
-two process launches or more are tested on their launches' values (Welch's t on each launch's median
-difference; Yuen's on their 20% trimmed means from six launches a side): the launch is where a run's variance is, so a change must stand out against how much launches of
-the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
+change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels). Runs whose
+earlier runs on the same host widened their intervals (summary/run_to_run.py) are tested as those intervals
+are made: Welch's t on the two estimates, each with the runs' pooled standard error and the run-to-run tau, on
+the runs' summed degrees of freedom (a moderated t: six launches' own standard error has 3 of them).
+Other runs with two process launches or more are tested on their launches' values (Welch's t on each launch's
+median difference; Yuen's on their 20% trimmed means from six launches a side): the launch is where a run's
+variance is, so a change must stand out against how much launches of the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
 the two runs' per-trial differences, the change being their Hodges-Lehmann shift (stats/significance.py),
 which cannot see launch-to-launch differences (two such runs of the same build are flagged more often than the
 false discovery rate says). Its p50 move is shown beside
@@ -25,6 +28,7 @@ recomputed from the raw samples, so runs made by an older orbench compare on tod
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +46,11 @@ from orbench.stats.significance import (
     pct,
     rank_shift,
     welch,
+    welch_estimates,
 )
 from orbench.summary.envdiff import environment_differences
 from orbench.summary.instructions import compare_instructions, format_instruction_rows
-from orbench.summary.model import PointSummary, RunSummary
+from orbench.summary.model import OrbAdded, PointSummary, RunSummary
 from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
 from orbench.summary.summary import summarize
 from orbench.summary.table import aligned, columns
@@ -58,6 +63,8 @@ from orbench.targets.descriptor import PARAMETER_SEPARATOR
 MIN_P50_CHANGE_PCT = 3.0
 MIN_ADDED_CHANGE_NS = 50.0
 MIN_ADDED_CHANGE_PCT = 2.5
+# How an ORB-added row is tested when both runs had earlier runs on their host (_run_se), else over launches.
+OVER_RUNS_TEST = "welch over runs on this host"
 
 # What one drift line of the comparison covers: a point group without its payload.
 DRIFT_SCOPE = ("host_pair", "placement", "options", "mode", "clients", "rate_hz")
@@ -171,7 +178,13 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
     pa = list((a.orb_added_latency_ns and a.orb_added_latency_ns.per_pair) or ())
     pb = list((b.orb_added_latency_ns and b.orb_added_latency_ns.per_pair) or ())
     la, lb = _launch_added(a), _launch_added(b)
-    if len(la) >= 2 and len(lb) >= 2:
+    ra, rb = _run_se(a.orb_added_latency_ns), _run_se(b.orb_added_latency_ns)
+    if ra is not None and rb is not None and ia.estimate is not None and ib.estimate is not None:
+        # Both runs' earlier runs on their host say what a run's estimate varies by, on far more degrees of
+        # freedom than six launches' three: the row is judged by that, as its interval is.
+        change = welch_estimates(ia.estimate, ra[0], ra[1], ib.estimate, rb[0], rb[1])
+        out["test"] = OVER_RUNS_TEST
+    elif len(la) >= 2 and len(lb) >= 2:
         # Judged against the launches' spread: rows that differ by launch alone are not a change.
         change: Change = welch(la, lb)
         out["test"] = "welch over launches"
@@ -185,6 +198,17 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
         if ia.estimate:
             out["change_pct"] = change.estimate / abs(ia.estimate) * 100
     return out
+
+
+def _run_se(added: OrbAdded | None) -> tuple[float, float] | None:
+    """The standard error and degrees of freedom of a run's estimate where earlier runs on its host widened its
+    interval (summary/run_to_run.py): the runs' pooled standard error with the run-to-run tau, on their summed
+    degrees of freedom, as a moderated t pools variances (Smyth 2004); the run's own launches are one of the
+    runs pooled. None without them."""
+    if added is None or added.run_to_run is None:
+        return None
+    r = added.run_to_run
+    return math.hypot(r.pooled_se_ns, r.tau_ns), float(r.pooled_df)
 
 
 def _minimum_change(quantity: str, change: dict, alpha: float) -> float | None:
