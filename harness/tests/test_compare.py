@@ -18,7 +18,7 @@ from orbench.summary.model import (
     TrialInterval,
     TrialP50s,
 )
-from orbench.summary.run_to_run import EarlierValue, widened
+from orbench.summary.run_to_run import EarlierValue, over_runs
 from orbench.summary.summary import read_summary
 
 from tests.conftest import require_targets, run_cli
@@ -188,7 +188,7 @@ def test_points_of_other_loads_host_pairs_and_option_sets_are_never_compared_as_
 
 
 def _simulated_runs(truth: float, count: int, rng) -> list[OrbAdded]:
-    """Runs of six launches (launch values 100 ns apart, run offsets of 20 ns), each widened by the ten before it
+    """Runs of six launches (launch values 100 ns apart, run offsets of 20 ns), each pooled with the ten before it
     on the same host (summary/run_to_run.py), as a results directory of one campaign would hold them."""
     runs = []
     for _ in range(count):
@@ -200,7 +200,7 @@ def _simulated_runs(truth: float, count: int, rng) -> list[OrbAdded]:
                              ci95_high=lv["estimate"] + half, se_ns=lv["se"], se_df=lv["df"],
                              launches=tuple(LaunchValue(k, v[0], 1) for k, v in values.items())))
     history = [EarlierValue(str(i), r.estimate, r.se_ns, r.se_df) for i, r in enumerate(runs)]
-    return [widened(r, history[i - 10:i]) for i, r in enumerate(runs) if i >= 10]
+    return [over_runs(r, history[i - 10:i]) for i, r in enumerate(runs) if i >= 10]
 
 
 ROWS = 12  # sizes of one comparison: a row is tested among as many others, as in quick
@@ -225,7 +225,7 @@ def _compared(a: list[OrbAdded], b: list[OrbAdded], delays: tuple[int, int]) -> 
 
 def test_runs_with_earlier_runs_are_judged_over_runs_and_find_a_known_change_more_often():
     """Six launches' own standard error has 3 degrees of freedom (Yuen's, trimmed); where earlier runs on the host
-    widened a run's interval, a row is tested with the runs' pooled standard error and tau on their summed degrees
+    set a run's interval, a row is tested with the runs' pooled standard error and tau on their summed degrees
     of freedom. On simulated runs with a known answer, one row of twelve moving from 2000 to 2200 ns: the change
     is found more often, identical runs are flagged no more often than the false discovery rate allows, and the
     row's MDE is smaller."""
@@ -240,7 +240,11 @@ def test_runs_with_earlier_runs_are_judged_over_runs_and_find_a_known_change_mor
                                      (2000, 2200)))
         if k % 2:
             a_a.append(_compared([row[k - 1] for row in same], a, (2000, 2000)))
-    assert {r["test"] for c in by_runs for r in c} == {OVER_RUNS_TEST}
+    # A run whose launches happened to spread beyond its earlier runs' (run_to_run.unlike_earlier, p < 0.01) keeps
+    # its own test; nearly every row is tested over runs.
+    tests = [r["test"] for c in by_runs for r in c]
+    assert set(tests) <= {OVER_RUNS_TEST, "welch over launches"} and tests.count(OVER_RUNS_TEST) >= 0.9 * len(tests)
+    assert by_runs[0][0]["test"] == OVER_RUNS_TEST
     assert {r["test"] for c in by_launches for r in c} == {"welch over launches"}
     assert by_runs[0][0]["df"] > 20  # the runs' summed degrees of freedom, not 3 a side
     found = [sum(bool(c[0]["flag"]) for c in compared) for compared in (by_runs, by_launches)]

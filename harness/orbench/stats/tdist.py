@@ -58,6 +58,15 @@ def two_sided_p(t: float, df: float) -> float:
     return regularized_beta(df / 2.0, 0.5, df / (df + t * t))
 
 
+def f_upper_p(ratio: float, df1: float, df2: float) -> float:
+    """P(F >= ratio) for F ~ F(df1, df2): I_x(df2/2, df1/2) with x = df2 / (df2 + df1 ratio)."""
+    if df1 <= 0 or df2 <= 0:
+        raise ValueError("df must be > 0")
+    if ratio <= 0:
+        return 1.0
+    return regularized_beta(df2 / 2.0, df1 / 2.0, df2 / (df2 + df1 * ratio))
+
+
 @functools.lru_cache(maxsize=4096)  # a summary asks for the same few (95%, df) thousands of times
 def quantile(p: float, df: float) -> float:
     """The t value with P(T <= value) = p (0.5 < p < 1), by bisection on two_sided_p."""

@@ -2,8 +2,8 @@
 a point's ORB-added latency holds another run's estimate (cross-run capture), and how many rows `orbench
 compare` flags between two runs that should not differ (the A/A false-alarm rate).
 
-Two captures when earlier runs on the host widened a run's intervals (summary/run_to_run.py): by the intervals as
-the summary gives them, and by each run's own, from its launches alone. The first says whether the widened
+Two captures when earlier runs on the host set a run's intervals (summary/run_to_run.py): by the intervals as
+the summary gives them, and by each run's own, from its launches alone. The first says whether the pooled
 intervals are honest; the second what the run's design gives by itself, without its history on the host.
 
 Honest intervals capture another run's estimate about 83% of the time when their spread is known (two independent
@@ -60,7 +60,7 @@ class Agreement:
     row_launches: dict[tuple[str, str], int] = field(default_factory=dict)
     # (target, mode) -> capture over every ordered pair of runs and every payload
     capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
-    # the same by each run's own intervals (its launches alone); empty when no run's interval was widened
+    # the same by each run's own intervals (its launches alone); empty when no run's interval was pooled
     own_capture: dict[tuple[str, str], Capture] = field(default_factory=dict)
     # one entry per compared pair of runs: run ids, rows, tests, flagged rows
     aa: list[dict[str, Any]] = field(default_factory=list)
@@ -100,7 +100,7 @@ def _launches(summaries: list[RunSummary]) -> dict[tuple[str, str], int]:
     return out
 
 
-def _widened(summary: RunSummary) -> bool:
+def _pooled(summary: RunSummary) -> bool:
     return any((a := p.orb_added_latency_ns) is not None and a.run_to_run is not None for p in summary.points)
 
 
@@ -150,7 +150,7 @@ def agreement(stores: list[RunStore]) -> Agreement:
                        min(int((s.read_manifest().get("campaign") or {}).get("launches") or 1) for s in stores))
     result.row_launches = _launches(summaries)
     result.capture = _capture(added, target_and_mode)
-    if any(_widened(s) for s in summaries):
+    if any(_pooled(s) for s in summaries):
         result.own_capture = _capture([_added(s, own=True) for s in summaries], target_and_mode)
     result.capacity_capture = _capture(
         [_capacities(s) for s in summaries],
@@ -178,7 +178,7 @@ def format_agreement(a: Agreement) -> str:
              f"cross-run capture: how often one run's 95% ORB-added interval holds another run's estimate "
              f"(honest intervals: {honest})"]
     if a.own_capture:
-        lines.append("  capture: by the intervals the summaries give, some widened by earlier runs on the host; own: "
+        lines.append("  capture: by the intervals the summaries give, some pooled with earlier runs on the host; own: "
                      "by each run's own interval, from its launches alone")
     rows = [("target", "mode", "capture", "held / ordered pairs") + (("own", "held") if a.own_capture else ())
             + (("honest", "launches") if per_row else ())]

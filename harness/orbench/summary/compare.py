@@ -5,9 +5,10 @@ target's own change, and false alarms controlled across the rows.
 came and went hit them alike) the median move of the socket baselines, log ratio B/A of their mean trial p50s.
 When every baseline is 20% slower the machine is, and a target 20% slower has not changed. **A target's own
 change** is its ORB-added latency (paired per-trial differences within each run, where drift cancels). Runs whose
-earlier runs on the same host widened their intervals (summary/run_to_run.py) are tested as those intervals
+earlier runs on the same host set their intervals (summary/run_to_run.py) are tested as those intervals
 are made: Welch's t on the two estimates, each with the runs' pooled standard error and the run-to-run tau, on
-the runs' summed degrees of freedom (a moderated t: six launches' own standard error has 3 of them).
+the runs' summed degrees of freedom (a moderated t: six launches' own standard error has 3 of them), unless a
+run's launches spread beyond its earlier runs'.
 Other runs with two process launches or more are tested on their launches' values (Welch's t on each launch's
 median difference; Yuen's on their 20% trimmed means from six launches a side): the launch is where a run's
 variance is, so a change must stand out against how much launches of the same build differ. Runs of one launch have only the trials of one process: the Wilcoxon-Mann-Whitney test on
@@ -201,11 +202,12 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
 
 
 def _run_se(added: OrbAdded | None) -> tuple[float, float] | None:
-    """The standard error and degrees of freedom of a run's estimate where earlier runs on its host widened its
+    """The standard error and degrees of freedom of a run's estimate where earlier runs on its host set its
     interval (summary/run_to_run.py): the runs' pooled standard error with the run-to-run tau, on their summed
     degrees of freedom, as a moderated t pools variances (Smyth 2004); the run's own launches are one of the
-    runs pooled. None without them."""
-    if added is None or added.run_to_run is None:
+    runs pooled. None without them, or where the run's launches spread beyond its earlier runs' (`unlike`): its
+    interval is its own, and so is its test."""
+    if added is None or added.run_to_run is None or added.run_to_run.unlike:
         return None
     r = added.run_to_run
     return math.hypot(r.pooled_se_ns, r.tau_ns), float(r.pooled_df)

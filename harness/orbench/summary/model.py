@@ -52,7 +52,9 @@ from orbench.stats.phases import ModeAdded
 #    (`usual_blocks`, stats/phases.usual_blocks) where both sides have them and agree.
 # 15: a round trip's slice-pair differences scaled to the host's usual speed by their baseline slices
 #    (`usual_speed_ns`, stats/phases.speed_scaled) where the added cost is work, not a known answer's clock spin.
-SUMMARY_VERSION = 15
+# 16: an ORB-added interval with earlier runs on the host is the runs' pooled one, narrower than the run's own
+#    too, unless the run's launches spread beyond theirs (`run_to_run.unlike`, summary/run_to_run.py).
+SUMMARY_VERSION = 16
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -322,7 +324,7 @@ class UsualBlocksRead:
 
 @dataclass(frozen=True)
 class RunToRun:
-    """How earlier runs of the campaign on this host widened the interval (summary/run_to_run.py)."""
+    """How earlier runs of the campaign on this host set the interval (summary/run_to_run.py)."""
 
     runs: int                 # this one and its earlier runs with the point
     tau_ns: float             # the run-to-run standard deviation beyond the runs' own standard errors
@@ -330,6 +332,7 @@ class RunToRun:
     pooled_df: int            # the runs' degrees of freedom, summed
     within_ci95_low: float    # the interval from this run's launches alone
     within_ci95_high: float
+    unlike: bool = False      # its launches spread beyond the earlier runs': its own interval kept where wider
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,18 @@ than their launches do: four quick runs read omniORB 1 B at 1414, 1510, 1517 and
 square of this run's and its earlier runs', with their degrees of freedom summed, so its t is near 2), and the
 run-to-run variance beyond them is added, as a random-effects model estimates it (DerSimonian and Laird,
 "Meta-analysis in clinical trials", 1986): tau^2 = max(0, Var(run estimates) - mean(within-run se^2)). The
-half-width is t(pooled df) x sqrt(pooled se^2 + tau^2), or the run's own where that is wider.
+half-width is t(pooled df) x sqrt(pooled se^2 + tau^2): wider than the run's own where runs differ, narrower where
+its three degrees of freedom made its own t large (3.18), as a moderated t borrows variance (Smyth, "Linear models
+and empirical Bayes methods for assessing differential expression in microarray experiments", 2004). A run whose
+own launches spread far beyond its earlier runs' (F test of its variance against theirs, p < UNLIKE_P: it met a
+busier host, or its build changed) borrows nothing that would narrow it: it keeps its own interval where wider.
 
 The run takes its earlier runs' figures when it ends (`gather`, called by `orbench run` before the summary) and
 keeps them in the run directory (EARLIER_RUNS_FILE), so its summary still reads nothing but its own directory and
 comes out the same when recomputed. Earlier runs count when they are of the same campaign name, on the same host
 (its name, and no difference `orbench compare` would name but orbench's own commit), started before this one, with a summary that has the within-run
 standard error and the same estimator (SAME_ESTIMATE_FROM); the last MAX_EARLIER of them. The within-run interval stays in the
-summary beside the widened one. The user guide's "ORB-added latency" gives the measurements.
+summary beside the pooled one. The user guide's "ORB-added latency" gives the measurements.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 from orbench.results.point import Point
 from orbench.results.store import RunStore, write_json_atomic
-from orbench.stats.tdist import quantile
+from orbench.stats.tdist import f_upper_p, quantile
 from orbench.summary.envdiff import COMMIT, environment_differences
 from orbench.summary.model import OrbAdded, PointSummary, RunToRun
 
@@ -38,12 +42,15 @@ EARLIER_RUNS_FILE = "earlier_runs.json"
 # The first summary version whose estimates are this one's quantity: from 15 a round trip's pairs are scaled to
 # the host's usual speed (stats/phases.speed_scaled), which moves its estimates by what the slow mode had added.
 SAME_ESTIMATE_FROM = 15
-# The runs a tau needs: this one and three earlier (a variance of fewer is too rough to widen by).
+# The runs a tau needs: this one and three earlier (a variance of fewer is too rough to pool).
 MIN_RUNS = 4
 # The most recent earlier runs taken: the host's behaviour drifts over days, and old runs should not decide.
 MAX_EARLIER = 10
-WIDENED = ("; widened by {runs} runs on this host: their pooled standard error {pooled:.0f} ns ({df} df) and "
-           "run-to-run tau {tau:.0f} ns")
+# A run's own variance this unlikely beyond its earlier runs' (unlike_earlier) keeps its own interval where wider.
+UNLIKE_P = 0.01
+POOLED = ("; over {runs} runs on this host: their pooled standard error {pooled:.0f} ns ({df} df) and "
+          "run-to-run tau {tau:.0f} ns")
+UNLIKE = " (this run's launches spread beyond theirs: its own interval where wider)"
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,7 @@ def _earlier_values(run_dir: Path) -> dict[str, list[float]] | None:
 
 
 def gather(store: RunStore) -> dict[str, Any]:
-    """The earlier runs' ORB-added figures this run's summary widens by, written to EARLIER_RUNS_FILE."""
+    """The earlier runs' ORB-added figures this run's summary pools with, written to EARLIER_RUNS_FILE."""
     manifest = json.loads(store.manifest_path.read_text())  # two keys of it; the run's own, checked before
     runs: list[tuple[str, dict[str, Any]]] = []
     for other in store.other_runs():
@@ -113,10 +120,10 @@ def gathered_line(data: dict[str, Any]) -> str:
     """What the run's last lines say of it."""
     n = len(data.get("runs") or [])
     if n + 1 >= MIN_RUNS:
-        return (f"ORB-added intervals widened by {n} earlier run(s) of this campaign on this host, at each point "
+        return (f"ORB-added intervals pooled with {n} earlier run(s) of this campaign on this host, at each point "
                 f"{MIN_RUNS - 1} or more of them had ({EARLIER_RUNS_FILE})")
     return (f"ORB-added intervals from this run's launches alone: {n} earlier run(s) of this campaign on this "
-            f"host, {MIN_RUNS - 1} needed to widen them by the variation between runs")
+            f"host, {MIN_RUNS - 1} needed to pool them with the variation between runs")
 
 
 def read_earlier(run_dir: Path) -> dict[str, list[EarlierValue]]:
@@ -135,8 +142,17 @@ def tau_ns(estimates: list[float], ses: list[float]) -> float:
     return max(0.0, excess) ** 0.5
 
 
-def widened(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
-    """The ORB-added latency with its interval widened by what its earlier runs show, when this run and they
+def unlike_earlier(se_ns: float, df: int, earlier: list[EarlierValue]) -> bool:
+    """Whether a run's own launches spread too far beyond its earlier runs' to borrow their variance: its
+    variance against theirs, F test at UNLIKE_P (a run that met a busy host, or a build that changed)."""
+    theirs = statistics.fmean(e.se_ns * e.se_ns for e in earlier)
+    if theirs <= 0:
+        return True
+    return f_upper_p(se_ns * se_ns / theirs, df, sum(e.df for e in earlier)) < UNLIKE_P
+
+
+def over_runs(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
+    """The ORB-added latency with its interval pooled with what its earlier runs show, when this run and they
     are MIN_RUNS or more (the module's docstring)."""
     if added.estimate is None or not added.se_ns or not added.se_df or added.ci95_low is None \
             or added.ci95_high is None or len(earlier) + 1 < MIN_RUNS:
@@ -146,18 +162,23 @@ def widened(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
     pooled = statistics.fmean(s * s for s in ses) ** 0.5
     df = sum(e.df for e in earlier) + added.se_df
     half = quantile(0.975, df) * (pooled ** 2 + tau ** 2) ** 0.5
-    low, high = min(added.ci95_low, added.estimate - half), max(added.ci95_high, added.estimate + half)
+    unlike = unlike_earlier(added.se_ns, added.se_df, earlier)
+    if unlike:
+        low, high = min(added.ci95_low, added.estimate - half), max(added.ci95_high, added.estimate + half)
+    else:
+        low, high = added.estimate - half, added.estimate + half
     record = RunToRun(runs=len(earlier) + 1, tau_ns=round(tau, 1), pooled_se_ns=round(pooled, 1), pooled_df=df,
-                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high)
+                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high, unlike=unlike)
     if (low, high) == (added.ci95_low, added.ci95_high):
         return added.replace(run_to_run=record)
     return added.replace(ci95_low=low, ci95_high=high, run_to_run=record,
-                         ci_method=(added.ci_method or "") + WIDENED.format(runs=len(earlier) + 1, tau=tau,
-                                                                             pooled=pooled, df=df))
+                         ci_method=(added.ci_method or "") + POOLED.format(runs=len(earlier) + 1, tau=tau,
+                                                                            pooled=pooled, df=df)
+                         + (UNLIKE if unlike else ""))
 
 
 def with_run_to_run(points: dict[Point, PointSummary], run_dir: Path) -> dict[Point, PointSummary]:
-    """Every ORB-added latency of the run widened by what its earlier runs on this host say (read_earlier)."""
+    """Every ORB-added latency of the run pooled with what its earlier runs on this host say (read_earlier)."""
     earlier = read_earlier(run_dir)
     if not earlier:
         return points
@@ -165,5 +186,5 @@ def with_run_to_run(points: dict[Point, PointSummary], run_dir: Path) -> dict[Po
     for point, summary in points.items():
         added = summary.orb_added_latency_ns
         if added is not None and point.slug in earlier:
-            out[point] = summary.replace(orb_added_latency_ns=widened(added, earlier[point.slug]))
+            out[point] = summary.replace(orb_added_latency_ns=over_runs(added, earlier[point.slug]))
     return out

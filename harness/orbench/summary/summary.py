@@ -2,7 +2,7 @@
 
 It can always be recomputed (`orbench summarize RUN`) since it reads nothing but the run directory. Four steps,
 each typed (summary/model.py): each point from its own trials (point_summary.py), each ORB against its baseline
-(pairing.py), its interval widened by the run-to-run variation its earlier runs showed (run_to_run.py, from the
+(pairing.py), its interval pooled with the run-to-run variation its earlier runs showed (run_to_run.py, from the
 figures the run kept of them), and the warnings over the result (run_checks.py).
 """
 

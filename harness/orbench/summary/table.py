@@ -27,7 +27,7 @@ def _added(p: PointSummary) -> str:
 def interval_over(p: PointSummary) -> str:
     """What the ORB-added interval is over: launches, or the pairs of one launch (and, below 6 pairs, that it is
     the mean's t interval: the median has none there). With launches, which level its variance comes from, and
-    whether earlier runs on the host widened it (summary/run_to_run.py)."""
+    whether earlier runs on the host changed it (summary/run_to_run.py)."""
     added = p.orb_added_latency_ns
     if added is None or added.estimate is None:
         return ""
@@ -40,7 +40,7 @@ def interval_over(p: PointSummary) -> str:
             text += " MIXED"
         rr = added.run_to_run
         if rr is not None and (rr.within_ci95_low, rr.within_ci95_high) != (added.ci95_low, added.ci95_high):
-            text += f", widened by {rr.runs - 1} earlier runs"
+            text += f", with {rr.runs - 1} earlier runs"
         return text
     return f"{added.pairs} pairs" + (" (mean, t)" if added.ci_method == PAIRED_FEW_METHOD else "")
 
@@ -131,7 +131,7 @@ P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds over 
               "slice where the trials alternated in slices, else trial by trial; a round trip's pairs taken with the "
               "host at its usual speed and each scaled to that speed by its own baseline slice, except a known "
               "answer's clock delay); the estimate is over launches: from six launches the 20% trimmed mean with "
-              "Yuen's t, else the mean with Student t, widened by earlier runs on the host where there are three "
+              "Yuen's t, else the mean with Student t, pooled with earlier runs on the host where there are three "
               "(\"N launches, S% launch\": S% of the launches' variance is launch-to-launch, the rest within "
               "launches; MIXED: launches disagree in kind, see the warnings). With one launch: the median of the "
               "pairs with its sign-test interval, over one process (\"(mean, t)\": fewer than 6 pairs). p50 is "
