@@ -8,7 +8,7 @@ pairs of two runs at 2000 ns. Each pair is compared; prints, per pair, whether t
 latency) was flagged, its change and its minimum detectable effect, and the counts: the change should be
 flagged in most pairs (at least 4 of 5) and an A/A pair seldom (at most 1 of 10). All runs share one campaign
 name, so each plans from the previous one. `history` runs of each delay come first, not compared: a results
-directory with three earlier runs of a campaign on the host widens each run's interval by them, and compare then
+directory with three earlier runs of a campaign on the host pools each run's interval with them, and compare then
 tests a row over runs (summary/compare.py), as it would for a user who has run the campaign before.
 """
 
@@ -62,7 +62,7 @@ def main() -> None:
     p.add_argument("--to", type=int, default=2200, help="the changed delay, ns (from 2000)")
     p.add_argument("--history", type=int, default=0,
                    help="runs of each delay made first and not compared (3: every compared run has the earlier "
-                        "runs that widen its interval)")
+                        "runs its interval is pooled with)")
     args = p.parse_args()
     delays = (FROM_NS, args.to)
     results = Path(args.results)

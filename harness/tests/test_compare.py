@@ -8,7 +8,7 @@ import pytest
 from orbench.results.point import Point
 from orbench.results.store import RunStore
 from orbench.stats.launches import LaunchValue, over_launches
-from orbench.summary.compare import OVER_RUNS_TEST, compare_summaries, format_comparison
+from orbench.summary.compare import OVER_LAUNCHES_TEST, OVER_RUNS_TEST, compare_summaries, format_comparison
 from orbench.summary.model import (
     Latency,
     MachineLoad,
@@ -243,9 +243,9 @@ def test_runs_with_earlier_runs_are_judged_over_runs_and_find_a_known_change_mor
     # A run whose launches happened to spread beyond its earlier runs' (run_to_run.unlike_earlier, p < 0.01) keeps
     # its own test; nearly every row is tested over runs.
     tests = [r["test"] for c in by_runs for r in c]
-    assert set(tests) <= {OVER_RUNS_TEST, "welch over launches"} and tests.count(OVER_RUNS_TEST) >= 0.9 * len(tests)
+    assert set(tests) <= {OVER_RUNS_TEST, OVER_LAUNCHES_TEST} and tests.count(OVER_RUNS_TEST) >= 0.9 * len(tests)
     assert by_runs[0][0]["test"] == OVER_RUNS_TEST
-    assert {r["test"] for c in by_launches for r in c} == {"welch over launches"}
+    assert {r["test"] for c in by_launches for r in c} == {OVER_LAUNCHES_TEST}
     assert by_runs[0][0]["df"] > 20  # the runs' summed degrees of freedom, not 3 a side
     found = [sum(bool(c[0]["flag"]) for c in compared) for compared in (by_runs, by_launches)]
     assert found[0] > found[1], found

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from orbench.results.units import fmt_ns
 from orbench.stats.significance import POWER, benjamini_hochberg, minimum_detectable, pct, welch
-from orbench.summary.compare import MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT
+from orbench.summary.compare import MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT, OVER_LAUNCHES_TEST
 
 from tests.conftest import require_targets, run_cli
 
@@ -83,7 +83,7 @@ def test_known_answer_pair_at_2_0_and_2_2_us_says_its_mde(write_campaign, result
     result = json.loads(out_json.read_text())
     row = next(r for r in result["points"] if r["target"] == "c-socket-delay@2000 / 2200")
     added = row["orb_added"]
-    assert added["test"] == "welch over launches"
+    assert added["test"] == OVER_LAUNCHES_TEST
     floor = max(MIN_ADDED_CHANGE_NS, MIN_ADDED_CHANGE_PCT / 100 * abs(added["a"]["estimate"]))
     assert added["mde_ns"] >= floor
     flagged = bool(added.get("flag"))

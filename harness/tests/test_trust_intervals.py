@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from orbench.stats.intervals import Interval, mean_interval, median_interval, paired_difference, robust_cv_pct
-from orbench.stats.tdist import quantile, two_sided_p
+from orbench.stats.tdist import f_upper_p, quantile, two_sided_p
 
 REPS = 4000
 TRUE_P50 = 20_000.0
@@ -156,3 +156,13 @@ def test_student_t_matches_known_values():
     assert two_sided_p(0.0, 5) == pytest.approx(1.0)
     assert two_sided_p(2.571, 5) == pytest.approx(0.05, abs=0.0005)
     assert two_sided_p(1.96, 1e6) == pytest.approx(0.05, abs=0.0005)
+
+
+def test_f_matches_known_values_and_t_squared():
+    # Tables: F(0.99; 3, 21) = 4.87, F(0.95; 3, 21) = 3.07, F(0.95; 5, 10) = 3.33; and F(1, d) is t(d) squared.
+    assert f_upper_p(4.87, 3, 21) == pytest.approx(0.01, abs=0.0005)
+    assert f_upper_p(3.07, 3, 21) == pytest.approx(0.05, abs=0.0005)
+    assert f_upper_p(3.33, 5, 10) == pytest.approx(0.05, abs=0.0005)
+    for t, df in ((1.0, 3), (2.5, 12), (4.0, 40)):
+        assert f_upper_p(t * t, 1, df) == pytest.approx(two_sided_p(t, df), rel=1e-9)
+    assert f_upper_p(0.0, 3, 21) == 1.0

@@ -29,7 +29,6 @@ recomputed from the raw samples, so runs made by an older orbench compare on tod
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +52,7 @@ from orbench.summary.envdiff import environment_differences
 from orbench.summary.instructions import compare_instructions, format_instruction_rows
 from orbench.summary.model import OrbAdded, PointSummary, RunSummary
 from orbench.summary.run_checks import BUSY_FOREIGN_CPU_PCT
+from orbench.summary.run_to_run import run_se
 from orbench.summary.summary import summarize
 from orbench.summary.table import aligned, columns
 from orbench.targets.descriptor import PARAMETER_SEPARATOR
@@ -66,6 +66,7 @@ MIN_ADDED_CHANGE_NS = 50.0
 MIN_ADDED_CHANGE_PCT = 2.5
 # How an ORB-added row is tested when both runs had earlier runs on their host (_run_se), else over launches.
 OVER_RUNS_TEST = "welch over runs on this host"
+OVER_LAUNCHES_TEST = "welch over launches"
 
 # What one drift line of the comparison covers: a point group without its payload.
 DRIFT_SCOPE = ("host_pair", "placement", "options", "mode", "clients", "rate_hz")
@@ -180,6 +181,7 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
     pb = list((b.orb_added_latency_ns and b.orb_added_latency_ns.per_pair) or ())
     la, lb = _launch_added(a), _launch_added(b)
     ra, rb = _run_se(a.orb_added_latency_ns), _run_se(b.orb_added_latency_ns)
+    change: Change
     if ra is not None and rb is not None and ia.estimate is not None and ib.estimate is not None:
         # Both runs' earlier runs on their host say what a run's estimate varies by, on far more degrees of
         # freedom than six launches' three: the row is judged by that, as its interval is.
@@ -187,8 +189,8 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
         out["test"] = OVER_RUNS_TEST
     elif len(la) >= 2 and len(lb) >= 2:
         # Judged against the launches' spread: rows that differ by launch alone are not a change.
-        change: Change = welch(la, lb)
-        out["test"] = "welch over launches"
+        change = welch(la, lb)
+        out["test"] = OVER_LAUNCHES_TEST
     elif pa and pb:
         # One launch on a side: only the trials of one process to go by (pseudo-replication; the row says so).
         change = rank_shift(pa, pb)
@@ -201,16 +203,10 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
     return out
 
 
-def _run_se(added: OrbAdded | None) -> tuple[float, float] | None:
-    """The standard error and degrees of freedom of a run's estimate where earlier runs on its host set its
-    interval (summary/run_to_run.py): the runs' pooled standard error with the run-to-run tau, on their summed
-    degrees of freedom, as a moderated t pools variances (Smyth 2004); the run's own launches are one of the
-    runs pooled. None without them, or where the run's launches spread beyond its earlier runs' (`unlike`): its
-    interval is its own, and so is its test."""
-    if added is None or added.run_to_run is None or added.run_to_run.unlike:
-        return None
-    r = added.run_to_run
-    return math.hypot(r.pooled_se_ns, r.tau_ns), float(r.pooled_df)
+def _run_se(added: OrbAdded | None) -> tuple[float, int] | None:
+    """The standard error and degrees of freedom the run's interval was made with where earlier runs on its host
+    set it (run_to_run.run_se); None without them, or where the run kept its own: its test is then its own too."""
+    return None if added is None or added.run_to_run is None else run_se(added.run_to_run)
 
 
 def _minimum_change(quantity: str, change: dict, alpha: float) -> float | None:

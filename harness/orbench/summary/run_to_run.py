@@ -27,6 +27,7 @@ summary beside the pooled one. The user guide's "ORB-added latency" gives the me
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,15 @@ def unlike_earlier(se_ns: float, df: int, earlier: list[EarlierValue]) -> bool:
     return f_upper_p(se_ns * se_ns / theirs, df, sum(e.df for e in earlier)) < UNLIKE_P
 
 
+def run_se(record: RunToRun) -> tuple[float, int] | None:
+    """The standard error and degrees of freedom the run's interval was made with: the runs' pooled standard error
+    with tau, on their summed degrees of freedom; None where the run was unlike its earlier runs and kept its own
+    (then its launches alone say how much its estimate varies)."""
+    if record.unlike:
+        return None
+    return math.hypot(record.pooled_se_ns, record.tau_ns), record.pooled_df
+
+
 def over_runs(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
     """The ORB-added latency with its interval pooled with what its earlier runs show, when this run and they
     are MIN_RUNS or more (the module's docstring)."""
@@ -161,14 +171,14 @@ def over_runs(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
     tau = tau_ns(estimates, ses)
     pooled = statistics.fmean(s * s for s in ses) ** 0.5
     df = sum(e.df for e in earlier) + added.se_df
-    half = quantile(0.975, df) * (pooled ** 2 + tau ** 2) ** 0.5
     unlike = unlike_earlier(added.se_ns, added.se_df, earlier)
+    record = RunToRun(runs=len(earlier) + 1, tau_ns=round(tau, 1), pooled_se_ns=round(pooled, 1), pooled_df=df,
+                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high, unlike=unlike)
+    half = quantile(0.975, df) * math.hypot(pooled, tau)
     if unlike:
         low, high = min(added.ci95_low, added.estimate - half), max(added.ci95_high, added.estimate + half)
     else:
         low, high = added.estimate - half, added.estimate + half
-    record = RunToRun(runs=len(earlier) + 1, tau_ns=round(tau, 1), pooled_se_ns=round(pooled, 1), pooled_df=df,
-                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high, unlike=unlike)
     if (low, high) == (added.ci95_low, added.ci95_high):
         return added.replace(run_to_run=record)
     return added.replace(ci95_low=low, ci95_high=high, run_to_run=record,
