@@ -23,6 +23,7 @@ from orbench.running.fidelity import (
     _RowRun,
     _take_turns,
     at_goal,
+    cell_counts,
     decided,
     format_result,
     format_stability,
@@ -164,6 +165,12 @@ def test_verdict_reads_the_interval_against_the_goal():
     assert verdict(GOAL_RATIO + 0.001, 1.2) == "beyond"
     assert verdict(1.01, 1.05) == "unresolved"
     assert verdict(None, None) == "unresolved"
+    # Far under 1: the reference is slower than orbench making the same calls, which says the reference is off.
+    assert verdict(0.17, 0.20) == "below" and verdict(0.85, 0.95) == "within"
+    rows = [{"ratio": 0.2, "verdict": "below"}, {"ratio": 1.0, "verdict": "within"},
+            {"ratio": 0.3, "verdict": "below", "mean_verdict": "within"}, {"ratio": 1.1, "verdict": "unresolved"}]
+    assert cell_counts([{"rows": rows}], []) == {"cells": 4, "within": 2, "beyond": 0, "below": 1, "open": 1,
+                                                 "batches": 0, "extended": 0}
 
 
 @pytest.mark.slow  # two placements of one row
@@ -189,19 +196,23 @@ def test_each_placement_is_a_row_of_its_own(tmp_path):
 @pytest.mark.slow  # a sockperf client takes 2 s to begin its test
 def test_a_sockperf_client_runs_only_in_its_turns(tmp_path):
     """A sockperf client stopped between its turns: what it measured is its turns' calls, not the 1.5 s it spent
-    stopped between them (a client that ran on through them would make about ten times as many)."""
+    stopped between them (a client that ran on through them would make about ten times as many). The clients of
+    the other sizes, given no turn, measured nothing: their warm-ups, run while the others start, are left out."""
     if shutil.which("sockperf") is None:
         missing("sockperf (make deps)")
     ref = Sockperf(resolve("same-core"), "127.0.0.1", tmp_path)
-    ref.at_sizes([16])
+    ref.at_sizes([1, 16, 128])
     ref.start()
     try:
         turns = ref.turns(16, 0, 0, 0)
+        idle = [ref.turns(size, 0, 0, 0) for size in (1, 128)]
         for k in range(15):
             time.sleep(0.1)
             turns.run_slice(k, 500, 0)  # no time per call known: SOCKPERF_FIRST_TURN_S
     finally:
         ref.stop()
+    assert all(t.result() is None or t.result().observations == 0 for t in idle), (
+        [t.result() for t in idle], (tmp_path / "sockperf.log").read_text())
     got = turns.result()
     assert got is not None and got.observations > 0, (tmp_path / "sockperf.log").read_text()
     ran_s = 15 * SOCKPERF_FIRST_TURN_S

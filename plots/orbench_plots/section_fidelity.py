@@ -79,7 +79,8 @@ def section(fidelity_dir: Path) -> str:
              "trial, a few hundred calls of each side in turn), so both see the same moment of the machine. A "
              "launch's ratio is the median of its trials' ratios; the table shows the median over launches and its "
              "distribution-free 95% interval (within: all of it at or under the goal; beyond: all of it over; "
-             "unresolved: it straddles the goal) and the range of the launches' ratios. A ratio near 1 means the "
+             "unresolved: it straddles the goal; below: all of it far under 1, a reference slower than orbench's "
+             "worker, which says the reference is off) and the range of the launches' ratios. A ratio near 1 means the "
              "harness adds nothing "
              "measurable" + (f"; the goal is at most {goal} at every size." if goal else "."))
     cells, minutes = data.get("cells"), data.get("max_minutes")
@@ -88,7 +89,9 @@ def section(fidelity_dir: Path) -> str:
     more = f"{' or '.join(map(str, sizes))} more launches" if sizes else "more launches"
     counts = "" if not cells else (
         f"<p>{cells['cells']} cells: {cells['within']} within the goal, {cells['beyond']} beyond it, "
-        f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} launches at "
+        + (f"{cells['below']} below {data.get('reference_floor')} (the reference slower than orbench's worker: not "
+           "a fair reference there), " if cells.get("below") else "")
+        + f"{cells['open']} open (a oneway cell judged by its p50 or its mean). After {data.get('pairs')} launches at "
         f"every size, {cells['batches']} batches of {more} went to {cells['extended']} open cells, the rows "
         "whose launches cost least first, " + (f"within {minutes:g} minutes" if minutes else "with no time limit")
         + "; <code>orbench fidelity --compare</code> says which open cells hold still across two runs.</p>")

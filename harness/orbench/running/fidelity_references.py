@@ -35,11 +35,13 @@ JAVA_PINGPONG_CLASS = "org.orbench.fidelity.JavaPingpong"
 PYTHON = "harness/workers/python/build/venv/bin/python"  # the Python workers' interpreter (`make python`)
 PYTHON_PINGPONG = "harness/workers/python/fidelity_pingpong.py"
 READY_TIMEOUT_S = 30.0
-# A sockperf client sleeps 2 s after it connects, then runs its test, leaving its first 400 ms out of its figures:
-# the clients of a launch start together and run free for part of those 400 ms, as their warm-up (the clients of
-# the other sizes run then too, which the figures leave out), and take their first turns after them.
+# A sockperf client sleeps 2 s after it connects, then runs its test, leaving its first 400 ms out of its figures.
+# The clients of a launch start together (their 2 s overlap), and each runs free for SOCKPERF_FREE_S from its own
+# test's start, as its warm-up, then stays stopped until its turns: no client runs inside its figures but in its
+# turns. (Stopped together after the last one's start, the first sizes' clients ran 50-100 ms inside their figures
+# alongside the others, on one CPU at same-core, and read 12.4-15.2 us at 1-128 B where free they read 2.5 us.)
 SOCKPERF_START_TIMEOUT_S = 10.0
-SOCKPERF_FREE_S = 0.3
+SOCKPERF_FREE_S = 0.25  # under 400 ms by more than the time it takes to see a client's test start
 SOCKPERF_LEFT_OUT_S = 0.45  # the first turn after the 400 ms: a turn inside them would count for nothing
 # It also leaves out its last 50 ms before it ends: when a launch ends, its clients run on this long (less than
 # those 50 ms) before they are interrupted, so that every turn counts.
@@ -128,8 +130,8 @@ def _stop(proc: subprocess.Popen | None) -> None:
 class SockperfClient:
     """One `sockperf ping-pong` client for one size in one launch. sockperf runs for a time, not a number of calls,
     and cannot wait between them: so, once its test has begun, it runs free for SOCKPERF_FREE_S (its own warm-up,
-    which it leaves out of its figures), then stays stopped (SIGSTOP) except for its turns (SIGCONT for as long as
-    orbench's slice took, then SIGSTOP), and is interrupted when its launch ends (SIGINT), when it prints its figures
+    which it leaves out of its figures; _run_warmups), then stays stopped (SIGSTOP) except for its turns (SIGCONT
+    for as long as orbench's slice took, then SIGSTOP), and is interrupted when its launch ends (SIGINT), when it prints its figures
     over every turn. The call a stop catches in flight reads the whole stop: one call in a turn's hundreds, which a
     p50 does not see."""
 
@@ -143,17 +145,12 @@ class SockperfClient:
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
 
-    def wait_for_test(self, deadline: float) -> None:
-        """Until its test has begun (its "Starting test" line): read from the pipe itself, which a buffered reader
-        could have emptied into its buffer."""
+    def read_head(self) -> bool:
+        """Reads what it has printed (from the pipe itself, which a buffered reader could have emptied into its
+        buffer); whether its test has begun (its "Starting test" line)."""
         assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while "Starting test" not in self.head:
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.finish()
-                raise UserError(f"sockperf ping-pong did not start its test; its output is in {self.log}")
-            if select.select([fd], [], [], 0.2)[0]:
-                self.head += os.read(fd, 65536).decode(errors="replace")
+        self.head += os.read(self.proc.stdout.fileno(), 65536).decode(errors="replace")
+        return "Starting test" in self.head
 
     def stop(self) -> None:
         assert self.proc is not None
@@ -197,6 +194,34 @@ class SockperfClient:
         if m:
             self.result = ReferenceRun(float(m.group(1)) * 1e3, int(n.group(1)) if n else 0, os.getloadavg()[0])
         return self.result
+
+
+def _run_warmups(clients: list[SockperfClient]) -> None:
+    """Each client's warm-up: SOCKPERF_FREE_S from its test's start, then stopped; returns once the figures of
+    every one have begun (SOCKPERF_LEFT_OUT_S after its start), so that its first turn counts."""
+    deadline = time.monotonic() + SOCKPERF_START_TIMEOUT_S
+    began: dict[int, float] = {}
+    stopped: set[int] = set()
+    while len(stopped) < len(clients):
+        now = time.monotonic()
+        for i, at in began.items():
+            if i not in stopped and now >= at + SOCKPERF_FREE_S:
+                clients[i].stop()
+                stopped.add(i)
+        for i, client in enumerate(clients):
+            if i not in began and (client.proc is None or client.proc.poll() is not None or now > deadline):
+                client.finish()
+                raise UserError(f"sockperf ping-pong did not start its test; its output is in {client.log}")
+        waiting = {c.proc.stdout.fileno(): i for i, c in enumerate(clients)
+                   if i not in began and c.proc is not None and c.proc.stdout is not None}
+        wake = min([at + SOCKPERF_FREE_S for i, at in began.items() if i not in stopped], default=now + 0.2)
+        if not waiting:
+            time.sleep(max(0.0, wake - now))
+            continue
+        for fd in select.select(list(waiting), [], [], max(0.0, min(wake, now + 0.2) - now))[0]:
+            if clients[waiting[fd]].read_head():
+                began[waiting[fd]] = time.monotonic()
+    time.sleep(max(0.0, max(began.values(), default=0.0) + SOCKPERF_LEFT_OUT_S - time.monotonic()))
 
 
 @dataclass
@@ -258,13 +283,7 @@ class Sockperf:
                 "sockperf", "ping-pong", "--tcp", "-i", self.host, "-p", str(port),
                 "-m", str(size + SOCKPERF_EXTRA_BYTES), "-t", str(SOCKPERF_CLIENT_S)], self.log)
             self.clients[size].launch()
-        deadline = time.monotonic() + SOCKPERF_START_TIMEOUT_S
-        for client in self.clients.values():
-            client.wait_for_test(deadline)
-        time.sleep(SOCKPERF_FREE_S)
-        for client in self.clients.values():
-            client.stop()
-        time.sleep(SOCKPERF_LEFT_OUT_S - SOCKPERF_FREE_S)
+        _run_warmups(list(self.clients.values()))
 
     def turns(self, payload_bytes: int, launch: int, trial: int, warmup: int) -> SockperfTurns:
         if not self.clients:
