@@ -37,7 +37,9 @@ anatomy counters of both points (anatomy/), or says it is unexplained. The cause
 - Waiting, not work (twoway): the slower side's two workers spent no more CPU per call than the faster side's, so
   its extra latency is time neither of them ran, waiting to be woken, which the host decides (c-socket at
   split-core twoway 4 KB: 62.9 us against java-socket's 58.9 us, for 49.1 us of CPU per call, client and server,
-  against 59.4 us: at split-core each call wakes the other CPU twice).
+  against 59.4 us: at split-core each call wakes the other CPU twice). Where it spent more, but by under half of
+  what it is slower by, most of the gap is still waiting (python-socket against omniORBpy at split-core twoway
+  16 B: 4.88 us slower, for 1.28 us more CPU per call).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ BACKPRESSURE_SHARE = 0.5
 # A trial of the faster side whose client sent under this share of the slower side's (median) TCP segments per
 # call coalesced (a fifth fewer or more).
 COALESCING_SHARE = 0.8
+# The slower side's extra CPU per call (both workers) at under this share of its extra latency: mostly waiting.
+WORK_SHARE = 0.5
 
 
 def invariant_warnings(points: dict[Point, PointSummary], evidence: TrialEvidence) -> list[RunWarning]:
@@ -79,7 +83,8 @@ def _below_baseline(points: dict[Point, PointSummary], evidence: TrialEvidence) 
         if not point.is_base_load or added is None or added.ci95_high is None or added.ci95_high >= 0:
             continue
         high, low, estimate = added.ci95_high, added.ci95_low or 0.0, added.estimate or 0.0
-        cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point, evidence=evidence)
+        cause = cause_text(points, slow=point.replace(target=added.baseline), fast=point, evidence=evidence,
+                           gap_ns=-estimate)
         out.append(RunWarning(
             "baseline suspect", point.label,
             f"faster than its baseline {added.baseline}: added latency {estimate / 1e3:+.2f} us, "
@@ -106,7 +111,7 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary], evidence: 
             theirs = points[other].p50_ci95_ns
             if theirs is None or not theirs.estimate:
                 continue
-            cause = cause_text(points, slow=point, fast=other, evidence=evidence)
+            cause = cause_text(points, slow=point, fast=other, evidence=evidence, gap_ns=estimate)
             out.append(RunWarning(
                 "baseline suspect", point.label,
                 f"C socket baseline slower than {other.target}: its p50 {estimate / 1e3:+.2f} us over theirs "
@@ -115,9 +120,10 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary], evidence: 
     return out
 
 
-def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point, evidence: TrialEvidence) -> str:
-    """Why `slow` took longer per call than `fast` at the same point, as far as the oneway receivers' throughput,
-    the trials' TCP segments and the anatomy counters tell."""
+def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point, evidence: TrialEvidence,
+               gap_ns: float | None = None) -> str:
+    """Why `slow` took longer per call than `fast` at the same point (by `gap_ns`, where known), as far as the
+    oneway receivers' throughput, the trials' TCP segments and the anatomy counters tell."""
     slow_summary, fast_summary = points.get(slow), points.get(fast)
     backpressure = _backpressure(slow, slow_summary, fast, fast_summary, far_behind=True)
     if backpressure:
@@ -139,7 +145,7 @@ def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point, evid
     if slow_switches - fast_switches >= WAKEUP_GAP_PER_CALL and slow_switches >= WAKEUP_RATIO * fast_switches:
         return (f"cause: wake-ups ({counts}): {slow.target}'s receiver keeps up and sleeps between messages, "
                 f"so its sender pays for waking it more often")
-    return _waiting(slow, slow_summary, fast, fast_summary) or f"cause unexplained ({counts})"
+    return _waiting(slow, slow_summary, fast, fast_summary, gap_ns) or f"cause unexplained ({counts})"
 
 
 def _cpu_per_call(summary: PointSummary | None) -> float | None:
@@ -152,13 +158,22 @@ def _cpu_per_call(summary: PointSummary | None) -> float | None:
 
 
 def _waiting(slow: Point, slow_summary: PointSummary | None, fast: Point,
-             fast_summary: PointSummary | None) -> str | None:
+             fast_summary: PointSummary | None, gap_ns: float | None = None) -> str | None:
     # Twoway only: a closed loop's call is its two workers' work plus their waits, all of it inside the p50.
     if slow.mode != "twoway":
         return None
     slow_cpu, fast_cpu = _cpu_per_call(slow_summary), _cpu_per_call(fast_summary)
-    if slow_cpu is None or fast_cpu is None or slow_cpu > fast_cpu:
+    if slow_cpu is None or fast_cpu is None:
         return None
+    if slow_cpu > fast_cpu:
+        # More work per call can account for at most that much of the gap.
+        extra_us = slow_cpu - fast_cpu
+        if gap_ns is None or gap_ns <= 0 or extra_us * 1e3 >= WORK_SHARE * gap_ns:
+            return None
+        return (f"cause: mostly waiting (CPU per call, client and server: {slow.target} {slow_cpu:.2f} us, "
+                f"{fast.target} {fast_cpu:.2f} us: {extra_us:.2f} us more work per call, under half of the "
+                f"{gap_ns / 1e3:.2f} us it is slower by): the rest of {slow.target}'s extra latency is time neither "
+                f"of its workers ran, waiting to be woken")
     return (f"cause: waiting, not work (CPU per call, client and server: {slow.target} {slow_cpu:.2f} us, "
             f"{fast.target} {fast_cpu:.2f} us): {slow.target}'s workers work no more per call, so its extra "
             f"latency is time neither ran, waiting to be woken")
