@@ -137,6 +137,19 @@ def test_a_queued_oneway_gets_no_added_latency_but_a_written_one_does():
             assert added.estimate == 500.0, (point, added)
 
 
+def cpu(summary: PointSummary, client_cpu: float, server_cpu: float,
+        vcsw: tuple[float, float] = (1.0, 1.0)) -> PointSummary:
+    """The summary with anatomy counters of one trial: CPU per call (us) and voluntary switches per call."""
+    from orbench.summary.model import Anatomy, AnatomyFigure
+
+    def fig(value: float) -> AnatomyFigure:
+        return AnatomyFigure(median=value, mean=value, low=value, high=value, trials=1)
+
+    return summary.replace(anatomy=Anatomy(per_call="calls", tcp_events={}, client_vcsw=fig(vcsw[0]),
+                                           server_vcsw=fig(vcsw[1]), client_cpu_us=fig(client_cpu),
+                                           server_cpu_us=fig(server_cpu)))
+
+
 def switches(summary: PointSummary, client: float, server: float) -> PointSummary:
     """The summary with anatomy counters of `client` and `server` voluntary context switches per call."""
     from orbench.summary.model import Anatomy, AnatomyFigure
@@ -251,14 +264,8 @@ def test_a_warning_names_waiting_when_the_slower_side_works_no_more_per_call():
     trial above zero, yet its client and server spent 23.2 + 25.9 us of CPU per call against 27.6 + 31.8 us:
     the extra is waiting. With the C side's CPU above the other's by more than half the gap it stays
     unexplained; by less, it is mostly waiting."""
-    from orbench.summary.model import Anatomy, AnatomyFigure
-
     def counters(summary: PointSummary, client_cpu: float, server_cpu: float) -> PointSummary:
-        def fig(value: float) -> AnatomyFigure:
-            return AnatomyFigure(median=value, mean=value, low=value, high=value, trials=1)
-        return summary.replace(anatomy=Anatomy(per_call="calls", tcp_events={}, client_vcsw=fig(1.006),
-                                               server_vcsw=fig(1.008), client_cpu_us=fig(client_cpu),
-                                               server_cpu_us=fig(server_cpu)))
+        return cpu(summary, client_cpu, server_cpu, vcsw=(1.006, 1.008))
 
     c, java = point("c-socket", 4096), point("java-socket", 4096)
     entries = {c: counters(socket("c++", 62_900, 62_000, 63_800), 23.2, 25.9),
@@ -325,21 +332,12 @@ def test_a_middleware_faster_than_its_baseline_by_more_than_the_baseline_s_extra
     faster [-6.36, -3.41], while python-socket's workers spent 32.08 + 42.58 us of CPU per call against 32.47 +
     40.91: 1.28 us more, which accounts for at most that much of the gap. At 3 us more (over half of it) the
     counters do not say."""
-    from orbench.summary.model import Anatomy, AnatomyFigure
-
-    def counters(summary: PointSummary, client_cpu: float, server_cpu: float) -> PointSummary:
-        def fig(value: float) -> AnatomyFigure:
-            return AnatomyFigure(median=value, mean=value, low=value, high=value, trials=1)
-        return summary.replace(anatomy=Anatomy(per_call="calls", tcp_events={}, client_vcsw=fig(1.0),
-                                               server_vcsw=fig(1.0), client_cpu_us=fig(client_cpu),
-                                               server_cpu_us=fig(server_cpu)))
-
     omni, base = point("omniorb", 16), point("c-socket", 16)
-    entries = {omni: counters(orb(-4_880.0, -6_360.0, -3_410.0), 32.47, 40.91),
-               base: counters(socket("c++", 75_000, 74_000, 76_000), 32.08, 42.58)}
+    entries = {omni: cpu(orb(-4_880.0, -6_360.0, -3_410.0), 32.47, 40.91),
+               base: cpu(socket("c++", 75_000, 74_000, 76_000), 32.08, 42.58)}
     (w,) = invariant_warnings(with_points(entries), TrialEvidence({}))
     assert ("cause: mostly waiting (CPU per call, client and server: c-socket 74.66 us, omniorb 73.38 us: 1.28 us "
             "more work per call, under half of the 4.88 us it is slower by)") in w.text
-    entries[base] = counters(socket("c++", 75_000, 74_000, 76_000), 33.80, 42.58)
+    entries[base] = cpu(socket("c++", 75_000, 74_000, 76_000), 33.80, 42.58)
     (w,) = invariant_warnings(with_points(entries), TrialEvidence({}))
     assert "cause unexplained (voluntary context switches per call" in w.text
