@@ -131,9 +131,9 @@ class SockperfClient:
     """One `sockperf ping-pong` client for one size in one launch. sockperf runs for a time, not a number of calls,
     and cannot wait between them: so, once its test has begun, it runs free for SOCKPERF_FREE_S (its own warm-up,
     which it leaves out of its figures; _run_warmups), then stays stopped (SIGSTOP) except for its turns (SIGCONT
-    for as long as orbench's slice took, then SIGSTOP), and is interrupted when its launch ends (SIGINT), when it prints its figures
-    over every turn. The call a stop catches in flight reads the whole stop: one call in a turn's hundreds, which a
-    p50 does not see."""
+    for as long as orbench's slice took, then SIGSTOP), and is interrupted when its launch ends (SIGINT), when it
+    prints its figures over every turn. The call a stop catches in flight reads the whole stop: one call in a
+    turn's hundreds, which a p50 does not see."""
 
     def __init__(self, argv: list[str], log: Path):
         self.argv, self.log = argv, log

@@ -121,9 +121,9 @@ def _c_slower_than_other_languages(points: dict[Point, PointSummary], evidence: 
 
 
 def cause_text(points: dict[Point, PointSummary], slow: Point, fast: Point, evidence: TrialEvidence,
-               gap_ns: float | None = None) -> str:
-    """Why `slow` took longer per call than `fast` at the same point (by `gap_ns`, where known), as far as the
-    oneway receivers' throughput, the trials' TCP segments and the anatomy counters tell."""
+               gap_ns: float) -> str:
+    """Why `slow` took longer per call than `fast` at the same point (by `gap_ns`), as far as the oneway
+    receivers' throughput, the trials' TCP segments and the anatomy counters tell."""
     slow_summary, fast_summary = points.get(slow), points.get(fast)
     backpressure = _backpressure(slow, slow_summary, fast, fast_summary, far_behind=True)
     if backpressure:
@@ -158,25 +158,25 @@ def _cpu_per_call(summary: PointSummary | None) -> float | None:
 
 
 def _waiting(slow: Point, slow_summary: PointSummary | None, fast: Point,
-             fast_summary: PointSummary | None, gap_ns: float | None = None) -> str | None:
+             fast_summary: PointSummary | None, gap_ns: float) -> str | None:
+    """Waiting where the slower side's extra CPU per call (the most of the gap its work can be) is under
+    WORK_SHARE of the gap: none of it ("waiting, not work") or some ("mostly waiting")."""
     # Twoway only: a closed loop's call is its two workers' work plus their waits, all of it inside the p50.
     if slow.mode != "twoway":
         return None
     slow_cpu, fast_cpu = _cpu_per_call(slow_summary), _cpu_per_call(fast_summary)
     if slow_cpu is None or fast_cpu is None:
         return None
-    if slow_cpu > fast_cpu:
-        # More work per call can account for at most that much of the gap.
-        extra_us = slow_cpu - fast_cpu
-        if gap_ns is None or gap_ns <= 0 or extra_us * 1e3 >= WORK_SHARE * gap_ns:
-            return None
-        return (f"cause: mostly waiting (CPU per call, client and server: {slow.target} {slow_cpu:.2f} us, "
-                f"{fast.target} {fast_cpu:.2f} us: {extra_us:.2f} us more work per call, under half of the "
-                f"{gap_ns / 1e3:.2f} us it is slower by): the rest of {slow.target}'s extra latency is time neither "
-                f"of its workers ran, waiting to be woken")
-    return (f"cause: waiting, not work (CPU per call, client and server: {slow.target} {slow_cpu:.2f} us, "
-            f"{fast.target} {fast_cpu:.2f} us): {slow.target}'s workers work no more per call, so its extra "
-            f"latency is time neither ran, waiting to be woken")
+    extra_us = slow_cpu - fast_cpu
+    cpu = f"CPU per call, client and server: {slow.target} {slow_cpu:.2f} us, {fast.target} {fast_cpu:.2f} us"
+    if extra_us <= 0:
+        return (f"cause: waiting, not work ({cpu}): {slow.target}'s workers work no more per call, so its extra "
+                f"latency is time neither ran, waiting to be woken")
+    if extra_us * 1e3 >= WORK_SHARE * gap_ns:
+        return None
+    return (f"cause: mostly waiting ({cpu}: {extra_us:.2f} us more work per call, under half of the "
+            f"{gap_ns / 1e3:.2f} us it is slower by): the rest of {slow.target}'s extra latency is time neither of "
+            f"its workers ran, waiting to be woken")
 
 
 def _coalescing(slow: Point, fast: Point, evidence: TrialEvidence) -> str | None:
