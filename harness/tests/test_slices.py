@@ -24,6 +24,7 @@ from orbench.stats.phases import (
     blocks_agree,
     settled_pairs,
     slice_samples,
+    slice_values,
     slow_step,
     speed_modes,
     speed_scaled,
@@ -497,3 +498,32 @@ def test_a_member_killed_during_its_turns_ends_the_trial_at_once(write_campaign,
     failed = [t for t in trials if t.point.target == "c-socket" and not t.ok]
     assert failed, [(t.point.target, t.status, t.error) for t in trials]
     assert "died" in failed[0].error or "signal" in failed[0].error, failed[0].error
+
+
+def _two_mode_slice(rng: np.random.Generator, slow_share: float, offset_ns: float = 0.0) -> np.ndarray:
+    """250 round trips of a c-socket in two modes, 11.95 and 12.6 us (as on an AMD EPYC guest), `slow_share`
+    of them slow, plus whatever the side adds."""
+    slow = rng.random(250) < slow_share
+    return (np.where(slow, 12_600.0, 11_950.0) + rng.normal(0, 60, 250) + offset_ns).astype("<i8")
+
+
+def test_a_round_trips_slices_are_valued_by_their_middle_mean_and_a_oneways_by_its_p50(tmp_path):
+    """A baseline whose calls fall in two modes near half and half (each slice 40-60% slow), against a middleware
+    that adds 1 us to a baseline-like call: each slice pair's difference of middle means stays within 0.2 us of
+    1 us, where the p50s' jumps by the modes' gap; a oneway's slices keep their recorded p50s."""
+    rng = np.random.default_rng(11)
+    trials = {}
+    for side, offset in (("c-socket", 0.0), ("omniorb", 1_000.0)):
+        point = Point(placement="same-core", mode="twoway", payload_type="octets", payload_bytes=1, target=side)
+        pieces = [_two_mode_slice(rng, share, offset) for share in np.linspace(0.4, 0.6, 8)[rng.permutation(8)]]
+        np.concatenate(pieces).tofile(tmp_path / f"{side}.i64")
+        trials[side] = Trial(seq=0, point=point, trial=0, status="ok", calls=2000, samples_file=f"{side}.i64",
+                             slice_p50s_ns=tuple(float(np.median(p)) for p in pieces), slice_sizes=(250,) * 8)
+    orb, base = (slice_values([trials[s]], tmp_path) for s in ("omniorb", "c-socket"))
+    by_middle = [orb[k] - base[k] for k in sorted(base)]
+    by_p50 = [o - b for o, b in zip(trials["omniorb"].slice_p50s_ns, trials["c-socket"].slice_p50s_ns)]
+    assert max(abs(d - 1_000) for d in by_middle) < 200
+    assert max(by_p50) - min(by_p50) > 400  # what the p50s did: the modes' gap is 650 ns
+    oneway = trials["c-socket"].replace(point=trials["c-socket"].point.replace(mode="oneway"))
+    assert list(slice_values([oneway], tmp_path).values()) == list(oneway.slice_p50s_ns)
+    assert list(slice_values([trials["c-socket"]], None).values()) == list(trials["c-socket"].slice_p50s_ns)

@@ -27,6 +27,7 @@ from orbench.results.store import RunStore
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
 from orbench.running.flood import most_calls
+from orbench.stats.phases import slice_values
 from orbench.stats.repetitions import (
     GroupCost,
     GroupInput,
@@ -105,6 +106,13 @@ def call_var(path: Path) -> float | None:
     return block_call_var(read_samples(path)) if path.is_file() else None
 
 
+@functools.lru_cache(maxsize=65536)
+def trial_slices(trial: Trial, root: Path) -> tuple[float, ...]:
+    """A sliced trial's slice values in order, as the summary pairs them (stats/phases.slice_values)."""
+    values = slice_values([trial], root)
+    return tuple(values[k] for k in sorted(values))
+
+
 # -- rows: what a reader takes from a point group -------------------------------------------------------------
 @dataclass(frozen=True)
 class Row:
@@ -129,7 +137,7 @@ def rows_of(evidence: Evidence, baselines: Mapping[str, str]) -> dict[PointGroup
         key = (t.point.group, t.point.target)
         p50.setdefault(key, {}).setdefault(t.launch, {})[t.trial] = float(t.p50_ns)
         if t.slice_p50s_ns:
-            slices.setdefault(key, {})[(t.launch, t.trial)] = t.slice_p50s_ns
+            slices.setdefault(key, {})[(t.launch, t.trial)] = trial_slices(t, evidence.root)
         # A trial's calls are every client's (N processes or N threads); a plan chooses each client's.
         per_client = max(1, t.calls // max(1, t.point.clients))
         seen_calls.setdefault(t.point.group, []).append(per_client)

@@ -28,7 +28,7 @@ from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
-from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, speed_scaled, usual_blocks
+from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, slice_values, speed_scaled, usual_blocks
 from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
@@ -100,7 +100,8 @@ class PointTrials:
     first_round_done: bool = False
     rounds: int = 0
     p50s: dict[str, dict[int, float]] = field(default_factory=dict)
-    slice_p50s: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)  # (trial, slice) -> p50
+    # (trial, slice) -> its value as the summary pairs it (stats/phases.slice_values)
+    by_slice: dict[str, dict[tuple[int, int], float]] = field(default_factory=dict)
     slice_calls: dict[str, dict[tuple, np.ndarray]] = field(default_factory=dict)  # a round trip's, by slice
     reads_speed: bool = False   # its slices read the host's speed (stats/phases.reads_blocks): scaled to it
     fixed_rounds: int | None = None
@@ -110,8 +111,8 @@ class PointTrials:
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
-            for k, p50 in enumerate(trial.slice_p50s_ns or ()):
-                self.slice_p50s.setdefault(target, {})[(trial.trial, k)] = p50
+            for (_, t, k), value in slice_values([trial], self.rule.samples_dir).items():
+                self.by_slice.setdefault(target, {})[(t, k)] = value
             self.reads_speed = reads_blocks(trial.point)
             if self.rule.samples_dir is not None and trial.slice_p50s_ns and reads_blocks(trial.point):
                 self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
@@ -137,7 +138,7 @@ class PointTrials:
         for orb, base in self.rule.baselines.items():
             if orb in self.p50s and base in self.p50s:
                 # Slice pairs where the trials were sliced (running/slices.py), as the summary pairs them.
-                sliced = orb in self.slice_p50s and base in self.slice_p50s
+                sliced = orb in self.by_slice and base in self.by_slice
                 interval = (paired_difference(*self._slice_values(orb, base)) if sliced
                             else paired_difference(self.p50s[orb], self.p50s[base]))
                 half = None if interval is None or interval.half_width is None else max(interval.half_width,
@@ -147,14 +148,14 @@ class PointTrials:
 
     def _slice_values(self, orb: str, base: str) -> tuple[dict, dict]:
         """The two sides' slices as the summary pairs them: block by block at the usual speed where both sides'
-        blocks agree (summary/pairing.by_blocks), else their p50s; where they read the host's speed, the
+        blocks agree (summary/pairing.by_blocks), else their slice values; where they read the host's speed, the
         middleware's values scaled to its usual speed (stats/phases.speed_scaled)."""
         o, b = (usual_blocks(self.slice_calls.get(name, {})) for name in (orb, base))
         if blocks_agree(o, b):
             assert o is not None and b is not None
             orb_values, base_values = o.values, b.values
         else:
-            orb_values, base_values = self.slice_p50s[orb], self.slice_p50s[base]
+            orb_values, base_values = self.by_slice[orb], self.by_slice[base]
         scale = speed_scaled(orb_values, base_values) if self.reads_speed and orb not in self.rule.unscaled else None
         return (orb_values if scale is None else scale.values), base_values
 

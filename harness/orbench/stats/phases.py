@@ -57,7 +57,7 @@ import numpy as np
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.stats.intervals import median_interval
-from orbench.stats.stats import read_samples
+from orbench.stats.stats import middle_mean, read_samples
 
 MIN_SLICES = 20          # fewer baseline slices than this: no split is tried
 MIN_MODE_SHARE = 0.1     # the smaller mode must hold at least this share of the slices
@@ -254,14 +254,14 @@ MAX_KEPT_GAP = 0.15
 class UsualBlocks:
     """One side's slices at a point valued at the host's usual speed, block by block (`usual_blocks`)."""
 
-    values: dict          # (launch, trial, slice) -> the median of its calls in blocks at the usual speed
+    values: dict          # (launch, trial, slice) -> the middle mean of its calls in blocks at the usual speed
     kept_share: float     # of all the side's blocks
     limit_ns: float       # a block median above it was not at the usual speed
 
 
 def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
     """The slices of one side of a point (keys (launch, trial, slice), each its calls in the order they ran),
-    each valued by the median of its calls in blocks of BLOCK_CALLS taken at the usual speed; a slice with fewer
+    each valued by the middle mean of its calls in blocks of BLOCK_CALLS taken at the usual speed; a slice with fewer
     than MIN_BLOCKS_KEPT of them has no value. None with fewer than MIN_BLOCKS blocks in all."""
     cut = {k: x[:x.size // BLOCK_CALLS * BLOCK_CALLS].reshape(-1, BLOCK_CALLS) for k, x in slices.items()}
     medians = {k: np.median(blocks, axis=1) for k, blocks in cut.items() if blocks.size}
@@ -273,7 +273,7 @@ def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
     for k, meds in medians.items():
         kept = meds <= limit
         if int(kept.sum()) >= MIN_BLOCKS_KEPT:
-            values[k] = float(np.median(cut[k][kept]))
+            values[k] = middle_mean(cut[k][kept])
     return UsualBlocks(values=values, kept_share=float(np.mean(every <= limit)), limit_ns=limit)
 
 
@@ -308,4 +308,18 @@ def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, in
         pieces = np.split(calls, np.cumsum(t.slice_sizes)[:-1])
         if all(p.size and abs(float(np.median(p)) - float(v)) <= 0.5 for p, v in zip(pieces, t.slice_p50s_ns)):
             out.update({(t.launch, t.trial, k): p for k, p in enumerate(pieces)})
+    return out
+
+
+
+def slice_values(trials: list[Trial], run_dir: Path | None) -> dict[tuple[int, int, int], float]:
+    """Each ok sliced trial's slices valued as the pairing pairs them, by (launch, trial, slice): a round trip's
+    by the middle mean of its calls (stats.middle_mean), a oneway flood's by its recorded p50 (how often a write
+    found room; its middle half would straddle the writes that waited). Without the samples (run_dir None, or a
+    trial whose file does not split into its slices), the recorded p50s."""
+    out = {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
+           for k, v in enumerate(t.slice_p50s_ns)}
+    round_trips = [t for t in trials if t.point.mode != "oneway"]
+    if run_dir is not None and round_trips:
+        out.update({k: middle_mean(calls) for k, calls in slice_samples(round_trips, run_dir).items()})
     return out

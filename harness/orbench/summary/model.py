@@ -54,7 +54,9 @@ from orbench.stats.phases import ModeAdded
 #    (`usual_speed_ns`, stats/phases.speed_scaled) where the added cost is work, not a known answer's clock spin.
 # 16: an ORB-added interval with earlier runs on the host is the runs' pooled one, narrower than the run's own
 #    too, unless the run's launches spread beyond theirs (`run_to_run.unlike`, summary/run_to_run.py).
-SUMMARY_VERSION = 16
+# 17: a round trip's slices valued by the middle mean of their calls (stats.middle_mean), not their p50:
+#    stats/phases.slice_values.
+SUMMARY_VERSION = 17
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 

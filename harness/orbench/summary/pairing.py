@@ -61,7 +61,7 @@ def pair_with_baselines(points: dict[Point, PointSummary], trial_p50: dict[Point
                         slices: dict[Point, dict[SliceKey, float]] | None = None,
                         blocks: dict[Point, UsualBlocks] | None = None) -> dict[Point, PointSummary]:
     """The points again, each ORB (or known-answer) point with its ORB-added latency, known answer and added CPU.
-    `slices`: the sliced trials' slice p50s per point (point_summary.slice_p50s), which pair slice by slice;
+    `slices`: the sliced trials' slice values per point (stats/phases.slice_values), which pair slice by slice;
     `blocks`: per round-trip point, its slices valued block by block at the usual speed (stats/phases), which
     replace the slice p50s where the middleware's and its baseline's agree."""
     slices, blocks = slices or {}, blocks or {}

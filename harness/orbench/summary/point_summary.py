@@ -37,13 +37,6 @@ TrialKey = tuple[int, int]  # (launch, trial): trials of two targets pair by it
 SliceKey = tuple[int, int, int]  # (launch, trial, slice): the slices of two targets' sliced trials pair by it
 
 
-def slice_p50s(trials: list[Trial]) -> dict[SliceKey, float]:
-    """Each ok sliced trial's slice p50s by (launch, trial, slice) (running/slices.py); none for a sequential
-    trial."""
-    return {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
-            for k, v in enumerate(t.slice_p50s_ns)}
-
-
 def trial_segments(trials: list[Trial]) -> dict[TrialKey, float]:
     """Each ok trial's TCP data segments its client sent per call (running/wire_reading.py), by (launch, trial)."""
     return {(t.launch, t.trial): t.out_segs_per_call for t in trials if t.ok and t.out_segs_per_call is not None}
@@ -51,7 +44,7 @@ def trial_segments(trials: list[Trial]) -> dict[TrialKey, float]:
 
 @dataclass(frozen=True)
 class TrialEvidence:
-    """Per point, what its ok trials say one by one: their p50s and slice p50s (what the pairing pairs) and the TCP
+    """Per point, what its ok trials say one by one: their p50s and slice values (what the pairing pairs) and the TCP
     segments their client sent per call. The run's invariants read it to name a cause (summary/invariants.py)."""
 
     p50: dict[Point, dict[TrialKey, float]]

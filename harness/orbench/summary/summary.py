@@ -24,7 +24,7 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
-from orbench.stats.phases import reads_blocks, slice_samples, speed_modes, usual_blocks
+from orbench.stats.phases import reads_blocks, slice_samples, slice_values, speed_modes, usual_blocks
 from orbench.summary.capacity import capacities
 from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
@@ -42,7 +42,6 @@ from orbench.summary.pairing import pair_with_baselines
 from orbench.summary.point_summary import (
     TrialEvidence,
     TrialKey,
-    slice_p50s,
     summarize_point,
     trial_segments,
 )
@@ -76,7 +75,7 @@ def summarize(store: RunStore) -> RunSummary:
                                               targets_info.get(point.target, {}))
         if p50s:
             trial_p50[point] = p50s
-    slices = {point: found for point, trials in by_point.items() if (found := slice_p50s(trials))}
+    slices = {point: found for point, trials in by_point.items() if (found := slice_values(trials, store.path))}
     # A round trip's slices read block by block at the host's usual speed (stats/phases.reads_blocks).
     blocks = {point: found for point in slices if reads_blocks(point)
               and (found := usual_blocks(slice_samples(by_point[point], store.path))) is not None}

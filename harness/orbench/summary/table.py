@@ -126,8 +126,10 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds over its baseline's p50 in a freshly "
-              "launched process in steady state. Each launch gives the median of its paired differences (slice by "
+P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds to its baseline's typical call in a "
+              "freshly launched process in steady state (a round trip's: the middle mean, the mean of its calls "
+              "between their 25th and 75th percentiles; a oneway's: the p50). Each launch gives the median of its "
+              "paired differences (slice by "
               "slice where the trials alternated in slices, else trial by trial; a round trip's pairs taken with the "
               "host at its usual speed and each scaled to that speed by its own baseline slice, except a known "
               "answer's clock delay); the estimate is over launches: from six launches the 20% trimmed mean with "
@@ -136,7 +138,8 @@ P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds over 
               "launches; MIXED: launches disagree in kind, see the warnings). With one launch: the median of the "
               "pairs with its sign-test interval, over one process (\"(mean, t)\": fewer than 6 pairs). p50 is "
               "estimated the same way from each target's own trials (one launch: the mean of trial p50s), so an "
-              "ORB's p50 minus its baseline's differs from ORB-added only where pairs disagree; * unpaired trials "
+              "ORB's p50 minus its baseline's differs from ORB-added where pairs disagree or a round trip's calls "
+              "fall unevenly about their p50; * unpaired trials "
               "left out; p90, p99, max: over every call of the point. A oneway's time is from the call to its "
               "return, once the calling thread has written the request to its socket; \"not comparable\": a "
               "middleware whose oneway returns once another thread has the request (gRPC Java and Python), whose "
