@@ -31,7 +31,7 @@ from orbench.running.fidelity import (
     stability,
     verdict,
 )
-from orbench.running.fidelity_references import SOCKPERF_FIRST_TURN_S, ReferenceRun, Sockperf
+from orbench.running.fidelity_references import SOCKPERF_FIRST_TURN_S, SOCKPERF_MAX_BYTES, ReferenceRun, Sockperf
 from orbench_plots.section_fidelity import section
 
 from tests.conftest import missing, require_targets
@@ -218,6 +218,27 @@ def test_a_sockperf_client_runs_only_in_its_turns(tmp_path):
     ran_s = 15 * SOCKPERF_FIRST_TURN_S
     round_trip_s = 2 * got.p50_ns / 1e9  # sockperf's p50 is half a round trip
     assert got.observations < 3 * ran_s / round_trip_s, (got, (tmp_path / "sockperf.log").read_text())
+
+
+@pytest.mark.slow  # a sockperf client takes 2 s to begin its test
+def test_the_sockperf_row_measures_64_kib_at_sockperfs_largest_message(tmp_path):
+    """sockperf takes messages up to 65,507 B, so 64 KiB (65,554 B with its 18 bytes, which it refuses) is measured
+    at 65,489 B on both sides, and a size far beyond is left out; the largest then runs, turns and all."""
+    if shutil.which("sockperf") is None:
+        missing("sockperf (make deps)")
+    ref = Sockperf(resolve("same-core"), "127.0.0.1", tmp_path)
+    assert ref.at_sizes([1, 65536, 65489, 131072]) == [1, SOCKPERF_MAX_BYTES] == [1, 65489]
+    assert ref.at_sizes([SOCKPERF_MAX_BYTES]) == [SOCKPERF_MAX_BYTES]  # a later run at the row's own sizes
+    ref.start()
+    try:
+        turns = ref.turns(SOCKPERF_MAX_BYTES, 0, 0, 0)
+        for k in range(5):
+            time.sleep(0.1)
+            turns.run_slice(k, 500, 0)
+    finally:
+        ref.stop()
+    got = turns.result()
+    assert got is not None and got.observations > 0, (tmp_path / "sockperf.log").read_text()[-2000:]
 
 
 @pytest.mark.slow  # a row's launches at one size, then three more

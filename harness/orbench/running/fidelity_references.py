@@ -26,8 +26,13 @@ from orbench.stats.stats import latency_summary, read_samples
 
 # sockperf's message: the mean of orbench's request (P + 12) and echo reply (P + 24), so both move the same bytes.
 SOCKPERF_EXTRA_BYTES = 18
-# sockperf's TCP ping-pong refuses messages near 64 KiB on this build: its row leaves larger sizes out.
-SOCKPERF_MAX_BYTES = 32768
+# sockperf's largest message, the UDP payload limit it keeps for TCP too (sockperf 3.7 closed the connection at
+# 65,508 B and beyond), so the largest payload its row can match is 65,489 B: its row measures a size just over
+# that (64 KiB, 47 B over) there, both sides, and leaves larger sizes out.
+SOCKPERF_MAX_MESSAGE = 65507
+SOCKPERF_MAX_BYTES = SOCKPERF_MAX_MESSAGE - SOCKPERF_EXTRA_BYTES
+# How far over SOCKPERF_MAX_BYTES a size may be and still be measured at it: 0.1% of the size.
+SOCKPERF_NEAR_SHARE = 0.001
 LOOP_EXECUTABLE = "cpp/build/orbench-omniorb-loop"
 PINGPONG_EXECUTABLE = "cpp/build/orbench-c-pingpong"
 JAVA_PINGPONG_JAR = "java/target/orbench-workers.jar"
@@ -249,7 +254,8 @@ class Sockperf:
     halve_orbench = True
     describe = ("orbench c-socket echo p50 / 2 (sends P+12 B, gets P+24 B back) vs sockperf TCP ping-pong p50 of "
                 "RTT/2 (sends and gets back P+18 B), one sockperf client per size and launch, stopped except for its "
-                "turns between orbench's slices")
+                f"turns between orbench's slices; 64 KiB at {SOCKPERF_MAX_BYTES} B, both sides (sockperf's largest "
+                f"message is {SOCKPERF_MAX_MESSAGE} B)")
 
     def __init__(self, placement: Placement, host: str, logs: Path):
         self.placement, self.host = placement, host
@@ -260,7 +266,9 @@ class Sockperf:
         self.call_ns: dict[int, float] = {}  # per size: the orbench side's time per call in its last trial
 
     def at_sizes(self, sizes: list[int]) -> list[int]:
-        self.sizes = [size for size in sizes if size <= SOCKPERF_MAX_BYTES]
+        near = [SOCKPERF_MAX_BYTES if SOCKPERF_MAX_BYTES < size <= SOCKPERF_MAX_BYTES * (1 + SOCKPERF_NEAR_SHARE)
+                else size for size in sizes]
+        self.sizes = list(dict.fromkeys(size for size in near if size <= SOCKPERF_MAX_BYTES))
         return list(self.sizes)
 
     def orbench_trial(self, payload_bytes: int, mean_ns: float) -> None:
