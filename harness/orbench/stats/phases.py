@@ -8,7 +8,7 @@ added about 1.4 us in the fast mode, 2.1-2.4 us in the slow one). Every baseline
 with. This module splits those readings into modes when they form two groups, so the summary can say per point
 what the middleware adds in each mode instead of averaging an unknown mix of them.
 
-The split: Otsu's threshold on the logarithm of the baseline's slice p50s (the cut that maximizes the variance
+The split: Otsu's threshold on the logarithm of the baseline's slice values (stats/phases.slice_values) (the cut that maximizes the variance
 between the two sides), kept when the two sides are apart by Ashman's D >= 3 (|m1 - m2| sqrt(2) / sqrt(s1^2 +
 s2^2); Ashman, Bird and Zepp, "Detecting bimodality in astronomical datasets", take D > 2 for two components
 fitted to the data, but the halves of one normal sample split at Otsu's cut already read D ~ 2.7 whatever its
@@ -57,7 +57,7 @@ import numpy as np
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.stats.intervals import median_interval
-from orbench.stats.stats import middle_mean, read_samples
+from orbench.stats.stats import fast_end, read_samples
 
 MIN_SLICES = 20          # fewer baseline slices than this: no split is tried
 MIN_MODE_SHARE = 0.1     # the smaller mode must hold at least this share of the slices
@@ -67,10 +67,10 @@ MIN_MODE_RATIO = 1.10    # and the slow side's median at least this many times t
 
 @dataclass(frozen=True)
 class SpeedModes:
-    """Two speed modes of a host, from one baseline point's slice p50s."""
+    """Two speed modes of a host, from one baseline point's slice values."""
 
-    threshold_ns: float   # a slice p50 above it was taken in the slow mode
-    fast_p50_ns: float    # the median slice p50 in each mode
+    threshold_ns: float   # a slice value above it was taken in the slow mode
+    fast_p50_ns: float    # the median slice value in each mode
     slow_p50_ns: float
     slow_share: float     # of the slices
     separation: float     # Ashman's D of the two sides (log scale)
@@ -85,7 +85,7 @@ class SpeedModes:
 
 
 def speed_modes(p50s_ns: Sequence[float]) -> SpeedModes | None:
-    """The two modes of a baseline's slice p50s, or None when they form one group (or are too few to tell)."""
+    """The two modes of a baseline's slice values, or None when they form one group (or are too few to tell)."""
     values = np.sort(np.asarray([v for v in p50s_ns if v > 0], dtype=float))
     n = int(values.size)
     if n < MIN_SLICES:
@@ -181,7 +181,7 @@ def speed_scaled(orb: Mapping[tuple, float], base: Mapping[tuple, float]) -> Spe
 
 
 # A baseline slice reads the host at its usual speed when its p50 is at most this many times the point's usual
-# level (USUAL_QUANTILE of its slice p50s): the fast mode's slices sat within 4% of each other (13.5-14.1 us at
+# level (USUAL_QUANTILE of its slice values): the fast mode's slices sat within 4% of each other (13.5-14.1 us at
 # 1 B), the slow mode's 1.13-1.26x above them.
 USUAL_SPEED_RATIO = MIN_MODE_RATIO
 USUAL_QUANTILE = 10
@@ -254,14 +254,14 @@ MAX_KEPT_GAP = 0.15
 class UsualBlocks:
     """One side's slices at a point valued at the host's usual speed, block by block (`usual_blocks`)."""
 
-    values: dict          # (launch, trial, slice) -> the middle mean of its calls in blocks at the usual speed
+    values: dict          # (launch, trial, slice) -> the fast end of its calls in blocks at the usual speed
     kept_share: float     # of all the side's blocks
     limit_ns: float       # a block median above it was not at the usual speed
 
 
 def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
     """The slices of one side of a point (keys (launch, trial, slice), each its calls in the order they ran),
-    each valued by the middle mean of its calls in blocks of BLOCK_CALLS taken at the usual speed; a slice with fewer
+    each valued by the fast end of its calls in blocks of BLOCK_CALLS taken at the usual speed; a slice with fewer
     than MIN_BLOCKS_KEPT of them has no value. None with fewer than MIN_BLOCKS blocks in all."""
     cut = {k: x[:x.size // BLOCK_CALLS * BLOCK_CALLS].reshape(-1, BLOCK_CALLS) for k, x in slices.items()}
     medians = {k: np.median(blocks, axis=1) for k, blocks in cut.items() if blocks.size}
@@ -273,7 +273,7 @@ def usual_blocks(slices: Mapping[tuple, np.ndarray]) -> UsualBlocks | None:
     for k, meds in medians.items():
         kept = meds <= limit
         if int(kept.sum()) >= MIN_BLOCKS_KEPT:
-            values[k] = middle_mean(cut[k][kept])
+            values[k] = fast_end(cut[k][kept])
     return UsualBlocks(values=values, kept_share=float(np.mean(every <= limit)), limit_ns=limit)
 
 
@@ -313,13 +313,20 @@ def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, in
 
 
 def slice_values(trials: list[Trial], run_dir: Path | None) -> dict[tuple[int, int, int], float]:
-    """Each ok sliced trial's slices valued as the pairing pairs them, by (launch, trial, slice): a round trip's
-    by the middle mean of its calls (stats.middle_mean), a oneway flood's by its recorded p50 (how often a write
-    found room; its middle half would straddle the writes that waited). Without the samples (run_dir None, or a
-    trial whose file does not split into its slices), the recorded p50s."""
+    """Each ok sliced trial's slices valued as the pairing pairs them, by (launch, trial, slice): a round trip at
+    rest on one CPU (reads_blocks) by the fast end of its calls (stats.fast_end), any other by its recorded p50.
+    Without the samples (run_dir None, or a trial whose file does not split into its slices), the recorded p50s.
+
+    Why the fast end there: with both workers on one CPU the scheduler takes one of two paths per call, and which
+    depends on how soon the server answers. A socket server that answers at once takes the slower one in a share
+    of calls that moves from slice to slice; a server that works a microsecond or more, as every middleware does,
+    takes the faster one (on an AMD EPYC guest: c-socket 11.0 us in its fast calls, 11.6 us at its p50; the
+    known-answer server spinning N ns at 11.0 us + N). Against the baseline's p50 or middle mean, a known 2 us
+    read 1.5 us; at the fast end, N = 250 ns to 4 us read 0.995 N + 9 ns. Elsewhere the slow calls are what the
+    point measures (a oneway's writes that waited, a queue under load, the other CPU's wake-up at split-core)."""
     out = {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
            for k, v in enumerate(t.slice_p50s_ns)}
-    round_trips = [t for t in trials if t.point.mode != "oneway"]
-    if run_dir is not None and round_trips:
-        out.update({k: middle_mean(calls) for k, calls in slice_samples(round_trips, run_dir).items()})
+    one_cpu = [t for t in trials if reads_blocks(t.point)]
+    if run_dir is not None and one_cpu:
+        out.update({k: fast_end(calls) for k, calls in slice_samples(one_cpu, run_dir).items()})
     return out

@@ -24,14 +24,16 @@ def read_samples(path: Path | str) -> np.ndarray:
     return np.fromfile(path, dtype="<i8")
 
 
-def middle_mean(calls: np.ndarray) -> float:
-    """The mean of the middle half of the calls (their 25th to 75th percentile): a round trip's location that
-    is its p50 where the calls spread evenly about it, and does not jump where they fall in two modes near half
-    and half (a c-socket at 1 B same-core on an AMD EPYC guest: 11.95 and 12.6 us, 55:45, so each 250-call
-    slice's p50 landed in one mode or the other and the omniORB-added half-width over launches doubled)."""
-    x = np.sort(np.ravel(np.asarray(calls, dtype=float)))
-    lo, hi = x.size // 4, x.size - x.size // 4
-    return float(np.mean(x[lo:hi])) if hi > lo else float(np.median(x))
+# A round trip's fast end: the 10th percentile of its calls. Delays only add to a call's time, so the fast end
+# shows the work a call does with the least of them (Chen and Revels, "Robust benchmarking in noisy
+# environments", 2016, take the minimum for that reason; the 10th percentile is steadier over a slice's calls).
+FAST_END_PCT = 10
+
+
+def fast_end(calls: np.ndarray) -> float:
+    """The fast end of a round trip's calls (FAST_END_PCT): what a slice is valued by where the scheduler's
+    paths differ from call to call (stats/phases.slice_values says where and why)."""
+    return float(np.percentile(np.ravel(np.asarray(calls, dtype=float)), FAST_END_PCT))
 
 
 def latency_summary(samples: np.ndarray) -> dict[str, float]:

@@ -54,9 +54,10 @@ from orbench.stats.phases import ModeAdded
 #    (`usual_speed_ns`, stats/phases.speed_scaled) where the added cost is work, not a known answer's clock spin.
 # 16: an ORB-added interval with earlier runs on the host is the runs' pooled one, narrower than the run's own
 #    too, unless the run's launches spread beyond theirs (`run_to_run.unlike`, summary/run_to_run.py).
-# 17: a round trip's slices valued by the middle mean of their calls (stats.middle_mean), not their p50:
-#    stats/phases.slice_values.
-SUMMARY_VERSION = 17
+# 17: a round trip's slices valued by the middle mean of their calls, not their p50.
+# 18: a round trip at rest on one CPU valued by the fast end of its calls (stats.fast_end), any other slice by
+#    its p50 again: stats/phases.slice_values.
+SUMMARY_VERSION = 18
 
 # --- latency and intervals -------------------------------------------------------------------------------------
 
@@ -292,7 +293,7 @@ class HostSpeedSplit:
     """At a point whose baseline slices fall into two speed modes of the host (stats/phases.py): the modes and
     what the middleware adds in each, over the slice pairs whose baseline slice was taken in it."""
 
-    threshold_ns: float       # a baseline slice p50 above it was taken in the slow mode
+    threshold_ns: float       # a baseline slice value above it was taken in the slow mode
     slow_over_fast: float     # the slow mode's baseline p50 over the fast one's
     separation: float         # Ashman's D
     modes: tuple[ModeAdded, ...]
@@ -308,7 +309,7 @@ class UsualSpeed:
 
     pairs: int                # kept
     of_pairs: int             # all the point's slice pairs
-    limit_ns: float           # a baseline slice p50 above it was not at the usual speed
+    limit_ns: float           # a baseline slice value above it was not at the usual speed
     launches_left_out: tuple[int, ...] = ()  # launches with no pair at the usual speed
 
 

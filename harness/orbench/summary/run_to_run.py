@@ -40,10 +40,10 @@ from orbench.summary.envdiff import COMMIT, environment_differences
 from orbench.summary.model import OrbAdded, PointSummary, RunToRun
 
 EARLIER_RUNS_FILE = "earlier_runs.json"
-# The first summary version whose estimates are this one's quantity: from 17 a round trip's slices are valued by
-# the middle mean of their calls (stats/phases.slice_values), which moved omniORB's 64 KB same-core estimate from
-# 7.4-8.8 us to 10.5 us (its calls fall in two modes; the p50 read the lower).
-SAME_ESTIMATE_FROM = 17
+# The first summary version whose estimates are this one's quantity: from 18 a same-core round trip's slices are
+# valued by the fast end of their calls (stats/phases.slice_values), which moved omniORB's 1 B estimate on an AMD
+# EPYC guest from 0.8 us to 1.1 us.
+SAME_ESTIMATE_FROM = 18
 # The runs a tau needs: this one and three earlier (a variance of fewer is too rough to pool).
 MIN_RUNS = 4
 # The most recent earlier runs taken: the host's behaviour drifts over days, and old runs should not decide.

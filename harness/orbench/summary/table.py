@@ -126,10 +126,10 @@ def aligned(rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds to its baseline's typical call in a "
-              "freshly launched process in steady state (a round trip's: the middle mean, the mean of its calls "
-              "between their 25th and 75th percentiles; a oneway's: the p50). Each launch gives the median of its "
-              "paired differences (slice by "
+P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds to its baseline's call in a freshly "
+              "launched process in steady state (a round trip at rest with both workers on one CPU: at the fast "
+              "end of its calls, their 10th percentile, where the scheduler's paths are alike; any other: at the "
+              "p50). Each launch gives the median of its paired differences (slice by "
               "slice where the trials alternated in slices, else trial by trial; a round trip's pairs taken with the "
               "host at its usual speed and each scaled to that speed by its own baseline slice, except a known "
               "answer's clock delay); the estimate is over launches: from six launches the 20% trimmed mean with "
@@ -138,8 +138,8 @@ P50_LEGEND = ("ORB-added latency estimates one quantity: what the ORB adds to it
               "launches; MIXED: launches disagree in kind, see the warnings). With one launch: the median of the "
               "pairs with its sign-test interval, over one process (\"(mean, t)\": fewer than 6 pairs). p50 is "
               "estimated the same way from each target's own trials (one launch: the mean of trial p50s), so an "
-              "ORB's p50 minus its baseline's differs from ORB-added where pairs disagree or a round trip's calls "
-              "fall unevenly about their p50; * unpaired trials "
+              "ORB's p50 minus its baseline's differs from ORB-added where pairs disagree or it was taken at the fast "
+              "end; * unpaired trials "
               "left out; p90, p99, max: over every call of the point. A oneway's time is from the call to its "
               "return, once the calling thread has written the request to its socket; \"not comparable\": a "
               "middleware whose oneway returns once another thread has the request (gRPC Java and Python), whose "
