@@ -14,6 +14,7 @@ from orbench.stats.tdist import quantile
 from orbench.summary.model import SUMMARY_VERSION, OrbAdded, PointSummary
 from orbench.summary.run_to_run import (
     EARLIER_RUNS_FILE,
+    PRIOR_TAU_SHARE,
     SAME_ESTIMATE_FROM,
     EarlierValue,
     gather,
@@ -21,6 +22,7 @@ from orbench.summary.run_to_run import (
     read_earlier,
     tau_ns,
     unlike_earlier,
+    with_prior,
     with_run_to_run,
 )
 from orbench.summary.table import interval_over
@@ -43,7 +45,7 @@ def test_tau_is_the_spread_the_standard_errors_leave():
 def test_pooling_needs_three_earlier_runs_and_narrows_only_a_run_like_them():
     run = added(100.0, 10.0)
     two = [EarlierValue("a", 100.0, 10.0, 3), EarlierValue("b", 100.0, 10.0, 3)]
-    assert over_runs(run, two) == run
+    assert over_runs(run, two) == with_prior(run, 3)  # too few: the prior tau, not theirs
     # Earlier runs of standard error 20 and estimates far apart: pooled se and tau beyond it, t of 12 df.
     earlier = [EarlierValue(r, e, 20.0, 3) for r, e in (("a", 0.0), ("b", 100.0), ("c", 200.0))]
     out = over_runs(run, earlier)
@@ -185,3 +187,31 @@ def test_agreement_says_the_honest_capture_at_each_rows_own_launches():
     # Every row at the campaign's launches: the one rate in the header, no column.
     text = format_agreement(Agreement(["r1", "r2"], 3, row_launches={k: 3 for k in rows}, capture=rows))
     assert f"about {honest_capture(3):.2f} at 3 launches" in text and "honest " not in text.splitlines()[3]
+
+
+def test_a_run_with_too_few_runs_on_its_host_carries_the_prior_run_spread():
+    """Fewer than MIN_RUNS runs: tau is PRIOR_TAU_SHARE of the estimate, the half-width t(df) sqrt(se^2 + tau^2) with
+    Satterthwaite's df for tau taken as known, never narrower than the run's own (then `unlike`, and compare
+    tests its launches)."""
+    run = added(1000.0, 10.0, t=quantile(0.975, 3))  # own: +-31.8
+    out = with_prior(run, 1)
+    tau = PRIOR_TAU_SHARE * 1000.0
+    df = int((100 + tau * tau) ** 2 / (100 ** 2 / 3))
+    half = quantile(0.975, df) * (100 + tau * tau) ** 0.5
+    assert out.run_to_run.prior and out.run_to_run.tau_ns == tau and out.run_to_run.pooled_df == df
+    assert (out.ci95_low, out.ci95_high) == (pytest.approx(1000 - half), pytest.approx(1000 + half))
+    assert half > 31.8 and not out.run_to_run.unlike and "prior run-to-run tau of 20 ns" in out.ci_method
+    wide = added(1000.0, 100.0, t=5.0)  # its own +-500 (a trimmed mean's, say) is wider than the prior's +-325
+    kept = with_prior(wide, 2)
+    assert (kept.ci95_low, kept.ci95_high) == (wide.ci95_low, wide.ci95_high) and kept.run_to_run.unlike
+    # A run-level spread the launches cannot see (2% of the estimate between runs, within-run se 0.5%): its own
+    # intervals hold another run's estimate far less often than the prior's do.
+    rng = np.random.default_rng(5)
+    levels = 1000.0 + rng.normal(0, 20.0, 40)
+    runs = [added(float(m + rng.normal(0, 5.0)), 5.0, t=quantile(0.975, 3)) for m in levels]
+    def capture(intervals):
+        held = [a.ci95_low <= b.estimate <= a.ci95_high for i, a in enumerate(intervals)
+                for j, b in enumerate(intervals) if i != j]
+        return sum(held) / len(held)
+    own, prior = capture(runs), capture([with_prior(r, 1) for r in runs])
+    assert own < 0.6 and prior > 0.8, (own, prior)

@@ -66,6 +66,8 @@ MIN_ADDED_CHANGE_NS = 50.0
 MIN_ADDED_CHANGE_PCT = 2.5
 # How an ORB-added row is tested when both runs had earlier runs on their host (_run_se), else over launches.
 OVER_RUNS_TEST = "welch over runs on this host"
+# ... or where either run had too few runs on its host, its own standard error with the prior run-to-run tau.
+OVER_RUNS_PRIOR_TEST = "welch with a prior run-to-run spread"
 OVER_LAUNCHES_TEST = "welch over launches"
 
 # What one drift line of the comparison covers: a point group without its payload.
@@ -186,7 +188,8 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
         # Both runs' earlier runs on their host say what a run's estimate varies by, on far more degrees of
         # freedom than six launches' three: the row is judged by that, as its interval is.
         change = welch_estimates(ia.estimate, ra[0], ra[1], ib.estimate, rb[0], rb[1])
-        out["test"] = OVER_RUNS_TEST
+        prior = any(x.orb_added_latency_ns.run_to_run.prior for x in (a, b))  # type: ignore[union-attr]
+        out["test"] = OVER_RUNS_PRIOR_TEST if prior else OVER_RUNS_TEST
     elif len(la) >= 2 and len(lb) >= 2:
         # Judged against the launches' spread: rows that differ by launch alone are not a change.
         change = welch(la, lb)
@@ -204,8 +207,9 @@ def _added_change(a: PointSummary, b: PointSummary) -> dict[str, Any] | None:
 
 
 def _run_se(added: OrbAdded | None) -> tuple[float, int] | None:
-    """The standard error and degrees of freedom the run's interval was made with where earlier runs on its host
-    set it (run_to_run.run_se); None without them, or where the run kept its own: its test is then its own too."""
+    """The standard error and degrees of freedom the run's interval was made with where earlier runs on its host,
+    or the prior run-to-run tau, set it (run_to_run.run_se); None where the run kept its own: its test is then
+    its own too."""
     return None if added is None or added.run_to_run is None else run_se(added.run_to_run)
 
 

@@ -336,6 +336,7 @@ class RunToRun:
     within_ci95_low: float    # the interval from this run's launches alone
     within_ci95_high: float
     unlike: bool = False      # its launches spread beyond the earlier runs': its own interval kept where wider
+    prior: bool = False       # too few runs on the host: tau is the prior share of the estimate (run_to_run.py)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,17 @@ UNLIKE_P = 0.01
 POOLED = ("; over {runs} runs on this host: their pooled standard error {pooled:.0f} ns ({df} df) and "
           "run-to-run tau {tau:.0f} ns")
 UNLIKE = " (this run's launches spread beyond theirs: its own interval where wider)"
+# Until the host has MIN_RUNS runs of the campaign, a run's interval carries a prior run-to-run tau, this share of
+# its estimate: every launch of a run meets the host in the state it is in for those minutes, so whole runs differ
+# by more than their launches. Over two sets of four quick runs on a 2-vCPU AMD EPYC guest (20261205-074416-vm to
+# -074619-vm, 20261205-082905-vm to -083121-vm) the runs' spread beyond their own standard errors was 0.9-1.3% of
+# the estimate at the median row, 1.5-1.9% at the 75th percentile and 2.1-2.5% at the 90th; their own intervals
+# held another run's estimate in 0.43-0.76 of the cases at the twoway rows.
+PRIOR_TAU_SHARE = 0.02
+PRIOR = ("; with a prior run-to-run tau of {tau:.0f} ns ({share:.0%} of the estimate; {runs} of the {need} runs on "
+         "this host that measure it), {df} df")
+# Satterthwaite's degrees of freedom for se^2 + tau^2 with tau taken as known: at most this many.
+MAX_PRIOR_DF = 200
 
 
 @dataclass(frozen=True)
@@ -124,8 +135,9 @@ def gathered_line(data: dict[str, Any]) -> str:
     if n + 1 >= MIN_RUNS:
         return (f"ORB-added intervals pooled with {n} earlier run(s) of this campaign on this host, at each point "
                 f"{MIN_RUNS - 1} or more of them had ({EARLIER_RUNS_FILE})")
-    return (f"ORB-added intervals from this run's launches alone: {n} earlier run(s) of this campaign on this "
-            f"host, {MIN_RUNS - 1} needed to pool them with the variation between runs")
+    return (f"ORB-added intervals from this run's launches and a prior run-to-run spread ({PRIOR_TAU_SHARE:.0%} "
+            f"of each estimate): {n} earlier run(s) of this campaign on this host, {MIN_RUNS - 1} needed to "
+            f"measure the variation between runs")
 
 
 def read_earlier(run_dir: Path) -> dict[str, list[EarlierValue]]:
@@ -162,12 +174,37 @@ def run_se(record: RunToRun) -> tuple[float, int] | None:
     return math.hypot(record.pooled_se_ns, record.tau_ns), record.pooled_df
 
 
+def with_prior(added: OrbAdded, runs: int) -> OrbAdded:
+    """The ORB-added latency of a run with fewer than MIN_RUNS on its host (`runs`, itself included), its interval
+    widened by the prior run-to-run tau (PRIOR_TAU_SHARE): half-width t(df) x sqrt(se^2 + tau^2), df by
+    Satterthwaite with tau known, or the run's own interval where that is wider (then `unlike`: compare tests
+    its launches)."""
+    assert added.estimate is not None and added.se_ns and added.se_df
+    assert added.ci95_low is not None and added.ci95_high is not None
+    se, tau = added.se_ns, PRIOR_TAU_SHARE * abs(added.estimate)
+    if tau <= 0:
+        return added
+    df = min(MAX_PRIOR_DF, max(added.se_df, int((se * se + tau * tau) ** 2 / (se ** 4 / added.se_df))))
+    half = quantile(0.975, df) * math.hypot(se, tau)
+    low, high = min(added.ci95_low, added.estimate - half), max(added.ci95_high, added.estimate + half)
+    own = (low, high) == (added.ci95_low, added.ci95_high)
+    record = RunToRun(runs=runs, tau_ns=round(tau, 1), pooled_se_ns=round(se, 1), pooled_df=df,
+                      within_ci95_low=added.ci95_low, within_ci95_high=added.ci95_high, unlike=own, prior=True)
+    if own:
+        return added.replace(run_to_run=record)
+    return added.replace(ci95_low=low, ci95_high=high, run_to_run=record,
+                         ci_method=(added.ci_method or "") + PRIOR.format(tau=tau, share=PRIOR_TAU_SHARE, runs=runs,
+                                                                          need=MIN_RUNS, df=df))
+
+
 def over_runs(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
     """The ORB-added latency with its interval pooled with what its earlier runs show, when this run and they
-    are MIN_RUNS or more (the module's docstring)."""
+    are MIN_RUNS or more (the module's docstring); with fewer, widened by the prior tau (with_prior)."""
     if added.estimate is None or not added.se_ns or not added.se_df or added.ci95_low is None \
-            or added.ci95_high is None or len(earlier) + 1 < MIN_RUNS:
+            or added.ci95_high is None:
         return added
+    if len(earlier) + 1 < MIN_RUNS:
+        return with_prior(added, len(earlier) + 1)
     estimates, ses = [e.estimate for e in earlier] + [added.estimate], [e.se_ns for e in earlier] + [added.se_ns]
     tau = tau_ns(estimates, ses)
     pooled = statistics.fmean(s * s for s in ses) ** 0.5
@@ -189,13 +226,12 @@ def over_runs(added: OrbAdded, earlier: list[EarlierValue]) -> OrbAdded:
 
 
 def with_run_to_run(points: dict[Point, PointSummary], run_dir: Path) -> dict[Point, PointSummary]:
-    """Every ORB-added latency of the run pooled with what its earlier runs on this host say (read_earlier)."""
+    """Every ORB-added latency of the run pooled with what its earlier runs on this host say (read_earlier), or
+    with the prior run-to-run tau where they are too few."""
     earlier = read_earlier(run_dir)
-    if not earlier:
-        return points
     out = dict(points)
     for point, summary in points.items():
         added = summary.orb_added_latency_ns
-        if added is not None and point.slug in earlier:
-            out[point] = summary.replace(orb_added_latency_ns=over_runs(added, earlier[point.slug]))
+        if added is not None:
+            out[point] = summary.replace(orb_added_latency_ns=over_runs(added, earlier.get(point.slug, [])))
     return out

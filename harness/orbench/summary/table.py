@@ -40,7 +40,7 @@ def interval_over(p: PointSummary) -> str:
             text += " MIXED"
         rr = added.run_to_run
         if rr is not None and (rr.within_ci95_low, rr.within_ci95_high) != (added.ci95_low, added.ci95_high):
-            text += f", with {rr.runs - 1} earlier runs"
+            text += ", with a prior run spread" if rr.prior else f", with {rr.runs - 1} earlier runs"
         return text
     return f"{added.pairs} pairs" + (" (mean, t)" if added.ci_method == PAIRED_FEW_METHOD else "")
 
