@@ -521,7 +521,8 @@ def test_a_same_core_round_trip_is_valued_at_its_fast_end_and_others_by_their_p5
         np.concatenate(pieces).tofile(tmp_path / f"{side}.i64")
         trials[side] = Trial(seq=0, point=point, trial=0, status="ok", calls=2000, samples_file=f"{side}.i64",
                              slice_p50s_ns=tuple(float(np.median(p)) for p in pieces), slice_sizes=(250,) * 8)
-    known, base = (slice_values([trials[s]], tmp_path) for s in ("c-socket-delay@2000", "c-socket"))
+    known, base = (slice_values([trials[s]], slice_samples([trials[s]], tmp_path))
+                   for s in ("c-socket-delay@2000", "c-socket"))
     at_fast_end = [known[k] - base[k] for k in sorted(base)]
     by_p50 = [o - b for o, b in zip(trials["c-socket-delay@2000"].slice_p50s_ns, trials["c-socket"].slice_p50s_ns)]
     assert max(abs(d - 2_000) for d in at_fast_end) < 100, at_fast_end
@@ -529,5 +530,6 @@ def test_a_same_core_round_trip_is_valued_at_its_fast_end_and_others_by_their_p5
     c = trials["c-socket"]
     for other in (c.point.replace(placement="split-core"), c.point.replace(mode="oneway"),
                   c.point.replace(clients=4)):
-        assert list(slice_values([c.replace(point=other)], tmp_path).values()) == list(c.slice_p50s_ns), other
-    assert list(slice_values([c], None).values()) == list(c.slice_p50s_ns)
+        moved = c.replace(point=other)
+        assert list(slice_values([moved], slice_samples([moved], tmp_path)).values()) == list(c.slice_p50s_ns), other
+    assert list(slice_values([c]).values()) == list(c.slice_p50s_ns)  # without its calls

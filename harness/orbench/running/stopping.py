@@ -111,11 +111,13 @@ class PointTrials:
     def add(self, target: str, trial: Trial) -> None:
         if trial.ok and trial.p50_ns is not None:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
-            for (_, t, k), value in slice_values([trial], self.rule.samples_dir).items():
-                self.by_slice.setdefault(target, {})[(t, k)] = value
             self.reads_speed = reads_blocks(trial.point)
-            if self.rule.samples_dir is not None and trial.slice_p50s_ns and reads_blocks(trial.point):
-                self.slice_calls.setdefault(target, {}).update(slice_samples([trial], self.rule.samples_dir))
+            calls = (slice_samples([trial], self.rule.samples_dir) if self.rule.samples_dir is not None
+                     and trial.slice_p50s_ns and self.reads_speed else {})
+            for (_, t, k), value in slice_values([trial], calls).items():
+                self.by_slice.setdefault(target, {})[(t, k)] = value
+            if calls:
+                self.slice_calls.setdefault(target, {}).update(calls)
 
     def add_time(self, seconds: float) -> None:
         """A round's seconds (called before stop_reason; the first round's are not counted)."""

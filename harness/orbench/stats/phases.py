@@ -8,8 +8,8 @@ added about 1.4 us in the fast mode, 2.1-2.4 us in the slow one). Every baseline
 with. This module splits those readings into modes when they form two groups, so the summary can say per point
 what the middleware adds in each mode instead of averaging an unknown mix of them.
 
-The split: Otsu's threshold on the logarithm of the baseline's slice values (stats/phases.slice_values) (the cut that maximizes the variance
-between the two sides), kept when the two sides are apart by Ashman's D >= 3 (|m1 - m2| sqrt(2) / sqrt(s1^2 +
+The split: Otsu's threshold on the logarithm of the baseline's slice values (slice_values; the cut that maximizes
+the variance between the two sides), kept when the two sides are apart by Ashman's D >= 3 (|m1 - m2| sqrt(2) / sqrt(s1^2 +
 s2^2); Ashman, Bird and Zepp, "Detecting bimodality in astronomical datasets", take D > 2 for two components
 fitted to the data, but the halves of one normal sample split at Otsu's cut already read D ~ 2.7 whatever its
 spread: their means lie 0.8 sd either side of the middle, their own sds are 0.6 sd), their medians at least
@@ -312,10 +312,12 @@ def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, in
 
 
 
-def slice_values(trials: list[Trial], run_dir: Path | None) -> dict[tuple[int, int, int], float]:
+def slice_values(trials: list[Trial],
+                 calls: Mapping[tuple, np.ndarray] | None = None) -> dict[tuple[int, int, int], float]:
     """Each ok sliced trial's slices valued as the pairing pairs them, by (launch, trial, slice): a round trip at
-    rest on one CPU (reads_blocks) by the fast end of its calls (stats.fast_end), any other by its recorded p50.
-    Without the samples (run_dir None, or a trial whose file does not split into its slices), the recorded p50s.
+    rest on one CPU (reads_blocks) by the fast end of its calls (stats.fast_end; `calls`: the trials' slices as
+    slice_samples reads them, once, since its caller reads them by blocks too), any other by its recorded p50;
+    without its calls, the recorded p50 too.
 
     Why the fast end there: with both workers on one CPU the scheduler takes one of two paths per call, and which
     depends on how soon the server answers. A socket server that answers at once takes the slower one in a share
@@ -326,7 +328,6 @@ def slice_values(trials: list[Trial], run_dir: Path | None) -> dict[tuple[int, i
     point measures (a oneway's writes that waited, a queue under load, the other CPU's wake-up at split-core)."""
     out = {(t.launch, t.trial, k): float(v) for t in trials if t.ok and t.slice_p50s_ns
            for k, v in enumerate(t.slice_p50s_ns)}
-    one_cpu = [t for t in trials if reads_blocks(t.point)]
-    if run_dir is not None and one_cpu:
-        out.update({k: fast_end(calls) for k, calls in slice_samples(one_cpu, run_dir).items()})
+    one_cpu = {(t.launch, t.trial) for t in trials if reads_blocks(t.point)}
+    out.update({k: fast_end(c) for k, c in (calls or {}).items() if k[:2] in one_cpu and k in out})
     return out

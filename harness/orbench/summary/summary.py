@@ -75,10 +75,13 @@ def summarize(store: RunStore) -> RunSummary:
                                               targets_info.get(point.target, {}))
         if p50s:
             trial_p50[point] = p50s
-    slices = {point: found for point, trials in by_point.items() if (found := slice_values(trials, store.path))}
-    # A round trip's slices read block by block at the host's usual speed (stats/phases.reads_blocks).
-    blocks = {point: found for point in slices if reads_blocks(point)
-              and (found := usual_blocks(slice_samples(by_point[point], store.path))) is not None}
+    # A round trip at rest on one CPU: its slices' calls, read once, valued at their fast end and block by block
+    # at the host's usual speed (stats/phases.reads_blocks).
+    calls = {point: slice_samples(trials, store.path) for point, trials in by_point.items() if reads_blocks(point)}
+    slices = {point: found for point, trials in by_point.items()
+              if (found := slice_values(trials, calls.get(point)))}
+    blocks = {point: found for point in slices if point in calls
+              and (found := usual_blocks(calls[point])) is not None}
     points = pair_with_baselines(points, trial_p50, by_point, targets_info, slices, blocks)
     points = with_pooled_spread(points)
     points = with_run_to_run(points, store.path)
