@@ -27,7 +27,7 @@ from orbench.results.store import RunStore
 from orbench.results.trial import Trial
 from orbench.results.units import fmt_duration, fmt_ns
 from orbench.running.flood import most_calls
-from orbench.stats.phases import reads_blocks, slice_samples, slice_values
+from orbench.stats.phases import one_cpu_calls, slice_values
 from orbench.stats.repetitions import (
     GroupCost,
     GroupInput,
@@ -109,7 +109,7 @@ def call_var(path: Path) -> float | None:
 @functools.lru_cache(maxsize=65536)
 def trial_slices(trial: Trial, root: Path) -> tuple[float, ...]:
     """A sliced trial's slice values in order, as the summary pairs them (stats/phases.slice_values)."""
-    values = slice_values([trial], slice_samples([trial], root) if reads_blocks(trial.point) else None)
+    values = slice_values([trial], one_cpu_calls([trial], root))
     return tuple(values[k] for k in sorted(values))
 
 

@@ -28,7 +28,7 @@ from orbench.campaign.settings import Settings
 from orbench.results.point import PointGroup
 from orbench.results.trial import Trial
 from orbench.stats.intervals import paired_difference
-from orbench.stats.phases import blocks_agree, reads_blocks, slice_samples, slice_values, speed_scaled, usual_blocks
+from orbench.stats.phases import blocks_agree, one_cpu_calls, reads_blocks, slice_values, speed_scaled, usual_blocks
 from orbench.stats.stats import trial_ci95
 
 # A group whose time is up still runs this many rounds: each launch keeps its trial-to-trial spread.
@@ -112,8 +112,7 @@ class PointTrials:
         if trial.ok and trial.p50_ns is not None:
             self.p50s.setdefault(target, {})[trial.trial] = trial.p50_ns
             self.reads_speed = reads_blocks(trial.point)
-            calls = (slice_samples([trial], self.rule.samples_dir) if self.rule.samples_dir is not None
-                     and trial.slice_p50s_ns and self.reads_speed else {})
+            calls = one_cpu_calls([trial], self.rule.samples_dir)
             for (_, t, k), value in slice_values([trial], calls).items():
                 self.by_slice.setdefault(target, {})[(t, k)] = value
             if calls:

@@ -311,6 +311,12 @@ def slice_samples(trials: list[Trial], run_dir: Path) -> dict[tuple[int, int, in
     return out
 
 
+def one_cpu_calls(trials: list[Trial], run_dir: Path | None) -> dict[tuple[int, int, int], np.ndarray]:
+    """The calls of the trials whose slices are valued at their fast end and read by blocks (reads_blocks), by
+    slice as slice_samples gives them; none without a run directory. One read serves both uses."""
+    one_cpu = [t for t in trials if reads_blocks(t.point)]
+    return slice_samples(one_cpu, run_dir) if run_dir is not None and one_cpu else {}
+
 
 def slice_values(trials: list[Trial],
                  calls: Mapping[tuple, np.ndarray] | None = None) -> dict[tuple[int, int, int], float]:

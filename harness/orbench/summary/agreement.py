@@ -4,8 +4,8 @@ compare` flags between two runs that should not differ (the A/A false-alarm rate
 
 Two captures when earlier runs on the host, or the prior run-to-run spread, set a run's intervals
 (summary/run_to_run.py): by the intervals as the summary gives them, and by each run's own, from its launches
-alone. The first says whether the pooled
-intervals are honest; the second what the run's design gives by itself, without its history on the host.
+alone. The first says whether the pooled intervals are honest; the second what the run's design gives by itself,
+without its history on the host.
 
 Honest intervals capture another run's estimate about 83% of the time when their spread is known (two independent
 estimates of one value with equal spread: P(|Z| < 1.96 / sqrt 2)); a Student-t interval over L launches does so

@@ -24,7 +24,7 @@ from orbench.results.store import SCHEMA_VERSION, RunStore, write_json_atomic
 from orbench.results.trial import Trial
 from orbench.stats import equivalence, stats
 from orbench.stats.known_fit import known_answer_fits
-from orbench.stats.phases import reads_blocks, slice_samples, slice_values, speed_modes, usual_blocks
+from orbench.stats.phases import one_cpu_calls, slice_values, speed_modes, usual_blocks
 from orbench.summary.capacity import capacities
 from orbench.summary.instructions import instruction_counts
 from orbench.summary.model import (
@@ -77,7 +77,7 @@ def summarize(store: RunStore) -> RunSummary:
             trial_p50[point] = p50s
     # A round trip at rest on one CPU: its slices' calls, read once, valued at their fast end and block by block
     # at the host's usual speed (stats/phases.reads_blocks).
-    calls = {point: slice_samples(trials, store.path) for point, trials in by_point.items() if reads_blocks(point)}
+    calls = {point: found for point, trials in by_point.items() if (found := one_cpu_calls(trials, store.path))}
     slices = {point: found for point, trials in by_point.items()
               if (found := slice_values(trials, calls.get(point)))}
     blocks = {point: found for point in slices if point in calls
