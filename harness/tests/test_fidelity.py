@@ -350,3 +350,14 @@ def test_two_runs_tell_decided_stable_and_unstable_cells_apart():
     # Open at 1.030 [1.027, 1.033]: more launches would not move it off the goal.
     assert at_goal(a["comparisons"][0]["rows"][1]) and not at_goal(a["comparisons"][0]["rows"][2])
     assert "1 decided alike in both, 1 open but stable" in format_stability(a, b)
+    # Within the goal in one run, the reference over 10% slower in the other: both at or under 1.03, alike.
+    d, e = run([cell(1, 1.00, [0.99, 1.01])]), run([cell(1, 0.85, [0.82, 0.88])])
+    assert [x["status"] for x in stability(d, e)] == ["decided"]
+    # A oneway flood whose p50 says 3.8% slower and whose mean 13-15% faster, each steady: its verdict flips with
+    # which interval clears the goal first (within by its mean, then beyond by its p50), and no statistic is
+    # decided on opposite sides: stable, not contradicted.
+    def oneway(ratio, ci, mean, mean_ci):
+        return {**cell(1024, ratio, ci), "mean_ratio": mean, "mean_ratio_ci": mean_ci, "mean_verdict": verdict(*mean_ci)}
+
+    f, g = run([oneway(1.038, [1.025, 1.045], 0.870, [0.844, 0.904])]), run([oneway(1.039, [1.038, 1.049], 0.852, [0.840, 0.883])])
+    assert [x["status"] for x in stability(f, g)] == ["stable"]

@@ -560,21 +560,32 @@ def _holds(estimate: float | None, ci: list[float | None] | None) -> bool:
 STABLE_WITHIN = 0.01
 
 
+def goal_side(verdict_: str) -> str:
+    """Which side of the goal a decided verdict puts a cell: `within` and `below` are both at or under
+    GOAL_RATIO (`below` adds that the reference is the slower one), `beyond` over it."""
+    return "over" if verdict_ == "beyond" else "at or under"
+
+
 def stability(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each cell of two fidelity runs: `decided` (the same verdict in both), `contradicted` (decided otherwise in
-    each), else `stable` when a statistic (the p50 ratio; a oneway cell's mean ratio too) has each run's
-    estimate inside the other's interval, or the two within STABLE_WITHIN of each other (the C twoway row at
-    same-core read 1.030 [1.029, 1.031] and 1.032 [1.029, 1.033]), or `unstable`."""
+    """Each cell of two fidelity runs: `contradicted` when a statistic (the p50 ratio; a oneway cell's mean
+    ratio too) is decided in both runs on opposite sides of the goal (goal_side); else `decided` (the cell's
+    verdict on the same side in both); else `stable` when a statistic has each run's estimate inside the other's
+    interval, or the two within STABLE_WITHIN of each other (the C twoway row at same-core read 1.030 [1.029,
+    1.031] and 1.032 [1.029, 1.033]), or `unstable`. A oneway cell whose p50 and mean point apart, each steady
+    from run to run, is stable: its verdict flips with which interval clears the goal first, not with the host."""
     cells_a, cells_b = _cells(a), _cells(b)
     out = []
     for key in sorted(cells_a.keys() & cells_b.keys()):
         x, y = cells_a[key], cells_b[key]
+        opposite = any({goal_side(x[v]), goal_side(y[v])} == {"over", "at or under"}
+                       for v in ("verdict", "mean_verdict") if x.get(v, "unresolved") != "unresolved"
+                       and y.get(v, "unresolved") != "unresolved")
         decided_both = decided(x) and decided(y)
-        best = {cell_verdict(x), cell_verdict(y)}
+        best = {goal_side(cell_verdict(x)), goal_side(cell_verdict(y))}
         stable = [name for name in ("ratio", "mean_ratio") if x.get(name) is not None and y.get(name) is not None
                   and ((_holds(x[name], y.get(f"{name}_ci")) and _holds(y[name], x.get(f"{name}_ci")))
                        or abs(x[name] - y[name]) <= STABLE_WITHIN)]
-        status = (("decided" if len(best) == 1 else "contradicted") if decided_both
+        status = ("contradicted" if opposite else "decided" if decided_both and len(best) == 1
                   else "stable" if stable else "unstable")
         out.append({"reference": key[0], "placement": key[1], "payload_bytes": key[2], "status": status,
                     "stable_in": stable, "a": x, "b": y})
