@@ -11,7 +11,7 @@ from orbench.results.store import RunStore
 from orbench.results.trial import Measurement
 from orbench.running.schedule import launch_order, round_order
 from orbench.running.steady import Chunk, SteadyState, warm_until_steady
-from orbench.stats.launches import LAUNCH_METHOD, over_launches, paired_by_launch, trimmed, variance_split
+from orbench.stats.launches import LAUNCH_METHOD, disagreement, over_launches, paired_by_launch, trimmed, variance_split
 from orbench.stats.significance import welch
 from orbench.summary.summary import read_summary
 
@@ -52,6 +52,23 @@ def test_launches_that_disagree_in_kind_are_named_not_averaged_silently():
     assert d["text"].startswith("launches disagree: 3 of 5 near") and sorted(d["high_launches"]) == [1, 3]
     spread = {k: [100.0 + 10 * k + j for j in range(3)] for k in range(5)}
     assert over_launches(spread)["disagreement"] is None
+
+
+def test_one_normal_spread_of_few_launches_is_not_called_a_mixture_but_a_real_one_is():
+    # Launch values from one normal spread, each launch's value exact (sliced pairs: a few ns): the rule must call
+    # about 5% of them two groups at every launch count (1000 draws: 5.5% at 3); a gap of 3 spreads flagged 46% at
+    # three launches and 17% at four.
+    rng = np.random.default_rng(3)
+    for n in (3, 4, 5, 6):
+        draws = 1000
+        flagged = sum(disagreement({k: list(1000.0 + 40.0 * v + rng.standard_normal(30))
+                                    for k, v in enumerate(rng.standard_normal(n))}) is not None
+                      for _ in range(draws))
+        assert flagged / draws <= 0.075, (n, flagged / draws)
+    # GlassFish's large twoways: two JVM launches near 316 us, one near 632 us.
+    mixed = {0: [316e3 + j for j in range(9)], 1: [320e3 + j for j in range(9)], 2: [632e3 + j for j in range(9)]}
+    d = disagreement(mixed)
+    assert d is not None and d["high_launches"] == [2]
 
 
 def test_pairs_are_formed_within_a_launch():
