@@ -126,7 +126,6 @@ def test_settings_by_target_must_name_a_target_descriptor_or_language(write_camp
 # Shipped campaigns whose latency trials are not sliced, and why; the soak files (`orbench soak`) run at a rate.
 UNSLICED = {
     "anatomy": "reads the anatomy counters around every trial (anatomy_trials = all), which are each target's alone",
-    "scale": "closed-loop capacities of many clients at once, sliced only per thread (slice_calls = 0)",
 }
 SOAK_FILES = ("tine", "tine-short")
 

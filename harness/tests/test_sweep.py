@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from threading import active_count
 
 import pytest
@@ -22,8 +23,9 @@ from orbench.results.trial import Measurement, Trial
 from orbench.running.load_usage import LoadSampler, bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last, sweep_step_runs
+from orbench.running.session import TargetSession
 from orbench.running.sweep import SweepState
-from orbench.summary.capacity import crossing, trial_rates, with_floor_notes
+from orbench.summary.capacity import closed_loop_capacities, crossing, speed_scaled_rates, trial_rates, with_floor_notes
 from orbench.summary.model import Capacity
 from orbench.summary.queueing import predicted_wait_ns, sent_path_wait_ns
 from orbench.targets.descriptor import get_target
@@ -335,3 +337,62 @@ def test_a_sliced_trial_counts_at_its_median_slice():
     rates = trial_rates([sliced, whole])
     assert rates[(0, 0)] == pytest.approx(90_000.0 * (260_000.0 / 6) / 40_000.0)
     assert rates[(1, 0)] == 90_000.0
+
+
+def test_a_sweeps_later_steps_are_warmed_by_its_first():
+    """The full warm-up goes to a sweep's first step only (and to each closed-loop point's first trial): the later
+    steps run the same calls at another rate, right after it, a baseline's at a middleware's rate too."""
+    session = TargetSession(target=None, runtime=None, logs_dir=Path("."), options={}, tag="t")  # type: ignore[arg-type]
+    probe = Point(target="c-socket", placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64,
+                  clients=16, clients_as="threads")
+    step = probe.replace(arrivals="poisson", offered_load=0.05)
+    assert session.first_at(probe) and session.first_at(step)
+    assert not session.first_at(step.replace(offered_load=0.2))
+    assert not session.first_at(step.replace(offered_load=0.35, load_of="omniorb"))
+    assert not session.first_at(probe) and session.first_at(probe.replace(clients=4))
+    assert session.first_at(step.replace(clients=4, offered_load=0.5))
+
+
+def _closed_loop(target: str, clients: int, launch: int, rate: float, means: tuple[float, ...]) -> Trial:
+    point = Point(target=target, placement="split-core", mode="twoway", payload_type="octets", payload_bytes=64,
+                  clients=clients, clients_as="threads" if clients > 1 else "processes")
+    return Trial(seq=launch, point=point, launch=launch, trial=0, status="ok", aggregate_calls_per_s=rate,
+                 slice_means_ns=means)
+
+
+def _sliced_pair(orb_slow: dict[int, float], base_slow: dict[int, float]) -> dict[Point, list[Trial]]:
+    """omniORB at 40 us a call in its slices (130k calls/s at 4 threads), c-socket's beside them at 30 us, in five
+    launches; in a launch of `orb_slow`/`base_slow` that side ran that many times slower through the trial."""
+    by_point: dict[Point, list[Trial]] = {}
+    for launch in range(5):
+        f, g = orb_slow.get(launch, 1.0), base_slow.get(launch, 1.0)
+        for clients, rate in ((1, 25_000.0), (4, 130_000.0)):
+            for t in (_closed_loop("omniorb", clients, launch, rate / f, (40_000.0 * f * clients / 4,) * 6),
+                      _closed_loop("c-socket", clients, launch, 4 * rate / 3 / g, (30_000.0 * g * clients / 4,) * 6)):
+                by_point.setdefault(t.point, []).append(t)
+    return by_point
+
+
+def test_a_launch_the_host_ran_slow_throughout_counts_at_its_usual_speed():
+    """Known answer: in one launch of five the host ran 1.5 times slower through the whole trial, both sides
+    alike. Scaled by the baseline's slices, that launch reads as the others (130k calls/s), where its median
+    slice alone reads 87k; the capacity's interval is then as narrow as the four alone make it."""
+    by_point = _sliced_pair({2: 1.5}, {2: 1.5})
+    rows = {c.point.target: c for c in closed_loop_capacities(by_point, {"omniorb": "c-socket"})}
+    unscaled = {c.point.target: c for c in closed_loop_capacities(by_point)}["omniorb"]
+    assert rows["omniorb"].per_launch == pytest.approx((130_000.0,) * 5) and rows["omniorb"].at_clients == 4
+    assert "usual speed" in (rows["omniorb"].capacity_closed_loop_calls_per_s.method or "")
+    assert min(unscaled.per_launch) == pytest.approx(130_000.0 / 1.5)
+    # The baseline itself is not scaled by itself: its slow launch stays in its row.
+    assert min(rows["c-socket"].per_launch) == pytest.approx(4 * 130_000.0 / 3 / 1.5)
+
+
+def test_a_mode_of_the_baseline_alone_is_not_passed_to_the_middleware():
+    """Known answer: the baseline ran twice as slow in one launch (a mode of its own: c-socket's at 64 threads)
+    and the middleware beside it did not move: its capacity stays 130k calls/s in every launch, not 260k there."""
+    by_point = _sliced_pair({}, {3: 2.0})
+    orb, base = ([t for p, ts in by_point.items() if p.target == name and p.clients == 4 for t in ts]
+                 for name in ("omniorb", "c-socket"))
+    assert speed_scaled_rates(orb, base) == {}  # nothing to scale: the middleware did not follow
+    row = {c.point.target: c for c in closed_loop_capacities(by_point, {"omniorb": "c-socket"})}["omniorb"]
+    assert row.per_launch == pytest.approx((130_000.0,) * 5)

@@ -49,9 +49,13 @@ class TargetSession:
 
     def first_at(self, point: Point) -> bool:
         """Whether this is the first trial these workers run at `point` (it then gets the full warm-up); from
-        here on the point counts as warmed."""
-        first = point not in self.warmed
+        here on the point counts as warmed. A load sweep's later steps count as warmed by its first: the same
+        calls on the same paths at another offered rate, right after it (their warm-up is `rewarm`)."""
+        sweep = _sweep_of(point) if point.is_sweep_step else None
+        first = point not in self.warmed and sweep not in self.warmed
         self.warmed.add(point)
+        if sweep is not None:
+            self.warmed.add(sweep)
         return first
 
     def signal(self, sig: signal.Signals) -> None:
@@ -185,3 +189,9 @@ def _stop_client(client: ClientWorker) -> None:
         except WorkerError:
             pass
     client.stop(grace=STUCK_CLIENT_GRACE_S if client.answer_pending else 5.0)
+
+
+def _sweep_of(point: Point) -> Point:
+    """What a sweep step's warm-up stands for: its point at no offered rate, whichever target's rate it ran at;
+    negative so it is no closed-loop point a campaign runs."""
+    return point.replace(offered_load=-1.0, load_of="", rate_hz=0.0)

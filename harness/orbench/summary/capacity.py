@@ -4,7 +4,9 @@
   sliced trial's at its median slice: trial_rates), and the most of them; the capacity is the mean over
   launches of that maximum, with a Student-t interval over launches (the launch is the level that repeats:
   stats/launches.py). Points with 1 client count for every
-  way of making clients (one process is one thread).
+  way of making clients (one process is one thread). A middleware whose trials alternated in slices with its
+  baseline's counts at the host's usual speed: each slice scaled by the baseline's slice beside it
+  (speed_scaled_rates), and a launch with no such trial at its best client count is left out.
 - **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
   load at which the p99 crosses the SLO bound, interpolated linearly between the last step under it and the
   first over it (a step skipped past saturation counts as over); the SLO bound of a relative objective ("10x")
@@ -21,6 +23,7 @@ bound is under the machine's own floor.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,8 +44,10 @@ SHARED_LIMITED = ("the server and its clients shared one CPU, which was saturate
 # 1-8 ms host stall of its vCPU at light load (a late timer or wake-up, a preempted spin).
 UNDER_FLOOR = ("its baseline {baseline} was over the bound at its lightest step too ({n} of {m} launches): the bound "
                "is under this machine's light-load p99, not a limit of the middleware")
-# What a closed-loop capacity's method adds when its trials were sliced (trial_rates).
+# What a closed-loop capacity's method adds when its trials were sliced (trial_rates, speed_scaled_rates).
 MEDIAN_SLICE = "; a sliced trial's rate at its median slice"
+SPEED_SCALED = ("; each slice at the host's usual speed, scaled by its baseline's slice beside it to the power of "
+                "its measured sensitivity to it; launches without a sliced trial there left out")
 FLOOR_MISSED = ("the socket floor itself was over the bound at its lightest step: the bound is under this machine's "
                 "light-load p99")
 
@@ -63,6 +68,27 @@ def _interval(per_launch: dict[int, float]) -> TrialInterval:
                              trials=len(values), launches=len(values))
     ci = trial_ci95(values, positive=True)
     return TrialInterval(**ci) if ci else TrialInterval(why_missing="no value")
+
+
+def _most_per_launch(rates_of: dict[int, dict[tuple[int, int], float]]) -> tuple[dict[int, float], int]:
+    """Per launch, the most calls/s of its client counts (the mean of its trials at each); and the client count
+    most launches had their most at."""
+    per_launch: dict[int, float] = {}
+    at: Counter[int] = Counter()
+    for launch in sorted({lc for found in rates_of.values() for lc, _ in found}):
+        rates = {n: _launch_mean(found, launch) for n, found in rates_of.items() if any(lc == launch for lc, _ in found)}
+        best = max(rates, key=lambda n: rates[n])
+        per_launch[launch] = rates[best]
+        at[best] += 1
+    return per_launch, (at.most_common(1)[0][0] if at else 0)
+
+
+def _sliced_at(trials: list[Trial], key: tuple[int, int]) -> bool:
+    return any((t.launch, t.trial) == key and t.slice_means_ns and len(t.slice_means_ns) >= 2 for t in trials)
+
+
+def _launch_mean(rates: dict[tuple[int, int], float], launch: int) -> float:
+    return float(np.mean([v for (lc, _), v in rates.items() if lc == launch]))
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -112,9 +138,68 @@ def trial_rates(trials: list[Trial]) -> dict[tuple[int, int], float]:
     return out
 
 
-def closed_loop_capacities(by_point: dict[Point, list[Trial]]) -> list[Capacity]:
+def speed_scaled_rates(trials: list[Trial], baseline: list[Trial]) -> dict[tuple[int, int], float]:
+    """Each sliced trial's calls/s at the host's usual speed, by (launch, trial), where its baseline's trial of
+    the same launch and round alternated with it slice for slice (running/slices.py).
+
+    The host's speed moves in phases longer than a whole trial at many clients (0.1 s): on a 2-vCPU VM one
+    launch in three to five read omniORB's capacity at 4 clients near 80k calls/s where the others read 126k-134k,
+    and c-socket's beside it 104k against 156k-166k. Slices a few milliseconds long put slice k of both in one
+    phase, so the baseline's slice says how fast the host ran there: its mean time per call b over the baseline's
+    at the host's usual speed, its fastest launch's median slice at the point (not the run's median slice: the
+    host can sit in its slow phase for minutes, most of a run's launches at a point: c-socket's slices at 43-55 us
+    a call in three launches of five, 22-24 in the others). The middleware's slice is scaled by
+    (usual / b) ** beta, beta its sensitivity to that speed: the slope of log(its slice means) on log(the
+    baseline's) over the point's slice pairs, within [0, 1]. The baseline has modes of its own too (c-socket at 64
+    threads: 770 us a call in one launch's slices, 380-500 in the others', gRPC C++ beside it unmoved), which
+    beta keeps out. The trial's rate is then taken at its median scaled slice, as trial_rates does unscaled."""
+    base_of = {(t.launch, t.trial): t.slice_means_ns for t in baseline if t.ok and t.slice_means_ns}
+    by_launch: dict[int, list[float]] = defaultdict(list)
+    for (launch, _), means in base_of.items():
+        by_launch[launch].extend(float(m) for m in means if m > 0)
+    if not by_launch:
+        return {}
+    ref = min(float(np.median(v)) for v in by_launch.values() if v)
+    matched = []
+    for t in trials:
+        base, mine = base_of.get((t.launch, t.trial)), t.slice_means_ns
+        if (t.aggregate_calls_per_s and mine and len(mine) >= 2 and base and len(base) == len(mine)
+                and min(mine) > 0 and min(base) > 0):
+            matched.append((t, np.asarray(mine, dtype=float), np.asarray(base, dtype=float)))
+    if not matched:
+        return {}
+    beta = _sensitivity(np.log(np.concatenate([b for _, _, b in matched])),
+                        np.log(np.concatenate([m for _, m, _ in matched])))
+    if beta <= 0:
+        return {}
+    return {(t.launch, t.trial): float(t.aggregate_calls_per_s) * float(np.mean(m))
+            / float(np.median(m * (ref / b) ** beta)) for t, m, b in matched}
+
+
+# The baseline's slices must explain this much of the middleware's slice-to-slice spread (correlation of the logs)
+# before they scale it: omniORB's and Ice's slices followed c-socket's at 0.85-0.99 where either moved, JacORB's
+# java-socket's at 0.16-0.84, its own JIT's modes larger than the host's (scale runs 20261206-033302-vm, -034548-vm).
+MIN_SPEED_CORRELATION = 0.85
+
+
+def _sensitivity(log_base: np.ndarray, log_mine: np.ndarray) -> float:
+    """The least-squares slope of log_mine on log_base, within [0, 1]; 0 where the baseline did not move or does
+    not explain the middleware's moves (MIN_SPEED_CORRELATION)."""
+    spread, own = float(np.var(log_base)), float(np.var(log_mine))
+    if log_base.size < 3 or spread <= 0 or own <= 0:
+        return 0.0
+    covariance = float(np.mean((log_base - log_base.mean()) * (log_mine - log_mine.mean())))
+    if covariance / math.sqrt(spread * own) < MIN_SPEED_CORRELATION:
+        return 0.0
+    return min(1.0, max(0.0, covariance / spread))
+
+
+def closed_loop_capacities(by_point: dict[Point, list[Trial]],
+                           baselines: dict[str, str] | None = None) -> list[Capacity]:
     """One row per target, point and way of making clients that has two client counts or more; a sliced
-    trial counts at its median slice (trial_rates)."""
+    trial counts at its median slice (trial_rates), a middleware's sliced with its baseline (`baselines`:
+    target -> its baseline) at the host's usual speed (speed_scaled_rates)."""
+    baselines = baselines or {}
     series: dict[tuple[Point, str], dict[int, list[Trial]]] = defaultdict(lambda: defaultdict(list))
     for point, trials in by_point.items():
         if point.rate_hz or point.offered_load or point.mode == "oneway":
@@ -127,20 +212,22 @@ def closed_loop_capacities(by_point: dict[Point, list[Trial]]) -> list[Capacity]
         if len([n for n, ts in by_clients.items() if ts]) < 2:
             continue
         rates_of = {n: trial_rates(ts) for n, ts in by_clients.items()}
-        per_launch: dict[int, float] = {}
-        at: Counter[int] = Counter()
-        launches = {launch for rates in rates_of.values() for launch, _ in rates}
-        for launch in sorted(launches):
-            rates = {n: float(np.mean([v for (lc, _), v in found.items() if lc == launch]))
-                     for n, found in rates_of.items() if any(lc == launch for lc, _ in found)}
-            best = max(rates, key=lambda n: rates[n])
-            per_launch[launch] = rates[best]
-            at[best] += 1
-        clients = at.most_common(1)[0][0]
+        of = baselines.get(key.target)
+        base = series.get((key.replace(target=of), way), {}) if of and of != key.target else {}
+        scaled_of = {n: speed_scaled_rates(ts, base.get(n, [])) for n, ts in by_clients.items()} if base else {}
+        scaled = any(scaled_of.values())
+        if scaled:
+            # At the usual speed: each client count's sliced trials, scaled where the middleware follows its
+            # baseline there (a slow launch's best count unscaled can be another one).
+            rates_of = {n: scaled_of.get(n) or {k: v for k, v in rates_of[n].items() if _sliced_at(ts, k)}
+                        for n, ts in by_clients.items()}
+        per_launch, clients = _most_per_launch(rates_of)
+        if not per_launch:
+            continue
         side = _side(by_clients[clients])
         interval = _interval(per_launch)
         if interval.method and any(t.slice_means_ns for t in by_clients[clients]):
-            interval = replace(interval, method=interval.method + MEDIAN_SLICE)
+            interval = replace(interval, method=interval.method + (SPEED_SCALED if scaled else MEDIAN_SLICE))
         out.append(Capacity(point=key, kind="closed-loop", clients_as=way,
                             capacity_closed_loop_calls_per_s=interval, at_clients=clients,
                             per_launch=tuple(per_launch[k] for k in sorted(per_launch)),
@@ -263,4 +350,5 @@ def with_floor_notes(found: list[Capacity], baselines: dict[str, str]) -> list[C
 
 def capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any],
                baselines: dict[str, str] | None = None) -> list[Capacity]:
-    return with_floor_notes(closed_loop_capacities(by_point) + slo_capacities(by_point, campaign), baselines or {})
+    return with_floor_notes(closed_loop_capacities(by_point, baselines) + slo_capacities(by_point, campaign),
+                            baselines or {})
