@@ -149,6 +149,11 @@ class PointGroup:
         """"" for one closed-loop client, else e.g. "c4", "r1000", "c16 threads poisson offered 0.8x"."""
         return self.label_of("clients", "clients_as", "rate_hz", "arrivals", "offered_load")
 
+    def without_load(self) -> Any:
+        """The point without its load shape (one closed-loop client, no rate, no sweep step): what a sweep's
+        probe, reference and steps share, and what a target's capacities are reported per."""
+        return self.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
+
     @property
     def is_base_load(self) -> bool:
         return self.clients == 1 and not self.rate_hz and not self.offered_load

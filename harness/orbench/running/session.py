@@ -40,6 +40,8 @@ class TargetSession:
     extra_hellos: list[dict[str, Any]] = field(default_factory=list)  # their hello answers (pid, versions)
     # The points these workers have run a fully warmed trial of: later trials there get `rewarm`.
     warmed: set[Point] = field(default_factory=set)
+    # The load sweeps these workers have run a step of (Point.without_load): their later steps get `rewarm`.
+    warmed_sweeps: set[Point] = field(default_factory=set)
     # Whether these workers ran the campaign's fixed warm-up (once per launch of them, at their first point).
     fixed_warmup_done: bool = False
     # Points in a row, this launch of them, whose JIT-quiet chunks ended at the bound (steady.JIT_BUSY_POINTS).
@@ -51,11 +53,11 @@ class TargetSession:
         """Whether this is the first trial these workers run at `point` (it then gets the full warm-up); from
         here on the point counts as warmed. A load sweep's later steps count as warmed by its first: the same
         calls on the same paths at another offered rate, right after it (their warm-up is `rewarm`)."""
-        sweep = _sweep_of(point) if point.is_sweep_step else None
-        first = point not in self.warmed and sweep not in self.warmed
+        sweep = point.without_load().replace(load_of="") if point.is_sweep_step else None
+        first = point not in self.warmed and sweep not in self.warmed_sweeps
         self.warmed.add(point)
         if sweep is not None:
-            self.warmed.add(sweep)
+            self.warmed_sweeps.add(sweep)
         return first
 
     def signal(self, sig: signal.Signals) -> None:
@@ -189,9 +191,3 @@ def _stop_client(client: ClientWorker) -> None:
         except WorkerError:
             pass
     client.stop(grace=STUCK_CLIENT_GRACE_S if client.answer_pending else 5.0)
-
-
-def _sweep_of(point: Point) -> Point:
-    """What a sweep step's warm-up stands for: its point at no offered rate, whichever target's rate it ran at;
-    negative so it is no closed-loop point a campaign runs."""
-    return point.replace(offered_load=-1.0, load_of="", rate_hz=0.0)

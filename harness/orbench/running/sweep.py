@@ -33,11 +33,6 @@ RUNAWAY_ACHIEVED = 0.9
 RUNAWAY_SLO_MULTIPLE = 3.0
 
 
-def sweep_key(point: Point) -> Point:
-    """What a sweep's probe, reference and steps of one target share: the point without its load shape."""
-    return point.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
-
-
 @dataclass
 class _TargetSweep:
     capacity: list[float] = field(default_factory=list)       # the probe's calls/s, per ok trial
@@ -56,7 +51,7 @@ class SweepState:
         self._by_key: dict[tuple[Point, str], _TargetSweep] = {}
 
     def _of(self, point: Point) -> _TargetSweep:
-        return self._by_key.setdefault((sweep_key(point), point.target), _TargetSweep())
+        return self._by_key.setdefault((point.without_load(), point.target), _TargetSweep())
 
     def is_probe(self, point: PointGroup) -> bool:
         s = self.sweep

@@ -6,7 +6,7 @@
   stats/launches.py). Points with 1 client count for every
   way of making clients (one process is one thread). A middleware whose trials alternated in slices with its
   baseline's counts at the host's usual speed: each slice scaled by the baseline's slice beside it
-  (speed_scaled_rates), and a launch with no such trial at its best client count is left out.
+  (speed_scaled_rates), and a launch with no sliced trial (the first, whose trials read the anatomy) is left out.
 - **Capacity at the SLO** of a load sweep (campaign key `sweep`, running/sweep.py): per launch, the offered
   load at which the p99 crosses the SLO bound, interpolated linearly between the last step under it and the
   first over it (a step skipped past saturation counts as over); the SLO bound of a relative objective ("10x")
@@ -23,7 +23,6 @@ bound is under the machine's own floor.
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,6 +33,7 @@ from orbench.campaign.load import LoadPlan, Slo
 from orbench.results.point import Point
 from orbench.results.trial import Trial
 from orbench.stats.launches import over_launches
+from orbench.stats.phases import speed_sensitivity, usual_level
 from orbench.stats.stats import trial_ci95
 from orbench.summary.model import Capacity, TrialInterval
 
@@ -50,10 +50,6 @@ SPEED_SCALED = ("; each slice at the host's usual speed, scaled by its baseline'
                 "its measured sensitivity to it; launches without a sliced trial there left out")
 FLOOR_MISSED = ("the socket floor itself was over the bound at its lightest step: the bound is under this machine's "
                 "light-load p99")
-
-
-def _shape_key(point: Point) -> Point:
-    return point.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
 
 
 def _interval(per_launch: dict[int, float]) -> TrialInterval:
@@ -140,26 +136,21 @@ def trial_rates(trials: list[Trial]) -> dict[tuple[int, int], float]:
 
 def speed_scaled_rates(trials: list[Trial], baseline: list[Trial]) -> dict[tuple[int, int], float]:
     """Each sliced trial's calls/s at the host's usual speed, by (launch, trial), where its baseline's trial of
-    the same launch and round alternated with it slice for slice (running/slices.py).
+    the same launch and round alternated with it slice for slice (running/slices.py); {} where the middleware
+    does not follow its baseline (stats/phases.speed_sensitivity).
 
     The host's speed moves in phases longer than a whole trial at many clients (0.1 s): on a 2-vCPU VM one
     launch in three to five read omniORB's capacity at 4 clients near 80k calls/s where the others read 126k-134k,
     and c-socket's beside it 104k against 156k-166k. Slices a few milliseconds long put slice k of both in one
-    phase, so the baseline's slice says how fast the host ran there: its mean time per call b over the baseline's
-    at the host's usual speed, its fastest launch's median slice at the point (not the run's median slice: the
-    host can sit in its slow phase for minutes, most of a run's launches at a point: c-socket's slices at 43-55 us
-    a call in three launches of five, 22-24 in the others). The middleware's slice is scaled by
-    (usual / b) ** beta, beta its sensitivity to that speed: the slope of log(its slice means) on log(the
-    baseline's) over the point's slice pairs, within [0, 1]. The baseline has modes of its own too (c-socket at 64
-    threads: 770 us a call in one launch's slices, 380-500 in the others', gRPC C++ beside it unmoved), which
-    beta keeps out. The trial's rate is then taken at its median scaled slice, as trial_rates does unscaled."""
+    phase, so the baseline's slice b says how fast the host ran there against its usual level (stats/phases:
+    usual_level, as the latency's scaling reads it). The middleware's slice is scaled by (usual / b) ** beta,
+    beta how far its slices follow the baseline's (speed_sensitivity): a mode of the baseline's own (c-socket at
+    64 threads: 770 us a call in one launch's slices, 380-500 in the others', gRPC C++ beside it unmoved) is
+    kept out. The trial's rate is then taken at its median scaled slice, as trial_rates does unscaled."""
     base_of = {(t.launch, t.trial): t.slice_means_ns for t in baseline if t.ok and t.slice_means_ns}
-    by_launch: dict[int, list[float]] = defaultdict(list)
-    for (launch, _), means in base_of.items():
-        by_launch[launch].extend(float(m) for m in means if m > 0)
-    if not by_launch:
+    usual = usual_level([float(m) for means in base_of.values() for m in means])
+    if usual is None:
         return {}
-    ref = min(float(np.median(v)) for v in by_launch.values() if v)
     matched = []
     for t in trials:
         base, mine = base_of.get((t.launch, t.trial)), t.slice_means_ns
@@ -168,30 +159,11 @@ def speed_scaled_rates(trials: list[Trial], baseline: list[Trial]) -> dict[tuple
             matched.append((t, np.asarray(mine, dtype=float), np.asarray(base, dtype=float)))
     if not matched:
         return {}
-    beta = _sensitivity(np.log(np.concatenate([b for _, _, b in matched])),
-                        np.log(np.concatenate([m for _, m, _ in matched])))
+    beta = speed_sensitivity(np.concatenate([b for _, _, b in matched]), np.concatenate([m for _, m, _ in matched]))
     if beta <= 0:
         return {}
     return {(t.launch, t.trial): float(t.aggregate_calls_per_s) * float(np.mean(m))
-            / float(np.median(m * (ref / b) ** beta)) for t, m, b in matched}
-
-
-# The baseline's slices must explain this much of the middleware's slice-to-slice spread (correlation of the logs)
-# before they scale it: omniORB's and Ice's slices followed c-socket's at 0.85-0.99 where either moved, JacORB's
-# java-socket's at 0.16-0.84, its own JIT's modes larger than the host's (scale runs 20261206-033302-vm, -034548-vm).
-MIN_SPEED_CORRELATION = 0.85
-
-
-def _sensitivity(log_base: np.ndarray, log_mine: np.ndarray) -> float:
-    """The least-squares slope of log_mine on log_base, within [0, 1]; 0 where the baseline did not move or does
-    not explain the middleware's moves (MIN_SPEED_CORRELATION)."""
-    spread, own = float(np.var(log_base)), float(np.var(log_mine))
-    if log_base.size < 3 or spread <= 0 or own <= 0:
-        return 0.0
-    covariance = float(np.mean((log_base - log_base.mean()) * (log_mine - log_mine.mean())))
-    if covariance / math.sqrt(spread * own) < MIN_SPEED_CORRELATION:
-        return 0.0
-    return min(1.0, max(0.0, covariance / spread))
+            / float(np.median(m * (usual / b) ** beta)) for t, m, b in matched}
 
 
 def closed_loop_capacities(by_point: dict[Point, list[Trial]],
@@ -206,7 +178,7 @@ def closed_loop_capacities(by_point: dict[Point, list[Trial]],
             continue
         ways = ("processes", "threads") if point.clients == 1 else (point.clients_as,)
         for way in ways:
-            series[(_shape_key(point), way)][point.clients].extend(t for t in trials if t.ok and t.aggregate_calls_per_s)
+            series[(point.without_load(), way)][point.clients].extend(t for t in trials if t.ok and t.aggregate_calls_per_s)
     out = []
     for (key, way), by_clients in sorted(series.items()):
         if len([n for n, ts in by_clients.items() if ts]) < 2:
@@ -271,7 +243,7 @@ def slo_capacities(by_point: dict[Point, list[Trial]], campaign: dict[str, Any])
     for point, trials in by_point.items():
         if not point.own_load:
             continue  # a baseline's paired step at a middleware's rate: not a sweep of its own
-        key = _shape_key(point)
+        key = point.without_load()
         for t in trials:
             if point.is_sweep_step:
                 skipped = t.status == "skipped" and "past saturation" in (t.error or "")

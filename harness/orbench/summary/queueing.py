@@ -49,10 +49,6 @@ SMALL_RHO_TOLERANCE = 0.05
 CAPACITY_TOLERANCE = 0.03
 
 
-def _key(point: Point) -> Point:
-    return point.replace(clients=1, clients_as="processes", rate_hz=0.0, arrivals="fixed", offered_load=0.0)
-
-
 def predicted_wait_ns(rate_hz: float, service_ns: float, service_sq_ns2: float) -> float | None:
     """Pollaczek-Khinchine's mean wait in ns; None at or past saturation."""
     rho = rate_hz * service_ns / 1e9
@@ -102,12 +98,12 @@ def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]
                 continue
             if point.is_base_load:
                 if t.server_service_ns:
-                    unloaded[(_key(point), t.launch)].append(float(t.mean_ns) - float(t.server_service_ns))
+                    unloaded[(point.without_load(), t.launch)].append(float(t.mean_ns) - float(t.server_service_ns))
             elif (point.is_sweep_step and point.arrivals == "poisson" and t.server_service_ns
                   and t.server_service_sq_ns2 is not None):
                 wait = predicted_wait_ns(t.achieved_rate_hz or t.offered_rate_hz or 0.0, float(t.server_service_ns),
                                          float(t.server_service_sq_ns2))
-                where = (_key(point), t.launch)
+                where = (point.without_load(), t.launch)
                 if wait is not None and (where not in lightest or point.offered_load < lightest[where][0]):
                     lightest[where] = (point.offered_load, float(t.mean_ns) - wait - float(t.server_service_ns))
     for where, (_, mean) in lightest.items():
@@ -118,7 +114,7 @@ def queueing_checks(by_point: dict[Point, list[Trial]], campaign: dict[str, Any]
         if not served:
             continue
         if point.is_sweep_step and point.arrivals == "poisson":
-            if point.offered_load > min(lightest.get((_key(point), t.launch), (0.0, 0.0))[0] for t in served):
+            if point.offered_load > min(lightest.get((point.without_load(), t.launch), (0.0, 0.0))[0] for t in served):
                 out += _wait(point, served, unloaded, launch_seeds)  # the lightest step is the reference
         elif (not point.rate_hz and not point.offered_load and point.clients == sweep.clients
               and point.clients > 1):
@@ -131,7 +127,7 @@ def _wait(point: Point, trials: list[Trial], unloaded: dict[tuple[Point, int], l
     measured: dict[int, list[float]] = defaultdict(list)
     predicted, rhos, services, sent = [], [], [], []
     for t in trials:
-        base = unloaded.get((_key(point), t.launch))
+        base = unloaded.get((point.without_load(), t.launch))
         rate = t.achieved_rate_hz or t.offered_rate_hz
         if not base or not rate or t.mean_ns is None:
             continue
