@@ -10,8 +10,10 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from threading import active_count
+from types import SimpleNamespace
 
 import pytest
 from orbench.anatomy.snapshot import process_cpu_ns
@@ -20,7 +22,7 @@ from orbench.campaign.spec import read_campaign
 from orbench.errors import UserError
 from orbench.results.point import Point, PointGroup
 from orbench.results.trial import Measurement, Trial
-from orbench.running.load_usage import LoadSampler, bottleneck
+from orbench.running.load_usage import LoadOverWindows, LoadSampler, _Reading, bottleneck
 from orbench.running.measure import jain_fairness, settle_ratio
 from orbench.running.schedule import sweep_last, sweep_step_runs
 from orbench.running.session import TargetSession
@@ -84,6 +86,30 @@ def test_the_load_sampler_starts_no_thread_per_trial():
     finally:
         worker.kill()
         worker.wait()
+
+
+def test_a_slice_counts_its_sides_cpu_over_their_own_work_not_the_command_around_it():
+    """A known answer: a slice of 20 warm-up and 40 timed calls per thread, the timed calls 2 ms, so the warm-up
+    1 ms at their pace; the command reaches the client 0.5 ms after the first reading and the answer leaves it
+    0.5 ms after the last call. A server busy through every call used 3 ms of its one CPU: saturated. Spread over
+    the readings' 4 ms, as a long trial's interpolation reads it, it would be 0.75 and the row would say "client"."""
+    ms = 1_000_000
+    sampler = SimpleNamespace(server_cpus=1, client_cpus=1, shared=False, readings=[
+        _Reading(0, server_cpu_ns=0, client_cpu_ns=0, server_threads=5),
+        _Reading(4 * ms, server_cpu_ns=3 * ms, client_cpu_ns=int(3.2 * ms), server_threads=5)])
+    load = LoadOverWindows()
+    for _ in range(3):
+        load.add(sampler, start_ns=int(1.5 * ms), end_ns=int(3.5 * ms), warmup=20, calls=40)
+    fields = load.fields()
+    assert fields["server_cpu_util"] == pytest.approx(1.0)
+    assert fields["client_cpu_util"] == pytest.approx(3.2 / 3.5, abs=1e-4)  # from the first reading to the last call
+    assert fields["bottleneck"] == "server" and fields["server_threads"] == 5
+    # A server idle half its calls' time reads half; a slice whose worker gave no instants adds nothing.
+    half = LoadOverWindows()
+    half.add(SimpleNamespace(**{**vars(sampler), "readings": [sampler.readings[0], replace(
+        sampler.readings[1], server_cpu_ns=int(1.5 * ms), client_cpu_ns=ms)]}), int(1.5 * ms), int(3.5 * ms), 20, 40)
+    half.add(sampler, None, None, 20, 40)
+    assert half.fields()["server_cpu_util"] == pytest.approx(0.5) and half.fields()["bottleneck"] == "none"
 
 
 def test_slo_parses_absolute_and_relative_bounds():

@@ -181,28 +181,49 @@ class LoadSampler:
 
 class LoadOverWindows:
     """Who was busy over several windows of one target's calls, each read by a LoadSampler of its own (a sliced
-    trial's slices, running/slices.py): each side's utilisation weighted by the windows' spans, so what ran
-    between them (the other side's slices) does not count."""
+    trial's slices, running/slices.py): what ran between them (the other side's slices) does not count.
+
+    A slice is a few milliseconds, under the sampling period, so its sampler has a reading just before the `run`
+    command and one after the answer, both sides idle at those two instants (their counters exact there).
+    Interpolating the timed calls' share between them, as a long trial does, spread the slice's CPU over the
+    command's delivery and answer as well: split-core at 4 client threads, c-socket's server read 0.74-0.81 of its
+    CPU sliced (run 20261206-071800-vm) where whole trials read 0.89-0.98 (-071811-vm), and the rows said "client".
+    So each side's CPU is what the two readings enclose, over the time that side's work took:
+    - the server's work is the calls alone (it never sees a command): its CPU per call, warm-up calls included,
+      times the timed calls' rate. A warm-up call after the other side's slice costs more than a timed one, so
+      this can pass 1 by a few percent; it is capped there. Sliced, c-socket's server then read 0.94-1.00 and
+      omniORB's 0.93-1.00 (runs -072015-vm, -072031-vm), whole trials beside them 0.84-0.96 and 0.83-0.96.
+    - the client's also includes reading the command and starting its threads: its CPU from the first reading
+      to the last timed call (its answer after it is left in, and is small).
+    """
 
     def __init__(self) -> None:
-        self.busy: dict[str, float] = {"server": 0.0, "client": 0.0}
-        self.span: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.spent: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.busy_ns: dict[str, float] = {"server": 0.0, "client": 0.0}
+        self.cpus: dict[str, int | None] = {"server": None, "client": None}
         self.threads: list[int] = []
         self.shared = False
 
-    def add(self, sampler: LoadSampler, start_ns: int | None, end_ns: int | None, span_ns: int) -> None:
-        fields = sampler.fields(start_ns, end_ns)
+    def add(self, sampler: LoadSampler, start_ns: int | None, end_ns: int | None, warmup: int, calls: int) -> None:
+        """One slice: its sampler, its timed calls' first and last instants, and its warm-up and timed calls
+        per thread."""
         self.shared = sampler.shared
-        for side in self.busy:
-            util = fields.get(f"{side}_cpu_util")
-            if util is not None and span_ns > 0:
-                self.busy[side] += float(util) * span_ns
-                self.span[side] += span_ns
-        if fields.get("server_threads") is not None:
-            self.threads.append(int(fields["server_threads"]))
+        self.cpus = {"server": sampler.server_cpus, "client": sampler.client_cpus}
+        threads = [r.server_threads for r in sampler.readings if r.server_threads is not None]
+        self.threads.extend(threads[-1:])
+        if start_ns is None or end_ns is None or end_ns <= start_ns or calls <= 0 or len(sampler.readings) < 2:
+            return
+        busy = {"server": (end_ns - start_ns) * (warmup + calls) / calls,
+                "client": end_ns - sampler.readings[0].at_ns}
+        for side in self.spent:
+            first, last = (getattr(r, f"{side}_cpu_ns") for r in (sampler.readings[0], sampler.readings[-1]))
+            if first is not None and last is not None and busy[side] > 0:
+                self.spent[side] += last - first
+                self.busy_ns[side] += busy[side]
 
     def fields(self) -> dict:
-        utils = {side: round(self.busy[side] / self.span[side], 4) for side in self.busy if self.span[side] > 0}
+        utils = {side: round(min(1.0, self.spent[side] / self.busy_ns[side] / cpus), 4)
+                 for side, cpus in self.cpus.items() if cpus and self.busy_ns[side] > 0}
         return busy_fields(self.threads, utils, self.shared)
 
 

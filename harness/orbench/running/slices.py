@@ -356,7 +356,7 @@ def _run_slice(member: SliceMember, plan: TrialPlan, got: _Collected) -> None:
     if sampler is not None:
         start, end = answer.get("start_ns"), answer.get("end_ns")
         got.load.add(sampler, int(start) if start is not None else None, int(end) if end is not None else None,
-                     elapsed)
+                     plan.warmup, plan.calls)
     received = answer.get("received") or {}
     got.elapsed_ns += elapsed
     got.jit_ms.append(jit_ms(answer))
